@@ -1,0 +1,108 @@
+/** The four error body forms: simple, validation, structured (the default) and RFC 9457 problem. */
+import type { ErrorDetail } from './http-error.js'
+import type { NormalizedError } from './normalize.js'
+import { reasonPhrase } from './statuses.js'
+
+export type ErrorFormat = 'simple' | 'validation' | 'structured' | 'problem'
+
+/** What a rendered body needs besides the error. */
+export interface ErrorContext {
+  requestId: string
+  /** ISO 8601 UTC. */
+  timestamp: string
+  /** The request path, for problem+json's `instance`. */
+  instance: string
+  /** Base URI for problem+json `type` (`<base><code>`); `about:blank` when unset. */
+  problemTypeBase?: string | undefined
+}
+
+export interface SimpleErrorBody {
+  error: string
+  requestId: string
+}
+export interface ValidationErrorBody {
+  error: string
+  details: { field: string; message: string }[]
+  requestId: string
+}
+export interface StructuredErrorBody {
+  error: {
+    code: string
+    message: string
+    details: ErrorDetail[]
+    requestId: string
+    timestamp: string
+  }
+}
+export interface ProblemErrorBody {
+  type: string
+  title: string
+  status: number
+  detail: string
+  instance: string
+  code: string
+  details: ErrorDetail[]
+  requestId: string
+  timestamp: string
+}
+export type ErrorBody =
+  | SimpleErrorBody
+  | ValidationErrorBody
+  | StructuredErrorBody
+  | ProblemErrorBody
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** The media type a form is sent as. */
+export function errorContentType(format: ErrorFormat): string {
+  return format === 'problem' ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE
+}
+
+/** Builds the body object of one error in one form. */
+export function buildErrorBody(
+  format: ErrorFormat,
+  error: NormalizedError,
+  context: ErrorContext,
+): ErrorBody {
+  const details = error.details.map((d) =>
+    d.code === undefined
+      ? { field: d.field, message: d.message }
+      : { field: d.field, message: d.message, code: d.code },
+  )
+  switch (format) {
+    case 'simple':
+      return { error: error.message, requestId: context.requestId }
+    case 'validation':
+      return {
+        error: error.message,
+        details: details.map(({ field, message }) => ({ field, message })),
+        requestId: context.requestId,
+      }
+    case 'problem':
+      return {
+        type:
+          context.problemTypeBase === undefined
+            ? 'about:blank'
+            : `${context.problemTypeBase}${error.code.toLowerCase().replace(/_/g, '-')}`,
+        title: reasonPhrase(error.statusCode),
+        status: error.statusCode,
+        detail: error.message,
+        instance: context.instance,
+        code: error.code,
+        details,
+        requestId: context.requestId,
+        timestamp: context.timestamp,
+      }
+    default:
+      return {
+        error: {
+          code: error.code,
+          message: error.message,
+          details,
+          requestId: context.requestId,
+          timestamp: context.timestamp,
+        },
+      }
+  }
+}

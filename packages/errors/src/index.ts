@@ -1,0 +1,43 @@
+/** @restwell/errors: one error model and one error body form for a Fastify API. */
+import './augment.js'
+import { restwellErrors } from './plugin.js'
+
+export type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
+export {
+  buildErrorBody,
+  type ErrorBody,
+  type ErrorContext,
+  type ErrorFormat,
+  errorContentType,
+  JSON_CONTENT_TYPE,
+  PROBLEM_CONTENT_TYPE,
+  type ProblemErrorBody,
+  type SimpleErrorBody,
+  type StructuredErrorBody,
+  type ValidationErrorBody,
+} from './body.js'
+export { ErrorCode, type ErrorCodeName } from './codes.js'
+export {
+  createError,
+  type ErrorDetail,
+  type HeaderValue,
+  HttpError,
+  type HttpErrorFactory,
+  type HttpErrorName,
+  type HttpErrorOptions,
+  type HttpErrors,
+  httpErrors,
+  isHttpError,
+} from './http-error.js'
+export { type NormalizedError, normalizeError, validationDetails } from './normalize.js'
+export { type ErrorsOptions, ErrorsOptionsSchema } from './options.js'
+export {
+  DEFAULT_REQUEST_ID_HEADER,
+  genReqId,
+  MAX_REQUEST_ID_LENGTH,
+  safeRequestId,
+} from './request-id.js'
+export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
+export { OptionsError, validateOptions } from './validate-options.js'
+export { restwellErrors }
+export default restwellErrors

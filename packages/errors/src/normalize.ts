@@ -1,0 +1,120 @@
+/** Turns anything thrown (ours, Fastify's, another plugin's, a string) into one error shape. */
+import { ErrorCode } from './codes.js'
+import { type ErrorDetail, type HeaderValue, isHttpError } from './http-error.js'
+import { reasonPhrase, statusCode as defaultCode } from './statuses.js'
+
+/** What every error becomes before it is rendered in the configured body form. */
+export interface NormalizedError {
+  statusCode: number
+  code: string
+  message: string
+  details: readonly ErrorDetail[]
+  headers: Readonly<Record<string, HeaderValue>>
+}
+
+/** Fastify's own error codes that have a better restwell code than the status default. */
+const FASTIFY_CODES: Readonly<Record<string, string>> = {
+  FST_ERR_VALIDATION: ErrorCode.VALIDATION_ERROR,
+  FST_ERR_CTP_INVALID_JSON_BODY: ErrorCode.MALFORMED_JSON,
+  FST_ERR_CTP_EMPTY_JSON_BODY: ErrorCode.EMPTY_BODY,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ErrorCode.CONTENT_LENGTH_MISMATCH,
+}
+
+/** A code a library put on its error that is fit to show: upper snake case, not an errno. */
+const PUBLIC_CODE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/
+
+interface ErrorLike {
+  statusCode?: unknown
+  status?: unknown
+  code?: unknown
+  message?: unknown
+  headers?: unknown
+  validation?: unknown
+  validationContext?: unknown
+}
+
+/** One AJV error as Fastify attaches it to `error.validation`. */
+interface AjvError {
+  keyword?: unknown
+  instancePath?: unknown
+  message?: unknown
+  params?: unknown
+}
+
+function errorStatus(error: ErrorLike): number {
+  const status = typeof error.statusCode === 'number' ? error.statusCode : error.status
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599
+    ? status
+    : 500
+}
+
+function pointerToField(part: string, instancePath: string, params: unknown): string {
+  let path = instancePath
+  const missing = (params as { missingProperty?: unknown } | null)?.missingProperty
+  if (typeof missing === 'string') path += `/${missing}`
+  const extra = (params as { additionalProperty?: unknown } | null)?.additionalProperty
+  if (typeof extra === 'string') path += `/${extra}`
+  return part + path
+}
+
+/** Maps Fastify's AJV errors to `details`: `field` is `<part>/<JSON pointer>`, e.g. `body/title`. */
+export function validationDetails(validation: readonly unknown[], context: unknown): ErrorDetail[] {
+  const part = typeof context === 'string' && context !== '' ? context : 'body'
+  return validation.map((raw) => {
+    const item = (typeof raw === 'object' && raw !== null ? raw : {}) as AjvError
+    const keyword = typeof item.keyword === 'string' ? item.keyword : 'invalid'
+    const instancePath = typeof item.instancePath === 'string' ? item.instancePath : ''
+    return {
+      field: pointerToField(part, instancePath, item.params),
+      message: typeof item.message === 'string' ? item.message : 'is invalid',
+      code: keyword.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase(),
+    }
+  })
+}
+
+function publicHeaders(value: unknown): Readonly<Record<string, HeaderValue>> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, HeaderValue>) : {}
+}
+
+/**
+ * Normalizes a thrown value. 4xx keep their message; 5xx are masked (the reason phrase, no
+ * details) unless they are `HttpError`s made with `expose: true`.
+ */
+export function normalizeError(thrown: unknown): NormalizedError {
+  if (isHttpError(thrown)) {
+    const expose = thrown.expose
+    return {
+      statusCode: thrown.statusCode,
+      code: thrown.code,
+      message: expose ? thrown.message : reasonPhrase(thrown.statusCode),
+      details: expose ? thrown.details : [],
+      headers: thrown.headers,
+    }
+  }
+  const error: ErrorLike = typeof thrown === 'object' && thrown !== null ? thrown : {}
+  const statusCode = errorStatus(error)
+  if (statusCode >= 500) {
+    return {
+      statusCode,
+      code: defaultCode(statusCode),
+      message: reasonPhrase(statusCode),
+      details: [],
+      headers: publicHeaders(error.headers),
+    }
+  }
+  const libraryCode = typeof error.code === 'string' ? error.code : ''
+  const code =
+    FASTIFY_CODES[libraryCode] ??
+    (PUBLIC_CODE.test(libraryCode) && !libraryCode.startsWith('FST_')
+      ? libraryCode
+      : defaultCode(statusCode))
+  const details = Array.isArray(error.validation)
+    ? validationDetails(error.validation, error.validationContext)
+    : []
+  const message =
+    typeof error.message === 'string' && error.message !== ''
+      ? error.message
+      : reasonPhrase(statusCode)
+  return { statusCode, code, message, details, headers: publicHeaders(error.headers) }
+}

@@ -1,0 +1,96 @@
+/** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
+import { buildErrorBody, errorContentType } from './body.js'
+import { httpErrors } from './http-error.js'
+import { normalizeError } from './normalize.js'
+import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
+import { safeRequestId } from './request-id.js'
+import { validateOptions } from './validate-options.js'
+
+/** Longest path echoed in a 404 message. */
+const MAX_ECHOED_PATH = 200
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) => {
+  const options = resolveErrorsOptions(
+    validateOptions('@restwell/errors', ErrorsOptionsSchema, rawOptions),
+  )
+  const renderers: ErrorRenderer[] = []
+  const idHeader = options.requestIdHeader
+
+  fastify.decorateRequest('requestId', '')
+
+  function requestIdOf(request: FastifyRequest): string {
+    if (request.requestId !== '') return request.requestId
+    const id = (idHeader && safeRequestId(request.headers[idHeader])) || String(request.id)
+    request.requestId = id
+    return id
+  }
+
+  if (idHeader !== false) {
+    fastify.addHook('onRequest', (request, reply, next) => {
+      reply.header(idHeader, requestIdOf(request))
+      next()
+    })
+  }
+
+  function send(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const error = normalizeError(thrown)
+    const requestId = requestIdOf(request)
+    if (error.statusCode >= 500) {
+      request.log.error({ err: thrown, requestId }, 'request failed with a server error')
+    } else {
+      request.log.info({ requestId, code: error.code, statusCode: error.statusCode }, error.message)
+    }
+    reply.code(error.statusCode)
+    reply.removeHeader('content-length')
+    reply.header('cache-control', 'no-store')
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
+    if (idHeader !== false) reply.header(idHeader, requestId)
+    const body = buildErrorBody(options.format, error, {
+      requestId,
+      timestamp: new Date().toISOString(),
+      instance: pathOf(request.url),
+      problemTypeBase: options.problemTypeBase,
+    })
+    for (const render of renderers) {
+      if (render(body, error, request, reply)) return reply
+    }
+    return reply.type(errorContentType(options.format)).send(JSON.stringify(body))
+  }
+
+  const api: RestwellErrorsApi = {
+    format: options.format,
+    requestIdHeader: idHeader,
+    addRenderer(renderer) {
+      renderers.push(renderer)
+    },
+    send,
+  }
+  fastify.decorate('restwellErrors', api)
+
+  fastify.setErrorHandler(function restwellErrorHandler(error, request, reply) {
+    return send(error, request, reply)
+  })
+
+  if (options.notFoundHandler) {
+    fastify.setNotFoundHandler(function restwellNotFound(request, reply) {
+      const path = pathOf(request.url)
+      const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}...` : path
+      return send(httpErrors.notFound(`Route ${request.method} ${shown} not found`), request, reply)
+    })
+  }
+}
+
+/** The `@restwell/errors` plugin. */
+export const restwellErrors: FastifyPluginAsync<ErrorsOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: '@restwell/errors',
+  decorators: {},
+})

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { Type } from '@sinclair/typebox'
+import fc from 'fast-check'
+import { test } from 'tap'
+import {
+  buildErrorBody,
+  createError,
+  ERROR_STATUSES,
+  genReqId,
+  HttpError,
+  httpErrors,
+  isHttpError,
+  normalizeError,
+  OptionsError,
+  reasonPhrase,
+  safeRequestId,
+  statusCode,
+  validateOptions,
+  validationDetails,
+} from '../src/index.js'
+
+test('a factory for every 4xx and 5xx status of the spec', async (t) => {
+  const statuses = Object.keys(ERROR_STATUSES).map(Number)
+  const made = Object.values(httpErrors).map((factory) => factory())
+  t.same(made.map((e) => e.statusCode).sort(), statuses.sort())
+  for (const error of made) {
+    t.ok(isHttpError(error))
+    t.equal(error.status, error.statusCode)
+    t.equal(error.message, reasonPhrase(error.statusCode))
+    t.equal(error.code, statusCode(error.statusCode))
+    t.equal(error.expose, error.statusCode < 500)
+  }
+  t.equal(httpErrors.imATeapot().code, 'IM_A_TEAPOT')
+  t.equal(httpErrors.uriTooLong().code, 'URI_TOO_LONG')
+})
+
+test('HttpError carries status, code, message, details, headers and cause', async (t) => {
+  const cause = new Error('root')
+  const error = createError(409, 'taken', {
+    code: 'ISBN_TAKEN',
+    details: [{ field: 'body/isbn', message: 'taken' }],
+    headers: { 'x-a': '1' },
+    cause,
+  })
+  t.ok(error instanceof HttpError)
+  t.ok(error instanceof Error)
+  t.equal(error.name, 'HttpError')
+  t.equal(error.cause, cause)
+  t.same(error.headers, { 'x-a': '1' })
+  t.throws(() => new HttpError(302), RangeError)
+  t.throws(() => new HttpError(400.5), RangeError)
+  t.throws(() => new HttpError(600), RangeError)
+})
+
+test('isHttpError matches by brand, not by class identity', async (t) => {
+  t.notOk(isHttpError(null))
+  t.notOk(isHttpError('x'))
+  t.notOk(isHttpError(new Error('x')))
+  t.notOk(isHttpError({ statusCode: 400 }))
+  t.ok(isHttpError({ [Symbol.for('restwell.http-error')]: true }))
+})
+
+test('reason phrases and default codes outside the table', async (t) => {
+  t.equal(reasonPhrase(499), 'Client Error')
+  t.equal(reasonPhrase(599), 'Server Error')
+  t.equal(statusCode(599), 'SERVER_ERROR')
+})
+
+test('validation details map AJV errors to <part>/<pointer>', async (t) => {
+  t.same(
+    validationDetails(
+      [
+        {
+          keyword: 'required',
+          instancePath: '/author',
+          params: { missingProperty: 'name' },
+          message: 'x',
+        },
+        { keyword: 'type', instancePath: '/tags/0', params: {}, message: 'must be string' },
+        {},
+        null,
+      ],
+      'body',
+    ),
+    [
+      { field: 'body/author/name', message: 'x', code: 'REQUIRED' },
+      { field: 'body/tags/0', message: 'must be string', code: 'TYPE' },
+      { field: 'body', message: 'is invalid', code: 'INVALID' },
+      { field: 'body', message: 'is invalid', code: 'INVALID' },
+    ],
+  )
+  t.equal(validationDetails([{ instancePath: '' }], undefined)[0]?.field, 'body')
+  t.equal(validationDetails([{ instancePath: '/id' }], 'params')[0]?.field, 'params/id')
+})
+
+test('normalizeError never throws and never exposes a 5xx message', async (t) => {
+  fc.assert(
+    fc.property(fc.anything(), (value) => {
+      const n = normalizeError(value)
+      return n.statusCode >= 400 && n.statusCode <= 599 && typeof n.code === 'string'
+    }),
+  )
+  const masked = normalizeError(
+    new HttpError(500, 'secret', { details: [{ field: 'a', message: 'b' }] }),
+  )
+  t.equal(masked.message, 'Internal Server Error')
+  t.same(masked.details, [])
+  const noHeaders = normalizeError({ statusCode: 400, headers: 'nope' })
+  t.same(noHeaders.headers, {})
+})
+
+test('buildErrorBody: details without a code stay without one', async (t) => {
+  const body = buildErrorBody(
+    'structured',
+    {
+      statusCode: 400,
+      code: 'X',
+      message: 'm',
+      details: [{ field: 'f', message: 'g' }],
+      headers: {},
+    },
+    { requestId: 'r', timestamp: 't', instance: '/' },
+  )
+  t.same(body, {
+    error: {
+      code: 'X',
+      message: 'm',
+      details: [{ field: 'f', message: 'g' }],
+      requestId: 'r',
+      timestamp: 't',
+    },
+  })
+})
+
+test('request ids', async (t) => {
+  t.equal(safeRequestId('abc'), 'abc')
+  t.equal(safeRequestId(['abc']), undefined)
+  t.equal(safeRequestId('a b'), undefined)
+  const uuid = randomUUID()
+  t.equal(genReqId({ headers: { 'x-request-id': uuid } } as unknown as IncomingMessage), uuid)
+  t.match(genReqId({ headers: {} } as unknown as IncomingMessage), /^[0-9a-f-]{36}$/)
+  fc.assert(
+    fc.property(fc.string({ maxLength: 300 }), (value) => {
+      const id = safeRequestId(value)
+      return id === undefined || (id === value && id.length <= 128 && !/\s/.test(id))
+    }),
+  )
+})
+
+test('validateOptions returns typed options or names the bad one', async (t) => {
+  const schema = Type.Object({ limits: Type.Object({ max: Type.Integer({ minimum: 1 }) }) })
+  t.same(validateOptions('p', schema, { limits: { max: 3 } }), { limits: { max: 3 } })
+  t.throws(() => validateOptions('p', schema, { limits: { max: 0 } }), {
+    message: /^p: option "limits\.max" is invalid: .*, got 0$/,
+  })
+  t.throws(() => validateOptions('p', Type.Object({}), 5), OptionsError)
+  t.same(validateOptions('p', Type.Object({}), null), {})
+  t.same(validateOptions('p', Type.Object({}), undefined), {})
+  t.throws(() => validateOptions('p', schema, []), { message: /must be an object/ })
+  const error = t.throws(() => validateOptions('p', schema, { limits: { max: 'x'.repeat(100) } }))
+  t.match((error as OptionsError).message, /\.\.\.$/)
+  t.equal((error as OptionsError).option, 'limits.max')
+  t.equal((error as OptionsError).code, 'RESTWELL_INVALID_OPTION')
+  t.throws(() => validateOptions('p', Type.Object({ name: Type.String() }), {}), {
+    message: /option "name" is invalid: .*, got undefined$/,
+  })
+  t.throws(() => validateOptions('p', Type.Object({}, { minProperties: 1 }), {}), {
+    message: /option "\(options\)" is invalid/,
+  })
+})
