@@ -1,2 +1,6 @@
-// Every test file covers the package sources; examples and benches are measured by their own tests.
-export default () => ['packages/*/src/**/*.ts']
+// A package's tests cover that package's sources, and only them: each package stands alone.
+// Root tests (cross-plugin, end to end) exercise everything but are not counted for coverage.
+export default (testFile) => {
+  const match = /^packages\/([^/]+)\/test\//.exec(testFile.replace(/\\/g, '/'))
+  return match ? [`packages/${match[1]}/src/**`] : null
+}

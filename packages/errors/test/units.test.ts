@@ -78,6 +78,7 @@ test('validation details map AJV errors to <part>/<pointer>', async (t) => {
           message: 'x',
         },
         { keyword: 'type', instancePath: '/tags/0', params: {}, message: 'must be string' },
+        { keyword: 'additionalProperties', instancePath: '', params: { additionalProperty: 'x' } },
         {},
         null,
       ],
@@ -86,6 +87,7 @@ test('validation details map AJV errors to <part>/<pointer>', async (t) => {
     [
       { field: 'body/author/name', message: 'x', code: 'REQUIRED' },
       { field: 'body/tags/0', message: 'must be string', code: 'TYPE' },
+      { field: 'body/x', message: 'is invalid', code: 'ADDITIONALPROPERTIES' },
       { field: 'body', message: 'is invalid', code: 'INVALID' },
       { field: 'body', message: 'is invalid', code: 'INVALID' },
     ],
