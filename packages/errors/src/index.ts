@@ -41,3 +41,11 @@ export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './st
 export { OptionsError, validateOptions } from './validate-options.js'
 export { restwellErrors }
 export default restwellErrors
+export {
+  MEDIA_TYPE,
+  mediaTypeOf,
+  PAGE,
+  type PageInfo,
+  type PageLinks,
+  pageOf,
+} from './contracts.js'

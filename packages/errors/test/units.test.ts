@@ -171,3 +171,15 @@ test('validateOptions returns typed options or names the bad one', async (t) => 
     message: /option "\(options\)" is invalid/,
   })
 })
+
+test('contracts: page info and media type are read back from symbol keys', async (t) => {
+  const { PAGE, MEDIA_TYPE, pageOf, mediaTypeOf } = await import('../src/index.js')
+  const reply = {}
+  t.equal(pageOf(reply), undefined)
+  const info = { items: [1], links: { self: '/a' }, meta: { limit: 1 } }
+  Object.assign(reply, { [PAGE]: info })
+  t.equal(pageOf(reply), info)
+  const request = { [MEDIA_TYPE]: 'application/hal+json' }
+  t.equal(mediaTypeOf(request), 'application/hal+json')
+  t.equal(PAGE, Symbol.for('restwell.page'))
+})

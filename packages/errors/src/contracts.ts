@@ -1,0 +1,52 @@
+/**
+ * Contracts between restwell plugins that must not depend on each other. Each is a
+ * `Symbol.for` key set on the reply or request object (not a Fastify decorator, so two
+ * plugins may both use it), with the type of what it holds.
+ */
+
+/** Links of one page of a collection (absolute paths with query strings). */
+export interface PageLinks {
+  self: string
+  first?: string
+  prev?: string
+  next?: string
+  last?: string
+}
+
+/** What a paginated reply is: the items and where they sit in the collection. */
+export interface PageInfo {
+  items: readonly unknown[]
+  links: PageLinks
+  meta: {
+    /** 1-based page number (offset pagination). */
+    page?: number
+    limit: number
+    /** Total number of items, when known. */
+    total?: number
+    /** Total number of pages, when the total is known. */
+    totalPages?: number
+  }
+}
+
+/**
+ * Set on the reply by `@restwell/pagination` (`reply[PAGE] = info`) before it sends a page;
+ * read by `@restwell/negotiation`'s HAL, JSON:API and Siren serializers to build their
+ * collection envelopes from `items` and `links` instead of the plain JSON payload.
+ */
+export const PAGE: unique symbol = Symbol.for('restwell.page')
+
+/**
+ * Set on the request by `@restwell/negotiation` (`request[MEDIA_TYPE] = 'application/hal+json'`)
+ * once the response media type is chosen, before the handler runs. Absent: JSON.
+ */
+export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
+
+/** Reads the page info a plugin left on a reply, if any. */
+export function pageOf(reply: object): PageInfo | undefined {
+  return (reply as { [PAGE]?: PageInfo })[PAGE]
+}
+
+/** Reads the negotiated response media type of a request, if any. */
+export function mediaTypeOf(request: object): string | undefined {
+  return (request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE]
+}
