@@ -7,8 +7,13 @@ import { join } from 'node:path'
 
 const dir = mkdtempSync(join(tmpdir(), 'restwell-pack-'))
 try {
-  execFileSync('pnpm', ['pack', '--pack-destination', dir], { stdio: ['ignore', 'ignore', 'inherit'] })
-  const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')))
+  execFileSync('pnpm', ['pack', '--pack-destination', dir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const tarball = join(
+    dir,
+    readdirSync(dir).find((f) => f.endsWith('.tgz')),
+  )
   execFileSync('publint', ['--strict', tarball], { stdio: 'inherit' })
   execFileSync('attw', ['--profile', 'node16', tarball], { stdio: 'inherit' })
 } finally {

@@ -1,0 +1,92 @@
+/** The `@restwell/methods` plugin: 405 + Allow, automatic OPTIONS, 501, TRACE/CONNECT refused, 201. */
+import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
+import type { FastifyPluginAsync, FastifyReply, onRequestHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { allowedMethods, REFUSED_METHODS } from './allow.js'
+import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** No CR, LF or NUL: a `Location` that cannot split the response. */
+const SAFE_LOCATION = /^[^\r\n\0]+$/
+
+function created(this: FastifyReply, location: string | URL, body?: unknown): FastifyReply {
+  const value =
+    typeof location === 'string' ? location : location instanceof URL ? location.href : ''
+  if (!SAFE_LOCATION.test(value)) {
+    throw new TypeError('reply.created(location): location must be a non-empty URL or path')
+  }
+  this.code(201).header('location', value)
+  return body === undefined ? this.send() : this.send(body)
+}
+
+const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) => {
+  const options = resolveMethodsOptions(
+    validateOptions('@restwell/methods', MethodsOptionsSchema, rawOptions),
+  )
+
+  fastify.decorateReply('created', created)
+
+  fastify.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) {
+      if (REFUSED_METHODS.has(method.toUpperCase())) {
+        throw new Error(
+          `@restwell/methods: route ${method} ${route.url} refused: TRACE and CONNECT are never routed`,
+        )
+      }
+    }
+  })
+
+  fastify.addHook('onReady', async () => {
+    // Routes added at the root before this plugin loaded never reached onRoute: check them here.
+    for (const method of REFUSED_METHODS) {
+      if (!fastify.supportedMethods.includes(method)) continue
+      const tree = fastify.printRoutes({ method, commonPrefix: false })
+      if (!tree.includes('(empty tree)')) {
+        throw new Error(`@restwell/methods: ${method} routes are refused: they are never routed`)
+      }
+    }
+  })
+
+  const onNotFound: onRequestHookHandler = (request, reply, done) => {
+    // Matched routes pay one property check; the router is asked only on the not-found path.
+    if (!request.is404) return done()
+    const method = request.method
+    const known = fastify.supportedMethods.includes(method) || REFUSED_METHODS.has(method)
+    if (!known && options.notImplemented) {
+      return done(
+        httpErrors.notImplemented(`Method ${method} is not implemented by this server`, {
+          code: ErrorCode.METHOD_NOT_IMPLEMENTED,
+        }),
+      )
+    }
+    const allow = allowedMethods(fastify, request.url, options.autoOptions)
+    if (allow.length === 0) return done()
+    if (method === 'OPTIONS' && options.autoOptions) {
+      reply
+        .code(200)
+        .header('allow', allow.join(', '))
+        .header('cache-control', 'no-store')
+        .header('content-length', '0')
+        .send()
+      return
+    }
+    done(
+      httpErrors.methodNotAllowed(`Method ${method} is not allowed on ${pathOf(request.url)}`, {
+        code: ErrorCode.METHOD_NOT_ALLOWED,
+        headers: { allow: allow.join(', ') },
+      }),
+    )
+  }
+  fastify.addHook('onRequest', onNotFound)
+}
+
+/** The `@restwell/methods` plugin. */
+export const restwellMethods: FastifyPluginAsync<MethodsOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: '@restwell/methods',
+})
