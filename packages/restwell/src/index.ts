@@ -1,0 +1,8 @@
+/** restwell: every HTTP resource convention for a Fastify v5 API, in one line. */
+import { restwell } from './plugin.js'
+
+export * from '@restwell/errors'
+export { restwellMethods } from '@restwell/methods'
+export { PLUGIN_KEYS, type PluginKey, type RestwellOptions, RestwellOptionsSchema } from './options.js'
+export { restwell }
+export default restwell
