@@ -56,9 +56,11 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     books.set(id, { id, status: 'available', ...seed })
   }
 
-  app.get('/v1/books', { schema: { response: { 200: { type: 'array', items: bookSchema } } } }, async () => [
-    ...books.values(),
-  ])
+  app.get(
+    '/v1/books',
+    { schema: { response: { 200: { type: 'array', items: bookSchema } } } },
+    async () => [...books.values()],
+  )
 
   app.get(
     '/v1/books/:id',
@@ -77,7 +79,12 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     async (request, reply) => {
       const input = request.body as Omit<Book, 'id' | 'status'> & { status?: Book['status'] }
       const id = nextId++
-      const book: Book = { id, status: input.status ?? 'available', title: input.title, isbn: input.isbn }
+      const book: Book = {
+        id,
+        status: input.status ?? 'available',
+        title: input.title,
+        isbn: input.isbn,
+      }
       books.set(id, book)
       return reply.created(`/v1/books/${id}`, book)
     },

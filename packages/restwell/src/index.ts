@@ -3,6 +3,11 @@ import { restwell } from './plugin.js'
 
 export * from '@restwell/errors'
 export { restwellMethods } from '@restwell/methods'
-export { PLUGIN_KEYS, type PluginKey, type RestwellOptions, RestwellOptionsSchema } from './options.js'
+export {
+  PLUGIN_KEYS,
+  type PluginKey,
+  type RestwellOptions,
+  RestwellOptionsSchema,
+} from './options.js'
 export { restwell }
 export default restwell
