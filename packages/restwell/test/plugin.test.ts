@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import restwell, { type RestwellOptions } from '../src/index.js'
 
-async function build(options?: RestwellOptions): Promise<FastifyInstance> {
+async function build(options: RestwellOptions = {}): Promise<FastifyInstance> {
   const app = Fastify()
   app.get('/early', async () => 'registered before restwell')
   await app.register(restwell, options)
