@@ -19,8 +19,9 @@ export function sortMethods(methods: Iterable<string>): string[] {
 
 /**
  * The methods that have a route for this URL (query string ignored), as Fastify would route
- * them: parametric and wildcard routes count. OPTIONS is added when `withOptions` and the path
- * has any route. Routes behind constraints (version, host) are not seen.
+ * them: parametric and wildcard routes count. OPTIONS routes alone never make a path exist
+ * (`@fastify/cors` adds an `OPTIONS *` catch-all); OPTIONS is listed when `withOptions` and the
+ * path has any other route. Routes behind constraints (version, host) are not seen.
  */
 export function allowedMethods(
   fastify: FastifyInstance,
@@ -29,7 +30,11 @@ export function allowedMethods(
 ): string[] {
   const found = new Set<string>()
   for (const method of fastify.supportedMethods) {
-    if (!REFUSED_METHODS.has(method) && fastify.findRoute({ method, url }) !== null) {
+    if (
+      method !== 'OPTIONS' &&
+      !REFUSED_METHODS.has(method) &&
+      fastify.findRoute({ method, url }) !== null
+    ) {
       found.add(method)
     }
   }

@@ -1,6 +1,12 @@
 /** The `@restwell/methods` plugin: 405 + Allow, automatic OPTIONS, 501, TRACE/CONNECT refused, 201. */
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
-import type { FastifyPluginAsync, FastifyReply, onRequestHookHandler } from 'fastify'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import { allowedMethods, REFUSED_METHODS } from './allow.js'
 import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
@@ -52,9 +58,13 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     }
   })
 
-  const onNotFound: onRequestHookHandler = (request, reply, done) => {
+  /** Requests this plugin has already judged (the 404 path may run both hooks). */
+  const judged = new WeakSet<FastifyRequest>()
+
+  const onNotFound: onRequestHookHandler & preHandlerHookHandler = (request, reply, done) => {
     // Matched routes pay one property check; the router is asked only on the not-found path.
-    if (!request.is404) return done()
+    if (!request.is404 || judged.has(request)) return done()
+    judged.add(request)
     const method = request.method
     const known = fastify.supportedMethods.includes(method) || REFUSED_METHODS.has(method)
     if (!known && options.notImplemented) {
@@ -83,6 +93,9 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     )
   }
   fastify.addHook('onRequest', onNotFound)
+  // `reply.callNotFound()` (used by @fastify/cors for a plain OPTIONS) runs only the 404
+  // context's preHandler hooks, so the same judgement is made there too.
+  fastify.addHook('preHandler', onNotFound)
 }
 
 /** The `@restwell/methods` plugin. */

@@ -199,6 +199,24 @@ test('over a real socket: 405, OPTIONS and HEAD', async (t) => {
   t.equal(await head.text(), '')
 })
 
+test('a route that calls reply.callNotFound() still gets 405/OPTIONS semantics', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellMethods)
+  app.get('/books', async () => [])
+  // like @fastify/cors: a catch-all OPTIONS route that hands plain OPTIONS to the 404 handler
+  app.options('*', async (_request, reply) => reply.callNotFound())
+  const options = await app.inject({ method: 'OPTIONS', url: '/books' })
+  t.equal(options.statusCode, 200)
+  t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
+  const missing = await app.inject({ method: 'OPTIONS', url: '/nothing' })
+  t.equal(missing.statusCode, 404)
+  const put = await app.inject({ method: 'PUT', url: '/nothing' })
+  t.equal(put.statusCode, 404, 'the OPTIONS catch-all does not make every path exist')
+  const putBooks = await app.inject({ method: 'PUT', url: '/books' })
+  t.equal(putBooks.statusCode, 405)
+})
+
 test('helpers', async (t) => {
   t.same(sortMethods(['OPTIONS', 'SEARCH', 'DELETE', 'GET', 'QUERY', 'QUERY']), [
     'GET',

@@ -1,15 +1,44 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
+import fastifyCors from '@fastify/cors'
+import fastifyRateLimit from '@fastify/rate-limit'
+import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, { validateOptions } from '@restwell/errors'
 import restwellMethods from '@restwell/methods'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
+import { corsOptions } from './cors.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
+import { underPressureOptions } from './overload.js'
+import { rateLimitHook, rateLimitPluginOptions } from './rate-limit.js'
 
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
+
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
-  // 2. methods: 405/OPTIONS/501 on the not-found path only.
+
+  // 2. CORS: its onRequest hook adds the headers to every answer (errors included) and
+  //    answers a preflight before rate limits and auth see it.
+  if (options.cors !== false) {
+    await fastify.register(
+      fastifyCors,
+      corsOptions(options.cors ?? {}, { extraAllowedHeaders: [] }),
+    )
+  }
+
+  // 3. overload: shed load before doing any other work.
+  if (options.underPressure !== false) {
+    await fastify.register(fastifyUnderPressure, underPressureOptions(options.underPressure ?? {}))
+  }
+
+  // 4. rate limits: one root onRequest hook, before auth and before the body is read.
+  if (options.rateLimit !== false) {
+    const settings = options.rateLimit ?? {}
+    await fastify.register(fastifyRateLimit, rateLimitPluginOptions(settings))
+    fastify.addHook('onRequest', rateLimitHook(fastify, settings))
+  }
+
+  // 5. methods: 405/OPTIONS/501 on the not-found path only.
   if (options.methods !== false) await fastify.register(restwellMethods, options.methods ?? {})
 }
 

@@ -1,9 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { test } from 'tap'
+import tap, { test } from 'tap'
 import restwell, { type RestwellOptions } from '../src/index.js'
+
+const apps: FastifyInstance[] = []
+tap.teardown(() => Promise.all(apps.map((app) => app.close())))
 
 async function build(options: RestwellOptions = {}): Promise<FastifyInstance> {
   const app = Fastify()
+  apps.push(app)
   app.get('/early', async () => 'registered before restwell')
   await app.register(restwell, options)
   app.get('/books/:id', async (request) => ({ id: (request.params as { id: string }).id }))

@@ -1,0 +1,85 @@
+/** Rate limits through `@fastify/rate-limit`: 429 in restwell's form, one root hook, Redis or memory. */
+import { type Static, Type } from '@sinclair/typebox'
+import { ErrorCode, httpErrors } from '@restwell/errors'
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import type { RateLimitPluginOptions } from '@fastify/rate-limit'
+
+export const RateLimitSettingsSchema = Type.Object(
+  {
+    max: Type.Optional(Type.Integer({ minimum: 1 })),
+    timeWindow: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
+    ),
+    redis: Type.Optional(Type.Unsafe<object>(Type.Object({}))),
+    nameSpace: Type.Optional(Type.String({ minLength: 1 })),
+    failOpen: Type.Optional(Type.Boolean()),
+    allowList: Type.Optional(Type.Array(Type.String())),
+    keyGenerator: Type.Optional(Type.Unsafe<RateLimitPluginOptions['keyGenerator']>(Type.Any())),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * @param max Requests per client per window. [1000]
+ * @param timeWindow Window in ms or as text ('1 minute'). ['1 minute']
+ * @param redis An ioredis client: counters shared by every instance. [in memory]
+ * @param nameSpace Redis key prefix. ['restwell-rate-limit-']
+ * @param failOpen When the store fails, let requests through (true) or answer 503 (false). [false]
+ * @param allowList Client keys (IPs by default) never limited. [[]]
+ * @param keyGenerator `(request) => key`. [the client IP]
+ */
+export type RateLimitSettings = Static<typeof RateLimitSettingsSchema>
+
+/** Seconds a client is told to wait when the rate-limit store is unavailable. */
+const STORE_DOWN_RETRY_AFTER = 5
+
+export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPluginOptions {
+  return {
+    global: false,
+    max: settings.max ?? 1000,
+    timeWindow: settings.timeWindow ?? '1 minute',
+    ...(settings.redis === undefined
+      ? {}
+      : { redis: settings.redis as RateLimitPluginOptions['redis'] }),
+    nameSpace: settings.nameSpace ?? 'restwell-rate-limit-',
+    skipOnError: false,
+    allowList: settings.allowList ?? [],
+    ...(settings.keyGenerator === undefined ? {} : { keyGenerator: settings.keyGenerator }),
+    errorResponseBuilder: (_request, context) =>
+      httpErrors.tooManyRequests(
+        `Rate limit exceeded: ${context.max} requests per ${context.after}`,
+        {
+          code: ErrorCode.RATE_LIMITED,
+        },
+      ),
+  }
+}
+
+/**
+ * One root `onRequest` hook applies the limit to every route, including routes registered
+ * before restwell (which an `onRoute`-based limiter never sees) and the 404/405 path. Routes
+ * with `config.rateLimit` (an object: their own limit; `false`: none) are left to
+ * `@fastify/rate-limit`'s own per-route hook. A store failure is fail-open or a 503.
+ */
+export function rateLimitHook(
+  fastify: FastifyInstance,
+  settings: RateLimitSettings,
+): onRequestHookHandler {
+  const limit = fastify.rateLimit()
+  const failOpen = settings.failOpen ?? false
+  return async function restwellRateLimit(request, reply) {
+    const own = (request.routeOptions.config as { rateLimit?: unknown }).rateLimit
+    if (own !== undefined && own !== null) return
+    try {
+      await limit.call(fastify, request, reply)
+    } catch (error) {
+      if ((error as { statusCode?: unknown }).statusCode === 429) throw error
+      request.log.error({ err: error }, 'rate-limit store failed')
+      if (failOpen) return
+      throw httpErrors.serviceUnavailable('Rate limiting is unavailable', {
+        code: ErrorCode.OVERLOADED,
+        headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
+      })
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import tap, { test } from 'tap'
+import restwell, { type RestwellOptions } from '../src/index.js'
+
+const apps: FastifyInstance[] = []
+tap.teardown(() => Promise.all(apps.map((app) => app.close())))
+
+async function build(options: RestwellOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, options)
+  app.get('/books', async () => [])
+  app.patch('/books/:id', async () => ({ ok: true }))
+  app.options('/own', async (_request, reply) => reply.send('own options'))
+  app.get('/own', async () => 'own')
+  return app
+}
+
+const preflight = {
+  origin: 'https://app.example',
+  'access-control-request-method': 'PATCH',
+  'access-control-request-headers': 'authorization, if-match, content-type',
+}
+
+test('preflight: 200 with the allowed methods, headers and max-age 86400', async (t) => {
+  const app = await build()
+  const res = await app.inject({ method: 'OPTIONS', url: '/books/1', headers: preflight })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['access-control-allow-origin'], '*')
+  t.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, PATCH, DELETE')
+  const allowed = String(res.headers['access-control-allow-headers']).split(', ')
+  for (const header of ['content-type', 'authorization', 'if-match', 'if-none-match']) {
+    t.ok(allowed.includes(header), header)
+  }
+  t.equal(res.headers['access-control-max-age'], '86400')
+  t.equal(res.headers['access-control-allow-credentials'], undefined)
+  t.equal(res.body, '')
+})
+
+test('a plain OPTIONS (not a preflight) still gets 200 + Allow from methods', async (t) => {
+  const app = await build()
+  const res = await app.inject({ method: 'OPTIONS', url: '/books/1' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers.allow, 'PATCH, OPTIONS')
+  t.equal(res.headers['access-control-allow-methods'], undefined)
+  const withOrigin = await app.inject({
+    method: 'OPTIONS',
+    url: '/books',
+    headers: { origin: 'https://app.example' },
+  })
+  t.equal(withOrigin.statusCode, 200)
+  t.equal(withOrigin.headers.allow, 'GET, HEAD, OPTIONS')
+  t.equal(withOrigin.headers['access-control-allow-origin'], '*')
+  const missing = await app.inject({ method: 'OPTIONS', url: '/missing' })
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.json().error.code, 'NOT_FOUND')
+  const own = await app.inject({ method: 'OPTIONS', url: '/own' })
+  t.equal(own.body, 'own options')
+})
+
+test('405 and 404 are unchanged by the CORS catch-all OPTIONS route', async (t) => {
+  const app = await build()
+  const res = await app.inject({ method: 'DELETE', url: '/books' })
+  t.equal(res.statusCode, 405)
+  t.equal(res.headers.allow, 'GET, HEAD, OPTIONS')
+  const missing = await app.inject({ method: 'DELETE', url: '/nowhere' })
+  t.equal(missing.statusCode, 404)
+})
+
+test('actual requests expose the headers scripts need', async (t) => {
+  const app = await build()
+  const res = await app.inject({ url: '/books', headers: { origin: 'https://app.example' } })
+  t.equal(res.headers['access-control-allow-origin'], '*')
+  const exposed = String(res.headers['access-control-expose-headers'])
+  for (const header of [
+    'ETag',
+    'Location',
+    'Link',
+    'X-Total-Count',
+    'Retry-After',
+    'X-RateLimit-Remaining',
+  ]) {
+    t.match(exposed, header)
+  }
+  const error = await app.inject({
+    method: 'DELETE',
+    url: '/books',
+    headers: { origin: 'https://x' },
+  })
+  t.equal(error.headers['access-control-allow-origin'], '*', 'errors carry CORS headers too')
+})
+
+test('allowed origins: listed ones are answered, others get no CORS headers', async (t) => {
+  const app = await build({ cors: { origin: ['https://app.example'], credentials: true } })
+  const ok = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
+  t.equal(ok.headers['access-control-allow-origin'], 'https://app.example')
+  t.equal(ok.headers['access-control-allow-credentials'], 'true')
+  t.match(ok.headers.vary, /Origin/)
+  const denied = await app.inject({
+    method: 'OPTIONS',
+    url: '/books',
+    headers: { ...preflight, origin: 'https://evil.example' },
+  })
+  t.equal(denied.headers['access-control-allow-origin'], undefined)
+})
+
+test('settings add headers, change max-age and methods', async (t) => {
+  const app = await build({
+    cors: {
+      allowedHeaders: ['X-Tenant', 'Content-Type'],
+      exposedHeaders: ['X-Trace'],
+      maxAge: 600,
+      methods: ['GET'],
+    },
+  })
+  const res = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
+  t.match(res.headers['access-control-allow-headers'], /X-Tenant/)
+  t.equal(String(res.headers['access-control-allow-headers']).match(/content-type/gi)?.length, 1)
+  t.equal(res.headers['access-control-max-age'], '600')
+  t.equal(res.headers['access-control-allow-methods'], 'GET')
+  const actual = await app.inject({ url: '/books', headers: { origin: 'https://a' } })
+  t.match(actual.headers['access-control-expose-headers'], /X-Trace/)
+})
+
+test('credentials with any origin is refused at registration', async (t) => {
+  for (const origin of ['*', true] as const) {
+    const app = Fastify()
+    app.register(restwell, { cors: { origin, credentials: true } })
+    await t.rejects(
+      async () => {
+        await app.ready()
+      },
+      { message: /restwell: option "cors\.origin" must name the allowed origins/ },
+    )
+  }
+})
+
+test('cors: false sends no CORS headers', async (t) => {
+  const app = await build({ cors: false })
+  const res = await app.inject({ url: '/books', headers: { origin: 'https://a' } })
+  t.equal(res.headers['access-control-allow-origin'], undefined)
+  const options = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
+  t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
+})

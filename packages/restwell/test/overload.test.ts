@@ -1,0 +1,44 @@
+import Fastify from 'fastify'
+import { test } from 'tap'
+import restwell from '../src/index.js'
+
+test('an unhealthy service answers 503 + Retry-After in the error form', async (t) => {
+  let healthy = true
+  const app = Fastify()
+  await app.register(restwell, {
+    underPressure: { healthCheck: async () => healthy, healthCheckInterval: 20, retryAfter: 7 },
+  })
+  app.get('/books', async () => [])
+  await app.ready()
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/books')).statusCode, 200)
+  healthy = false
+  await new Promise((resolve) => setTimeout(resolve, 80))
+  const res = await app.inject('/books')
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '7')
+  t.equal(res.json().error.code, 'OVERLOADED')
+  t.match(res.json().error.message, /overloaded/)
+  healthy = true
+  await new Promise((resolve) => setTimeout(resolve, 80))
+  t.equal((await app.inject('/books')).statusCode, 200, 'recovers')
+})
+
+test('thresholds are passed on; underPressure: false registers nothing', async (t) => {
+  const app = Fastify()
+  await app.register(restwell, {
+    underPressure: {
+      maxEventLoopUtilization: 0.99,
+      maxHeapUsedBytes: 1e12,
+      maxRssBytes: 1e12,
+      sampleInterval: 50,
+      healthCheck: () => true,
+    },
+  })
+  await app.ready()
+  t.equal(typeof app.memoryUsage, 'function')
+  await app.close()
+  const off = Fastify()
+  await off.register(restwell, { underPressure: false })
+  t.equal(off.hasDecorator('memoryUsage'), false)
+})
