@@ -1,0 +1,56 @@
+/** Type augmentation of Fastify for `@restwell/conditional`. */
+import type { FastifyRequest } from 'fastify'
+
+/** The validators of a resource's stored state, as a route's `getValidator` returns them. */
+export interface ResourceValidators {
+  /** A version, a quoted entity-tag (`"v7"`, `W/"v7"`), or a number. */
+  etag?: string | number | undefined
+  /** Marks `etag` weak. */
+  weak?: boolean | undefined
+  lastModified?: Date | number | string | undefined
+}
+
+/**
+ * Reads the current validators of the target resource before the handler runs; `null` or
+ * `undefined` when the resource does not exist.
+ */
+export type GetValidator = (
+  request: FastifyRequest,
+) => ResourceValidators | null | undefined | Promise<ResourceValidators | null | undefined>
+
+/** `config.conditional` of one route; `false` turns the plugin off for the route. */
+export interface ConditionalRouteConfig {
+  /** Hash the body into an ETag when no validator is given. [plugin `etag`] */
+  etag?: boolean
+  /** Hashed ETags are weak. [plugin `weak`] */
+  weak?: boolean
+  /** Answer Range requests. [plugin `ranges`] */
+  ranges?: boolean
+  /** A write without a precondition gets 428 (needs `getValidator`). [plugin `requirePrecondition`] */
+  requirePrecondition?: boolean
+  /** Add `Vary: accept-encoding` to 200/206/304. [plugin `varyAcceptEncoding`, else auto] */
+  varyAcceptEncoding?: boolean
+  /** Top-level field of the returned object that holds a version; used as the ETag, no hashing. */
+  etagField?: string
+  /** Top-level field of the returned object that holds the last modification date. */
+  lastModifiedField?: string
+  /** The stored resource's validators, read in a preHandler: writes are checked against them. */
+  getValidator?: GetValidator
+}
+
+export interface EtagOptions {
+  /** Send `W/"..."`. [false] */
+  weak?: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    conditional?: false | ConditionalRouteConfig
+  }
+  interface FastifyReply {
+    /** Sets the ETag from a version the handler knows (quoted if needed); no hashing then. */
+    etag(value: string | number, options?: EtagOptions): FastifyReply
+    /** Sets Last-Modified (IMF-fixdate, whole seconds, never in the future). */
+    lastModified(date: Date | number | string): FastifyReply
+  }
+}

@@ -1,0 +1,162 @@
+/** Entity-tags (RFC 9110 §8.8.3): parsing If-Match / If-None-Match lists, comparison, formatting, hashing. */
+import { hash } from 'node:crypto'
+
+/** One entity-tag: `opaque` keeps its double quotes (`"abc"`), `weak` is the `W/` prefix. */
+export interface EntityTag {
+  weak: boolean
+  opaque: string
+}
+
+/** A parsed If-Match / If-None-Match value: `*` or a list of entity-tags (malformed members dropped). */
+export type EntityTagList = '*' | EntityTag[]
+
+/** Most entity-tags read from one header; the rest of a longer list is ignored. */
+export const MAX_ENTITY_TAGS = 64
+
+/**
+ * Content-codings whose name is appended to an ETag (`"abc-gzip"`) when the body is sent
+ * encoded, so an encoded and an identity body never share a strong ETag (RFC 9110 §8.8.3).
+ */
+export const CODING_SUFFIXES: readonly string[] = ['gzip', 'br', 'deflate', 'zstd', 'compress']
+
+/** etagc = %x21 / %x23-7E / obs-text (RFC 9110 §8.8.3). */
+function isEtagc(code: number): boolean {
+  return code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff)
+}
+
+function isOws(code: number): boolean {
+  return code === 0x20 || code === 0x09
+}
+
+/**
+ * Parses an If-Match / If-None-Match field value. Returns undefined for an absent or empty
+ * field, `'*'` for `*`, else the well-formed entity-tags (at most `MAX_ENTITY_TAGS`); a
+ * malformed member is skipped, so it can never match. Linear in the value's length.
+ */
+export function parseEntityTagList(value: string | undefined): EntityTagList | undefined {
+  if (value === undefined) return undefined
+  const length = value.length
+  let start = 0
+  let end = length
+  while (start < end && isOws(value.charCodeAt(start))) start++
+  while (end > start && isOws(value.charCodeAt(end - 1))) end--
+  if (start === end) return undefined
+  if (end - start === 1 && value.charCodeAt(start) === 0x2a) return '*'
+  const tags: EntityTag[] = []
+  let i = start
+  while (i < end && tags.length < MAX_ENTITY_TAGS) {
+    const code = value.charCodeAt(i)
+    if (code === 0x2c || isOws(code)) {
+      i++
+      continue
+    }
+    let weak = false
+    let j = i
+    if (code === 0x57 && value.charCodeAt(i + 1) === 0x2f) {
+      weak = true
+      j += 2
+    }
+    let ok = value.charCodeAt(j) === 0x22
+    let close = -1
+    if (ok) {
+      for (let k = j + 1; k < end; k++) {
+        const c = value.charCodeAt(k)
+        if (c === 0x22) {
+          close = k
+          break
+        }
+        if (!isEtagc(c)) break
+      }
+      ok = close !== -1
+    }
+    if (ok) {
+      // after the closing quote only OWS then a comma or the end may follow
+      let k = close + 1
+      while (k < end && isOws(value.charCodeAt(k))) k++
+      ok = k === end || value.charCodeAt(k) === 0x2c
+      if (ok) {
+        tags.push({ weak, opaque: value.slice(j, close + 1) })
+        i = k
+        continue
+      }
+    }
+    // malformed member: skip to the next comma
+    const comma = value.indexOf(',', i)
+    i = comma === -1 || comma >= end ? end : comma + 1
+  }
+  return tags
+}
+
+/** Parses one entity-tag (an ETag header value), or undefined when it is malformed. */
+export function parseEntityTag(value: string): EntityTag | undefined {
+  const list = parseEntityTagList(value)
+  return Array.isArray(list) && list.length === 1 ? list[0] : undefined
+}
+
+/** The opaque-tag without a trailing `-<coding>` suffix, or undefined when it has none. */
+export function withoutCoding(opaque: string): string | undefined {
+  const dash = opaque.lastIndexOf('-')
+  if (dash === -1) return undefined
+  const coding = opaque.slice(dash + 1, -1)
+  return CODING_SUFFIXES.includes(coding) ? `${opaque.slice(0, dash)}"` : undefined
+}
+
+/** Appends `-<coding>` inside the quotes of an ETag header value: `W/"a"` → `W/"a-gzip"`. */
+export function withCoding(etag: string, coding: string): string {
+  return `${etag.slice(0, -1)}-${coding}"`
+}
+
+/**
+ * Whether a tag the client holds stands for the current tag: the same opaque-tag, or the
+ * same once a content-coding suffix is removed (the client holds an encoded copy of the same
+ * representation). `strong` also requires both tags to be strong.
+ */
+export function tagMatches(held: EntityTag, current: EntityTag, strong: boolean): boolean {
+  if (strong && (held.weak || current.weak)) return false
+  return held.opaque === current.opaque || withoutCoding(held.opaque) === current.opaque
+}
+
+/**
+ * Finds the member of a parsed list that matches `current` (the list `*` matches anything),
+ * and returns it, or undefined.
+ */
+export function findMatch(
+  list: EntityTagList,
+  current: EntityTag,
+  strong: boolean,
+): EntityTag | undefined {
+  if (list === '*') return current
+  for (const held of list) {
+    if (tagMatches(held, current, strong)) return held
+  }
+  return undefined
+}
+
+/** Serialises an entity-tag as an ETag header value. */
+export function formatEntityTag(tag: EntityTag): string {
+  return tag.weak ? `W/${tag.opaque}` : tag.opaque
+}
+
+/**
+ * Makes an ETag header value from a handler-given validator: an already quoted entity-tag
+ * (`"v7"`, `W/"v7"`) is kept; any other string or number is quoted. A value holding
+ * characters an entity-tag cannot carry is replaced by its hash.
+ */
+export function toEntityTag(value: string | number, weak = false): EntityTag {
+  const text = String(value)
+  const parsed = text.charCodeAt(text.length - 1) === 0x22 ? parseEntityTag(text) : undefined
+  if (parsed !== undefined) return weak ? { weak: true, opaque: parsed.opaque } : parsed
+  let valid = text.length > 0
+  for (let i = 0; valid && i < text.length; i++) valid = isEtagc(text.charCodeAt(i))
+  return { weak, opaque: valid ? `"${text}"` : `"${digest(text)}"` }
+}
+
+/** A fast hash of the bytes (SHA-1 through one-shot `crypto.hash`, base64url). */
+export function digest(payload: string | Buffer): string {
+  return hash('sha1', payload, 'base64url')
+}
+
+/** The ETag of a body: the quoted hash of its exact bytes, weak when asked. */
+export function hashEntityTag(payload: string | Buffer, weak = false): EntityTag {
+  return { weak, opaque: `"${digest(payload)}"` }
+}

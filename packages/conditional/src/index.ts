@@ -1,0 +1,54 @@
+/** @restwell/conditional: ETag, Last-Modified, If-* preconditions (304/412/428) and byte ranges (206/416). */
+import './augment.js'
+import { restwellConditional } from './plugin.js'
+
+export type {
+  ConditionalRouteConfig,
+  EtagOptions,
+  GetValidator,
+  ResourceValidators,
+} from './augment.js'
+export {
+  CODING_SUFFIXES,
+  type EntityTag,
+  type EntityTagList,
+  findMatch,
+  formatEntityTag,
+  hashEntityTag,
+  MAX_ENTITY_TAGS,
+  parseEntityTag,
+  parseEntityTagList,
+  tagMatches,
+  toEntityTag,
+  withCoding,
+  withoutCoding,
+} from './etag.js'
+export { formatHttpDate, MAX_HTTP_DATE_LENGTH, parseHttpDate, toSeconds } from './http-date.js'
+export {
+  type ConditionalOptions,
+  ConditionalOptionsSchema,
+  type ResolvedConditionalOptions,
+  resolveConditionalOptions,
+} from './options.js'
+export {
+  type ConditionalHeaders,
+  type CurrentValidators,
+  evaluateIfRange,
+  evaluatePreconditions,
+  hasPrecondition,
+  isSafeReadMethod,
+  type PreconditionOutcome,
+} from './preconditions.js'
+export {
+  type ByteRange,
+  contentRange,
+  DEFAULT_MAX_RANGES,
+  MAX_RANGE_HEADER_LENGTH,
+  type MultipartBody,
+  multipartByteranges,
+  parseRange,
+  type RangeSpec,
+  resolveRanges,
+} from './range.js'
+export { restwellConditional }
+export default restwellConditional

@@ -1,0 +1,535 @@
+/** The `@restwell/conditional` plugin: validators, preconditions (304/412/428) and byte ranges (206/416). */
+import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RouteOptions,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import type {
+  ConditionalRouteConfig,
+  EtagOptions,
+  GetValidator,
+  ResourceValidators,
+} from './augment.js'
+import {
+  type EntityTag,
+  formatEntityTag,
+  hashEntityTag,
+  parseEntityTag,
+  toEntityTag,
+  withCoding,
+} from './etag.js'
+import { formatHttpDate, parseHttpDate, toSeconds } from './http-date.js'
+import {
+  type ConditionalOptions,
+  ConditionalOptionsSchema,
+  type ResolvedConditionalOptions,
+  RouteConfigSchema,
+  resolveConditionalOptions,
+} from './options.js'
+import {
+  type CurrentValidators,
+  evaluateIfRange,
+  evaluatePreconditions,
+  hasPrecondition,
+  isSafeReadMethod,
+  type PreconditionOutcome,
+} from './preconditions.js'
+import { contentRange, multipartByteranges, parseRange, resolveRanges } from './range.js'
+
+const NAME = '@restwell/conditional'
+
+/** Methods whose preconditions are checked against the stored state before the handler runs. */
+const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** Representation metadata a 304 must not carry (RFC 9110 §15.4.5); validators, Vary, Cache-Control, Expires, Content-Location stay. */
+const REMOVED_ON_304: readonly string[] = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-range',
+  'content-disposition',
+  'accept-ranges',
+  'transfer-encoding',
+]
+
+/** Per-reply state, kept on the reply under a symbol. */
+interface ReplyState {
+  etag: EntityTag | undefined
+  lastModified: number | undefined
+  /** Preconditions were evaluated (before serialization or in the preHandler). */
+  evaluated: boolean
+  /** Set when the answer is 304: the tag it carries (or null for none). */
+  notModified: EntityTag | null | undefined
+}
+
+const STATE: unique symbol = Symbol('restwell.conditional.state')
+type WithState = { [STATE]: ReplyState | null }
+
+function stateOf(reply: FastifyReply): ReplyState {
+  const holder = reply as unknown as WithState
+  let state = holder[STATE]
+  if (state === null) {
+    state = { etag: undefined, lastModified: undefined, evaluated: false, notModified: undefined }
+    holder[STATE] = state
+  }
+  return state
+}
+
+function peekState(reply: FastifyReply): ReplyState | null {
+  return (reply as unknown as WithState)[STATE]
+}
+
+/** One route's settings, resolved once in onRoute. */
+interface RouteSettings {
+  etag: boolean
+  weak: boolean
+  ranges: boolean
+  maxRanges: number
+  requirePrecondition: boolean
+  vary: boolean
+  etagField: string | undefined
+  lastModifiedField: string | undefined
+  getValidator: GetValidator | undefined
+  /** The route is Fastify's HEAD twin of a GET route, with its body-dropping hook last. */
+  beforeHeadHook: boolean
+}
+
+type Done = (error?: Error | null, payload?: unknown) => void
+type SendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) => void
+
+/** The hook arrays of a route's options, loosely typed so hooks can be appended. */
+type HookSlots = Record<'preHandler' | 'preSerialization' | 'onSend', unknown>
+
+function appendHook(options: HookSlots, name: keyof HookSlots, hook: unknown): void {
+  const current = options[name]
+  options[name] =
+    current === undefined ? [hook] : [...(Array.isArray(current) ? current : [current]), hook]
+}
+
+/**
+ * Name of the onSend hook Fastify gives the HEAD route it makes for a GET route; it drops the
+ * body, so the validators must be computed before it.
+ */
+const FASTIFY_HEAD_HOOK = 'headRouteOnSendHandler'
+
+/**
+ * Appends an onSend hook, or puts it before Fastify's HEAD body-dropping hook when present;
+ * returns true in that second case.
+ */
+function addSendHook(options: HookSlots, hook: unknown): boolean {
+  const current = options.onSend
+  const list = current === undefined ? [] : Array.isArray(current) ? [...current] : [current]
+  const last = list[list.length - 1] as { name?: unknown } | undefined
+  const beforeHead = last !== undefined && last.name === FASTIFY_HEAD_HOOK
+  if (beforeHead) list.splice(list.length - 1, 0, hook)
+  else list.push(hook)
+  options.onSend = list
+  return beforeHead
+}
+
+function hasToken(list: string, token: string): boolean {
+  for (const part of list.split(',')) {
+    const t = part.trim().toLowerCase()
+    if (t === token || t === '*') return true
+  }
+  return false
+}
+
+/** Adds `accept-encoding` to Vary unless it (or `*`) is already there. */
+function varyOnEncoding(reply: FastifyReply): void {
+  const current = reply.getHeader('vary')
+  if (current === undefined) {
+    reply.header('vary', 'accept-encoding')
+    return
+  }
+  const text = Array.isArray(current) ? current.join(', ') : String(current)
+  if (!hasToken(text, 'accept-encoding')) reply.header('vary', `${text}, accept-encoding`)
+}
+
+function contentCoding(reply: FastifyReply): string | undefined {
+  const value = reply.getHeader('content-encoding')
+  if (typeof value !== 'string') return undefined
+  const coding = value.trim().toLowerCase()
+  return coding === '' || coding === 'identity' ? undefined : coding
+}
+
+function preconditionFailed(field: string): HttpError {
+  return httpErrors.preconditionFailed(`The ${field} precondition failed`, {
+    code: ErrorCode.PRECONDITION_FAILED,
+    details: [
+      {
+        field: `headers/${field}`,
+        message: 'does not match the current state of the resource',
+        code: ErrorCode.PRECONDITION_FAILED,
+      },
+    ],
+  })
+}
+
+function preconditionRequired(): HttpError {
+  return httpErrors.preconditionRequired('This request must be conditional', {
+    code: ErrorCode.PRECONDITION_REQUIRED,
+    details: [
+      {
+        field: 'headers/if-match',
+        message: 'send If-Match with the ETag of the current representation',
+        code: ErrorCode.PRECONDITION_REQUIRED,
+      },
+    ],
+  })
+}
+
+/** Removes the validators from a reply that turns into an error. */
+function dropValidators(reply: FastifyReply): void {
+  reply.removeHeader('etag')
+  reply.removeHeader('last-modified')
+  reply.removeHeader('accept-ranges')
+}
+
+/** Removes the representation metadata a 304 must not carry. */
+function strip304(reply: FastifyReply): void {
+  for (const name of REMOVED_ON_304) reply.removeHeader(name)
+}
+
+/**
+ * Turns the reply into a 304: status, the tag the client holds, no representation metadata.
+ * The body is null, or '' when Fastify's HEAD hook follows (it needs a string or a stream;
+ * the Content-Length it then sets is removed again by the last hook).
+ */
+function notModified(
+  reply: FastifyReply,
+  tag: EntityTag | null,
+  settings: RouteSettings,
+): string | null {
+  reply.code(304)
+  strip304(reply)
+  if (tag !== null) reply.header('etag', formatEntityTag(tag))
+  if (settings.vary) varyOnEncoding(reply)
+  return settings.beforeHeadHook ? '' : null
+}
+
+function setEtag(reply: FastifyReply, tag: EntityTag): void {
+  stateOf(reply).etag = tag
+  reply.header('etag', formatEntityTag(tag))
+}
+
+function setLastModified(reply: FastifyReply, ms: number): void {
+  const now = Math.floor(Date.now() / 1000) * 1000
+  const clamped = Math.min(ms, now)
+  stateOf(reply).lastModified = clamped
+  reply.header('last-modified', formatHttpDate(clamped))
+}
+
+function applyValidators(reply: FastifyReply, validators: ResourceValidators): void {
+  if (validators.etag !== undefined) {
+    setEtag(reply, toEntityTag(validators.etag, validators.weak ?? false))
+  }
+  if (validators.lastModified !== undefined) {
+    const ms = toSeconds(validators.lastModified)
+    if (ms !== undefined) setLastModified(reply, ms)
+  }
+}
+
+function evaluate(request: FastifyRequest, state: ReplyState): PreconditionOutcome {
+  state.evaluated = true
+  return evaluatePreconditions(request.method, request.headers, {
+    etag: state.etag,
+    lastModified: state.lastModified,
+    exists: true,
+  })
+}
+
+function buildRouteHooks(settings: RouteSettings) {
+  const vary = settings.vary
+  const empty = (): string => ''
+
+  /** Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. */
+  async function checkStoredState(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const read = isSafeReadMethod(request.method)
+    const conditional = hasPrecondition(request.headers)
+    if (!read) {
+      if (!UNSAFE_METHODS.has(request.method)) return undefined
+      if (!conditional) {
+        if (settings.requirePrecondition) throw preconditionRequired()
+        return undefined
+      }
+    }
+    const validators = await (settings.getValidator as GetValidator)(request)
+    if (read) {
+      if (validators === null || validators === undefined) return undefined
+      applyValidators(reply, validators)
+      if (!conditional) return undefined
+      const outcome = evaluate(request, stateOf(reply))
+      if (outcome.result === 'failed') {
+        dropValidators(reply)
+        throw preconditionFailed(outcome.field)
+      }
+      if (outcome.result === 'not-modified') {
+        stateOf(reply).notModified = outcome.etag ?? null
+        return reply.send()
+      }
+      return undefined
+    }
+    const current: CurrentValidators =
+      validators === null || validators === undefined
+        ? { exists: false }
+        : {
+            exists: true,
+            etag:
+              validators.etag === undefined
+                ? undefined
+                : toEntityTag(validators.etag, validators.weak ?? false),
+            lastModified:
+              validators.lastModified === undefined
+                ? undefined
+                : toSeconds(validators.lastModified),
+          }
+    const outcome = evaluatePreconditions(request.method, request.headers, current)
+    if (outcome.result === 'failed') throw preconditionFailed(outcome.field)
+    return undefined
+  }
+
+  /** Checks handler-given validators before the body is serialized, so a 304 costs no serialization. */
+  const beforeSerialization: SendHook = (request, reply, payload, done) => {
+    if (reply.statusCode !== 200 || !isSafeReadMethod(request.method)) return done()
+    const known = peekState(reply)
+    if (known?.evaluated === true) return done()
+    if (payload !== null && typeof payload === 'object') {
+      const record = payload as Record<string, unknown>
+      if (settings.etagField !== undefined && known?.etag === undefined) {
+        const value = record[settings.etagField]
+        if (typeof value === 'string' || typeof value === 'number') {
+          setEtag(reply, toEntityTag(value))
+        }
+      }
+      if (settings.lastModifiedField !== undefined && known?.lastModified === undefined) {
+        const value = record[settings.lastModifiedField]
+        const ms =
+          value instanceof Date || typeof value === 'string' || typeof value === 'number'
+            ? toSeconds(value)
+            : undefined
+        if (ms !== undefined) setLastModified(reply, ms)
+      }
+    }
+    const state = peekState(reply)
+    // a state that exists here holds a handler-given validator (it is made by setting one)
+    if (state === null || !hasPrecondition(request.headers)) return done()
+    const outcome = evaluate(request, state)
+    if (outcome.result === 'failed') {
+      dropValidators(reply)
+      return done(preconditionFailed(outcome.field))
+    }
+    if (outcome.result === 'not-modified') {
+      state.notModified = outcome.etag ?? null
+      reply.serializer(empty)
+    }
+    done()
+  }
+
+  /** ETag from the bytes (when none is known), 304/412, Accept-Ranges, 206/416. */
+  const validate: SendHook = (request, reply, payload, done) => {
+    const known = peekState(reply)
+    if (known !== null && known.notModified !== undefined) {
+      return done(null, notModified(reply, known.notModified, settings))
+    }
+    if (reply.statusCode !== 200 || !isSafeReadMethod(request.method)) return done()
+    const encoded = contentCoding(reply) !== undefined
+    const bytes = typeof payload === 'string' || Buffer.isBuffer(payload)
+    const state = known ?? stateOf(reply)
+    if (state.etag === undefined) {
+      const header = reply.getHeader('etag')
+      if (typeof header === 'string') {
+        state.etag = parseEntityTag(header)
+      } else if (settings.etag && bytes && !encoded) {
+        setEtag(reply, hashEntityTag(payload as string | Buffer, settings.weak))
+      }
+    }
+    if (state.lastModified === undefined) {
+      const header = reply.getHeader('last-modified')
+      if (typeof header === 'string') state.lastModified = parseHttpDate(header)
+    }
+    if (!state.evaluated && hasPrecondition(request.headers)) {
+      const outcome = evaluate(request, state)
+      if (outcome.result === 'failed') {
+        dropValidators(reply)
+        return done(preconditionFailed(outcome.field))
+      }
+      if (outcome.result === 'not-modified') {
+        return done(null, notModified(reply, outcome.etag ?? null, settings))
+      }
+    }
+    if (vary) varyOnEncoding(reply)
+    if (!settings.ranges || !bytes || encoded) return done()
+    if (request.method === 'GET' && request.headers.range !== undefined) {
+      let ranged: Buffer | undefined
+      try {
+        ranged = applyRange(request, reply, payload as string | Buffer, state, settings.maxRanges)
+      } catch (error) {
+        return done(error as Error)
+      }
+      if (ranged !== undefined) return done(null, ranged)
+    }
+    reply.header('accept-ranges', 'bytes')
+    done()
+  }
+
+  /**
+   * Runs after every other onSend hook: an encoded body gets `-<coding>` in its ETag; a 304
+   * loses any Content-Length or Content-Type a later hook added.
+   */
+  const finish: SendHook = (_request, reply, _payload, done) => {
+    const status = reply.statusCode
+    if (status === 304) {
+      strip304(reply)
+    } else if (status === 200 || status === 206) {
+      const coding = contentCoding(reply)
+      const etag = reply.getHeader('etag')
+      if (coding !== undefined) {
+        reply.removeHeader('accept-ranges')
+        if (typeof etag === 'string' && etag.endsWith('"')) {
+          reply.header('etag', withCoding(etag, coding.replace(/[^a-z0-9-]+/g, '.')))
+        }
+      }
+    }
+    done()
+  }
+
+  return { checkStoredState, beforeSerialization, validate, finish }
+}
+
+/** 206 (one part or multipart/byteranges) or a thrown 416; undefined to send the whole body. */
+function applyRange(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: string | Buffer,
+  state: ReplyState,
+  maxRanges: number,
+): Buffer | undefined {
+  const specs = parseRange(request.headers.range, maxRanges)
+  if (specs === undefined) return undefined
+  if (!evaluateIfRange(request.headers['if-range'], state)) return undefined
+  const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload
+  const total = bytes.length
+  if (total === 0) return undefined
+  const ranges = resolveRanges(specs, total)
+  const [first] = ranges
+  if (first === undefined) {
+    dropValidators(reply)
+    throw httpErrors.rangeNotSatisfiable(`No requested range lies within the ${total} bytes`, {
+      code: ErrorCode.RANGE_NOT_SATISFIABLE,
+      headers: { 'content-range': `bytes */${total}` },
+    })
+  }
+  reply.code(206)
+  reply.removeHeader('content-length')
+  reply.header('accept-ranges', 'bytes')
+  if (ranges.length === 1) {
+    reply.header('content-range', contentRange(first, total))
+    return bytes.subarray(first.start, first.end + 1)
+  }
+  const partType = reply.getHeader('content-type')
+  const multipart = multipartByteranges(
+    bytes,
+    ranges,
+    typeof partType === 'string' ? partType : undefined,
+  )
+  reply.header('content-type', multipart.contentType)
+  return multipart.body
+}
+
+function resolveRoute(
+  instance: FastifyInstance,
+  options: ResolvedConditionalOptions,
+  route: RouteOptions,
+  config: ConditionalRouteConfig,
+): RouteSettings {
+  const compress = (route as { compress?: unknown }).compress
+  return {
+    etag: config.etag ?? options.etag,
+    weak: config.weak ?? options.weak,
+    ranges: config.ranges ?? options.ranges,
+    maxRanges: options.maxRanges,
+    requirePrecondition: config.requirePrecondition ?? options.requirePrecondition,
+    vary:
+      config.varyAcceptEncoding ??
+      options.varyAcceptEncoding ??
+      (instance.hasReplyDecorator('compress') && compress !== false),
+    etagField: config.etagField,
+    lastModifiedField: config.lastModifiedField,
+    getValidator: config.getValidator,
+    beforeHeadHook: false,
+  }
+}
+
+const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOptions) => {
+  const options = resolveConditionalOptions(
+    validateOptions(NAME, ConditionalOptionsSchema, rawOptions),
+  )
+  if (fastify.hasReplyDecorator('compress')) {
+    throw new Error(
+      `${NAME} must be registered before @fastify/compress, so that ETags are computed on the identity bytes and a 304 or 206 is decided before compression`,
+    )
+  }
+
+  fastify.decorateReply(STATE as unknown as string, null)
+  fastify.decorateReply(
+    'etag',
+    function etag(this: FastifyReply, value: string | number, opts?: EtagOptions) {
+      setEtag(this, toEntityTag(value, opts?.weak ?? false))
+      return this
+    },
+  )
+  fastify.decorateReply(
+    'lastModified',
+    function lastModified(this: FastifyReply, date: Date | number | string) {
+      const ms = toSeconds(date)
+      if (ms === undefined) throw new TypeError(`${NAME}: reply.lastModified() needs a valid date`)
+      setLastModified(this, ms)
+      return this
+    },
+  )
+
+  fastify.addHook('onRoute', function conditionalOnRoute(this: FastifyInstance, route) {
+    const raw = route.config?.conditional
+    if (raw === false) return
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    const read = methods.some((m) => m === 'GET' || m === 'HEAD')
+    const write = methods.some((m) => UNSAFE_METHODS.has(m))
+    if (!read && !write) return
+    const config: ConditionalRouteConfig =
+      raw === undefined
+        ? {}
+        : (validateOptions(
+            `${NAME} (config.conditional of ${methods.join(',')} ${route.url})`,
+            RouteConfigSchema,
+            raw,
+          ) as ConditionalRouteConfig)
+    if (config.requirePrecondition === true && config.getValidator === undefined && write) {
+      throw new Error(
+        `${NAME}: route ${methods.join(',')} ${route.url} sets requirePrecondition without getValidator; the preconditions could not be checked`,
+      )
+    }
+    const settings = resolveRoute(this, options, route, config)
+    const hooks = buildRouteHooks(settings)
+    const slots = route as unknown as HookSlots
+    if (settings.getValidator !== undefined) appendHook(slots, 'preHandler', hooks.checkStoredState)
+    if (!read) return
+    appendHook(slots, 'preSerialization', hooks.beforeSerialization)
+    settings.beforeHeadHook = addSendHook(slots, hooks.validate)
+    // The last hook must run after the compression hook, which a plugin registered after
+    // this one appends in its own onRoute hook. Route hooks are read when Fastify builds the
+    // route (at ready), so appending once this onRoute round is over puts it last.
+    queueMicrotask(() => appendHook(slots, 'onSend', hooks.finish))
+  })
+}
+
+/** The `@restwell/conditional` plugin. */
+export const restwellConditional: FastifyPluginAsync<ConditionalOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: NAME,
+})

@@ -1,0 +1,169 @@
+import { gunzipSync } from 'node:zlib'
+import compress from '@fastify/compress'
+import { restwellErrors } from '@restwell/errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { test } from 'tap'
+import { restwellConditional } from '../src/index.js'
+
+const BOOKS = Array.from({ length: 60 }, (_, i) => ({ id: i, title: `Book number ${i}` }))
+
+/** The order the umbrella uses: errors, conditional, then compress. */
+async function listen(t: {
+  teardown(fn: () => unknown): void
+}): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellConditional)
+  await app.register(compress)
+  app.get('/books', async () => BOOKS)
+  app.get('/versioned', async (_req, reply) => reply.etag('v9').send(BOOKS))
+  app.get('/negotiated', async (_req, reply) => reply.header('vary', 'accept').send(BOOKS))
+  app.get('/no-compress', { compress: false }, async () => BOOKS)
+  app.get('/small', async () => ({ id: 1 }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const address = app.server.address() as { port: number }
+  return { app, url: `http://127.0.0.1:${address.port}` }
+}
+
+async function get(url: string, headers: Record<string, string>, method = 'GET') {
+  const res = await fetch(url, { method, headers })
+  const body = Buffer.from(await res.arrayBuffer())
+  return { status: res.status, headers: res.headers, body }
+}
+
+test('gzip and identity bodies get different ETags; each answers its own 304', async (t) => {
+  const { url } = await listen(t)
+  const identity = await get(`${url}/books`, { 'accept-encoding': 'identity' })
+  t.equal(identity.status, 200)
+  t.equal(identity.headers.get('content-encoding'), null)
+  t.equal(identity.headers.get('vary'), 'accept-encoding', 'identity 200 varies on the coding')
+  t.equal(identity.headers.get('accept-ranges'), 'bytes')
+  const etag = identity.headers.get('etag') as string
+  t.match(etag, /^"[A-Za-z0-9_-]{27}"$/)
+
+  // fetch decodes gzip itself; the ETag header is what went over the wire
+  const gzip = await get(`${url}/books`, { 'accept-encoding': 'gzip' })
+  t.equal(gzip.status, 200)
+  t.equal(gzip.headers.get('content-encoding'), 'gzip')
+  t.equal(gzip.headers.get('etag'), `${etag.slice(0, -1)}-gzip"`)
+  t.equal(gzip.headers.get('vary'), 'accept-encoding')
+  t.equal(gzip.headers.get('accept-ranges'), null, 'ranges are offered on identity bodies only')
+  t.same(JSON.parse(gzip.body.toString()), BOOKS)
+
+  const br = await get(`${url}/books`, { 'accept-encoding': 'br' })
+  t.equal(br.headers.get('etag'), `${etag.slice(0, -1)}-br"`)
+
+  const gz304 = await get(`${url}/books`, {
+    'accept-encoding': 'gzip',
+    'if-none-match': `${etag.slice(0, -1)}-gzip"`,
+  })
+  t.equal(gz304.status, 304)
+  t.equal(gz304.body.length, 0)
+  t.equal(gz304.headers.get('etag'), `${etag.slice(0, -1)}-gzip"`, 'the 304 names the gzip copy')
+  t.equal(gz304.headers.get('vary'), 'accept-encoding')
+  t.equal(gz304.headers.get('content-encoding'), null)
+  t.equal(gz304.headers.get('content-length'), null)
+  t.equal(gz304.headers.get('content-type'), null)
+
+  const id304 = await get(`${url}/books`, { 'accept-encoding': 'identity', 'if-none-match': etag })
+  t.equal(id304.status, 304)
+  t.equal(id304.headers.get('etag'), etag)
+  t.equal(id304.headers.get('vary'), 'accept-encoding')
+
+  const plain304 = await get(`${url}/books`, { 'accept-encoding': 'gzip', 'if-none-match': etag })
+  t.equal(plain304.status, 304, 'a client holding the identity copy is not sent the gzip one')
+  t.equal(plain304.headers.get('etag'), etag)
+})
+
+test('HEAD with gzip: same ETag as GET, 304 on match, no body', async (t) => {
+  const { url } = await listen(t)
+  const getRes = await get(`${url}/books`, { 'accept-encoding': 'gzip' })
+  const head = await get(`${url}/books`, { 'accept-encoding': 'gzip' }, 'HEAD')
+  t.equal(head.status, 200)
+  t.equal(head.body.length, 0)
+  const headEtag = head.headers.get('etag') as string
+  t.equal(
+    headEtag.replace(/-gzip"$/, '"'),
+    (getRes.headers.get('etag') as string).replace(/-gzip"$/, '"'),
+  )
+  const head304 = await get(
+    `${url}/books`,
+    { 'accept-encoding': 'gzip', 'if-none-match': getRes.headers.get('etag') as string },
+    'HEAD',
+  )
+  t.equal(head304.status, 304)
+  t.equal(head304.headers.get('content-length'), null)
+  t.equal(head304.headers.get('vary'), 'accept-encoding')
+  t.equal(head304.headers.get('etag'), getRes.headers.get('etag'))
+})
+
+test('handler-given ETag gets the coding suffix; Vary keeps the route’s own tokens', async (t) => {
+  const { url } = await listen(t)
+  const gz = await get(`${url}/versioned`, { 'accept-encoding': 'gzip' })
+  t.equal(gz.headers.get('etag'), '"v9-gzip"')
+  const id = await get(`${url}/versioned`, { 'accept-encoding': 'identity' })
+  t.equal(id.headers.get('etag'), '"v9"')
+  const nm = await get(`${url}/versioned`, {
+    'accept-encoding': 'gzip',
+    'if-none-match': '"v9-gzip"',
+  })
+  t.equal(nm.status, 304)
+  t.equal(nm.headers.get('etag'), '"v9-gzip"')
+  const neg = await get(`${url}/negotiated`, { 'accept-encoding': 'gzip' })
+  t.equal(neg.headers.get('vary'), 'accept, accept-encoding')
+  const neg304 = await get(`${url}/negotiated`, {
+    'accept-encoding': 'gzip',
+    'if-none-match': neg.headers.get('etag') as string,
+  })
+  t.equal(neg304.status, 304)
+  t.equal(neg304.headers.get('vary'), 'accept, accept-encoding')
+})
+
+test('Range requests are answered on the identity bytes, never compressed', async (t) => {
+  const { url } = await listen(t)
+  const full = await get(`${url}/books`, { 'accept-encoding': 'identity' })
+  const res = await get(`${url}/books`, { 'accept-encoding': 'gzip', range: 'bytes=0-9' })
+  t.equal(res.status, 206)
+  t.equal(res.headers.get('content-encoding'), null)
+  t.equal(res.body.toString(), full.body.subarray(0, 10).toString())
+  t.equal(res.headers.get('content-range'), `bytes 0-9/${full.body.length}`)
+  t.equal(res.headers.get('etag'), full.headers.get('etag'))
+})
+
+test('compress: false and bodies under the threshold: no suffix, no Vary', async (t) => {
+  const { url } = await listen(t)
+  const off = await get(`${url}/no-compress`, { 'accept-encoding': 'gzip' })
+  t.equal(off.headers.get('content-encoding'), null)
+  t.equal(off.headers.get('vary'), null)
+  t.notMatch(off.headers.get('etag'), /-gzip/)
+  const small = await get(`${url}/small`, { 'accept-encoding': 'gzip' })
+  t.equal(small.headers.get('content-encoding'), null)
+  t.notMatch(small.headers.get('etag'), /-gzip/)
+  t.equal(small.headers.get('vary'), 'accept-encoding')
+})
+
+test('a body the handler compressed itself is not hashed; its given ETag gets the suffix', async (t) => {
+  const app = Fastify()
+  await app.register(restwellConditional)
+  const { gzipSync } = await import('node:zlib')
+  app.get('/pre', async (_req, reply) =>
+    reply.header('content-encoding', 'gzip').type('text/plain').send(gzipSync('hello')),
+  )
+  app.get('/pre-tagged', async (_req, reply) =>
+    reply.etag('t1').header('content-encoding', 'GZIP').type('text/plain').send(gzipSync('hello')),
+  )
+  app.get('/odd-coding', async (_req, reply) =>
+    reply.etag('t2').header('content-encoding', 'gzip, br').send('x'),
+  )
+  app.get('/identity', async (_req, reply) =>
+    reply.header('content-encoding', 'identity').send('x'),
+  )
+  const pre = await app.inject('/pre')
+  t.equal(pre.headers.etag, undefined)
+  t.equal(pre.headers['accept-ranges'], undefined)
+  t.equal(gunzipSync(pre.rawPayload).toString(), 'hello')
+  t.equal((await app.inject('/pre-tagged')).headers.etag, '"t1-gzip"')
+  t.equal((await app.inject('/odd-coding')).headers.etag, '"t2-gzip.br"')
+  t.match((await app.inject('/identity')).headers.etag, /^"[A-Za-z0-9_-]{27}"$/)
+})
