@@ -1,0 +1,357 @@
+/** The `@restwell/patch` plugin: patch media types, 415 + Accept-Patch, `request.applyPatch`. */
+import { ErrorCode, httpErrors, OptionsError, validateOptions } from '@restwell/errors'
+import type { ValidateFunction } from 'ajv'
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+  onSendHookHandler,
+  RouteOptions,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import type { ParsedPatch, RestwellPatchApi } from './augment.js'
+import {
+  acceptPatchValue,
+  PATCH_FORMATS,
+  PATCH_MEDIA_TYPES,
+  type PatchFormat,
+  patchFormatOf,
+} from './content-type.js'
+import { show } from './errors.js'
+import { applyCompiled, type CompiledOperation, compileJsonPatch } from './json-patch.js'
+import { checkMergePatch, mergePatch } from './merge-patch.js'
+import {
+  type PatchOptions,
+  PatchOptionsSchema,
+  type PatchRouteConfig,
+  PatchRouteConfigSchema,
+  resolvePatchOptions,
+} from './options.js'
+import {
+  checkReadOnly,
+  checkResult,
+  parseReadOnly,
+  ResourceValidator,
+  readOnlyPointers,
+  responseSchemaOf,
+} from './resource.js'
+import { compileRoutePattern, pathOf } from './route-match.js'
+
+const NAME = '@restwell/patch'
+
+/** What a patch route needs per request, built once in `onRoute`. */
+interface RouteSettings {
+  readonly formats: readonly PatchFormat[]
+  readonly acceptPatch: string
+  readonly readOnly: readonly (readonly string[])[]
+  readonly schema: object | undefined
+  readonly instance: FastifyInstance
+  validate: ValidateFunction | undefined
+}
+
+/** The parsed patch kept on the request: the public view and, for JSON Patch, its compiled form. */
+interface ParsedState {
+  readonly view: ParsedPatch
+  readonly compiled: readonly CompiledOperation[] | undefined
+}
+
+const ROUTE: unique symbol = Symbol('restwell.patch.route')
+const PARSED: unique symbol = Symbol('restwell.patch.parsed')
+
+interface PatchRequest {
+  [ROUTE]?: RouteSettings
+  [PARSED]?: ParsedState
+}
+
+function hooks<T>(existing: T | T[] | undefined): T[] {
+  if (existing === undefined) return []
+  return Array.isArray(existing) ? existing : [existing]
+}
+
+function readOnlyOf(list: readonly string[], where: string): string[][] {
+  const parsed = parseReadOnly(list)
+  if (typeof parsed === 'string') {
+    throw new OptionsError(
+      NAME,
+      where,
+      `has ${show(parsed)}, which is not a member name or JSON Pointer`,
+    )
+  }
+  return parsed
+}
+
+/** Converts a 200 into 204 No Content on routes configured with `status: 204`. */
+const noContent: onSendHookHandler = (_request, reply, payload, done) => {
+  if (reply.statusCode !== 200) {
+    done(null, payload)
+    return
+  }
+  reply.code(204)
+  reply.removeHeader('content-type')
+  reply.removeHeader('content-length')
+  done(null, null)
+}
+
+/** What each format's body looks like, for OpenAPI (@fastify/swagger reads `schema.body`). */
+const BODY_SCHEMAS: Readonly<Record<PatchFormat, object>> = {
+  'json-patch': {
+    description: 'JSON Patch (RFC 6902)',
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['op', 'path'],
+      properties: {
+        op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
+        path: { type: 'string', description: 'JSON Pointer (RFC 6901)' },
+        from: { type: 'string', description: 'JSON Pointer (RFC 6901), for move and copy' },
+        value: { description: 'for add, replace and test' },
+      },
+    },
+  },
+  'merge-patch': { description: 'JSON Merge Patch (RFC 7396)' },
+}
+
+/**
+ * Gives a patch route without a body schema one per accepted media type, so its OpenAPI
+ * description lists them. It accepts everything the patch parser accepted already.
+ */
+function describeBody(route: RouteOptions, formats: readonly PatchFormat[]): void {
+  if (route.schema?.body !== undefined) return
+  const content: Record<string, { schema: object }> = {}
+  for (const format of formats)
+    content[PATCH_MEDIA_TYPES[format]] = { schema: BODY_SCHEMAS[format] }
+  route.schema = { ...route.schema, body: { content } }
+}
+
+const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => {
+  const options = resolvePatchOptions(validateOptions(NAME, PatchOptionsSchema, rawOptions))
+  const pluginReadOnly = readOnlyOf(options.readOnly, 'readOnly')
+  const validator = new ResourceValidator(options.ajv)
+  const config = fastify.initialConfig
+  const matchOptions = {
+    caseSensitive: (config.routerOptions?.caseSensitive ?? config.caseSensitive) !== false,
+    ignoreTrailingSlash:
+      (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true,
+  }
+  const advertised: Array<{ pattern: RegExp; formats: readonly PatchFormat[] }> = []
+
+  function formatsFor(url: string): PatchFormat[] {
+    const path = pathOf(url)
+    const found = new Set<PatchFormat>()
+    if (path !== undefined) {
+      for (const route of advertised) {
+        if (route.pattern.test(path)) for (const format of route.formats) found.add(format)
+      }
+    }
+    return PATCH_FORMATS.filter((format) => found.has(format))
+  }
+
+  const api: RestwellPatchApi = {
+    formatsFor,
+    acceptPatch(url) {
+      const formats = formatsFor(url)
+      return formats.length === 0 ? undefined : acceptPatchValue(formats)
+    },
+  }
+  fastify.decorate('restwellPatch', api)
+
+  fastify.decorateRequest('patch', {
+    getter(this: FastifyRequest): ParsedPatch | null {
+      return (this as PatchRequest)[PARSED]?.view ?? null
+    },
+  })
+
+  fastify.decorateRequest('applyPatch', function applyPatch<
+    T,
+  >(this: FastifyRequest, current: T): T {
+    const settings = (this as PatchRequest)[ROUTE]
+    const parsed = (this as PatchRequest)[PARSED]
+    if (settings === undefined || parsed === undefined) {
+      throw new Error(
+        `${NAME}: request.applyPatch() needs a patch route whose body has been parsed`,
+      )
+    }
+    const next =
+      parsed.compiled === undefined
+        ? mergePatch(current, (parsed.view as { document: unknown }).document)
+        : applyCompiled(current, parsed.compiled)
+    checkReadOnly(current, next, settings.readOnly, parsed.compiled)
+    if (settings.schema !== undefined) {
+      settings.validate ??= validator.compile(settings.schema, settings.instance.getSchemas())
+      checkResult(settings.validate, next)
+    }
+    return next as T
+  })
+
+  function parse(format: PatchFormat, body: unknown): ParsedState {
+    if (format === 'merge-patch') {
+      checkMergePatch(body)
+      return { view: { format, document: body }, compiled: undefined }
+    }
+    if (Array.isArray(body) && body.length > options.maxOperations) {
+      throw httpErrors.payloadTooLarge(
+        `A JSON Patch document may hold at most ${options.maxOperations} operations`,
+        { details: [{ field: 'body', message: `more than ${options.maxOperations} operations` }] },
+      )
+    }
+    const compiled = compileJsonPatch(body)
+    return { view: { format, operations: compiled.map((op) => op.source) }, compiled }
+  }
+
+  // The same JSON parser as Fastify's own, with the app's poisoning settings (Fastify fills
+  // both in initialConfig, 'error' by default).
+  const jsonParser = fastify.getDefaultJsonParser(
+    config.onProtoPoisoning!,
+    config.onConstructorPoisoning!,
+  )
+
+  for (const format of PATCH_FORMATS) {
+    const type = PATCH_MEDIA_TYPES[format]
+    if (fastify.hasContentTypeParser(type)) continue
+    fastify.addContentTypeParser(
+      type,
+      { parseAs: 'string' },
+      function parsePatchBody(request: FastifyRequest, body: string, done): void {
+        if ((request as PatchRequest)[ROUTE] === undefined) {
+          done(
+            httpErrors.unsupportedMediaType(`${type} is accepted only by patch routes`, {
+              code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+            }),
+            undefined,
+          )
+          return
+        }
+        jsonParser(request, body, (error, value) => {
+          if (error) {
+            done(error, undefined)
+            return
+          }
+          try {
+            ;(request as PatchRequest)[PARSED] = parse(format, value)
+            done(null, value)
+          } catch (thrown) {
+            done(thrown as Error, undefined)
+          }
+        })
+      },
+    )
+  }
+
+  function routeConfigOf(route: RouteOptions): PatchRouteConfig | undefined {
+    const methods = hooks(route.method).map((method) => method.toUpperCase())
+    const value: unknown = (route.config as { patch?: unknown } | undefined)?.patch
+    if (value === false) return undefined
+    if (value === undefined) {
+      return options.everyPatchRoute && methods.includes('PATCH') ? {} : undefined
+    }
+    if (value === true) return {}
+    return validateOptions(
+      `${NAME} (config.patch of ${methods.join(',')} ${route.url})`,
+      PatchRouteConfigSchema,
+      value,
+    )
+  }
+
+  fastify.addHook('onRoute', function patchOnRoute(this: FastifyInstance, route) {
+    const routeConfig = routeConfigOf(route)
+    if (routeConfig === undefined) return
+    const formats = routeConfig.formats ?? options.formats
+    const schema =
+      routeConfig.schema === false
+        ? undefined
+        : (routeConfig.schema ?? responseSchemaOf(route.schema))
+    const settings: RouteSettings = {
+      formats,
+      acceptPatch: acceptPatchValue(formats),
+      readOnly: [
+        ...pluginReadOnly,
+        ...readOnlyOf(routeConfig.readOnly ?? [], 'config.patch.readOnly'),
+        ...readOnlyPointers(schema),
+      ],
+      schema,
+      instance: this,
+      validate: undefined,
+    }
+
+    // A route for several methods (PUT and PATCH) is a patch route for its PATCH requests only;
+    // a route without PATCH that opted in (a POST) is one for all its methods.
+    const onlyPatch = hooks(route.method).some((method) => method.toUpperCase() === 'PATCH')
+    const checkContentType: onRequestHookHandler = (
+      request: FastifyRequest,
+      _reply: FastifyReply,
+      done: HookHandlerDoneFunction,
+    ) => {
+      if (onlyPatch && request.method !== 'PATCH') {
+        done()
+        return
+      }
+      ;(request as PatchRequest)[ROUTE] = settings
+      const format = patchFormatOf(request.headers['content-type'])
+      if (format !== undefined && settings.formats.includes(format)) {
+        done()
+        return
+      }
+      const given = request.headers['content-type']
+      done(
+        httpErrors.unsupportedMediaType(
+          given === undefined
+            ? `A patch needs a Content-Type: ${settings.acceptPatch}`
+            : `Content-Type ${show(given)} is not a patch format this route accepts: ${settings.acceptPatch}`,
+          {
+            code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+            details: [
+              { field: 'headers/content-type', message: `expected ${settings.acceptPatch}` },
+            ],
+            headers: { 'accept-patch': settings.acceptPatch },
+          },
+        ),
+      )
+    }
+    route.onRequest = [...hooks(route.onRequest), checkContentType]
+    describeBody(route, formats)
+    if ((routeConfig.status ?? options.status) === 204) {
+      route.onSend = [...hooks(route.onSend), noContent]
+    }
+    advertised.push({ pattern: compileRoutePattern(route.url, matchOptions), formats })
+  })
+
+  if (options.advertise) {
+    fastify.addHook('onSend', function advertiseAcceptPatch(request, reply, payload, done) {
+      if (
+        (request.method === 'OPTIONS' || reply.statusCode === 405) &&
+        !reply.hasHeader('accept-patch')
+      ) {
+        const value = api.acceptPatch(request.url)
+        if (value !== undefined) reply.header('accept-patch', value)
+      }
+      done(null, payload)
+    })
+  }
+}
+
+/**
+ * The `@restwell/patch` plugin: every PATCH route (or those with `config.patch`) accepts
+ * `application/json-patch+json` and `application/merge-patch+json`, answers 415 with
+ * `Accept-Patch` otherwise, and gives the handler `request.patch` and `request.applyPatch()`.
+ *
+ * @param everyPatchRoute Use the plugin on every PATCH route. [true]
+ * @param formats Formats accepted. [both]
+ * @param status 200 with the new representation, or 204. [200]
+ * @param readOnly Fields no patch may change. [`[]`]
+ * @param maxOperations Most operations in a JSON Patch. [1000]
+ * @param advertise `Accept-Patch` on OPTIONS and 405 responses. [true]
+ * @param ajv Ajv options for the resource-schema check. [`{}`]
+ * @example
+ * await app.register(restwellPatch)
+ * app.patch('/books/:id', { schema: { response: { 200: Book } } }, async (request) => {
+ *   const next = request.applyPatch(await books.get(request.params.id))
+ *   return books.put(request.params.id, next)
+ * })
+ */
+export const restwellPatch: FastifyPluginAsync<PatchOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: NAME,
+})

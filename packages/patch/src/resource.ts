@@ -1,0 +1,155 @@
+/** The resource a patch produces: its schema, its read-only fields, and the checks of both. */
+import { ErrorCode, type HttpError, httpErrors, validationDetails } from '@restwell/errors'
+import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv'
+import { readOnlyField, show } from './errors.js'
+import type { CompiledOperation } from './json-patch.js'
+import { hasOwn, isPlainObject, jsonEqual } from './json.js'
+import { formatPointer, isProperPrefix, parsePointer } from './pointer.js'
+
+/** How deep `readOnly: true` is looked for in a schema's nested `properties`. */
+const MAX_SCHEMA_DEPTH = 32
+
+/**
+ * The pointers of the fields a schema marks `readOnly: true` (JSON Schema 2020-12 §9.4),
+ * following `properties` of nested objects; not through `$ref`, `allOf` or array `items`.
+ */
+export function readOnlyPointers(schema: unknown): string[][] {
+  const found: string[][] = []
+  const walk = (node: unknown, path: string[]): void => {
+    if (!isPlainObject(node) || path.length > MAX_SCHEMA_DEPTH) return
+    const properties = node['properties']
+    if (!isPlainObject(properties)) return
+    for (const key of Object.keys(properties)) {
+      const property = properties[key]
+      if (isPlainObject(property) && property['readOnly'] === true) found.push([...path, key])
+      else walk(property, [...path, key])
+    }
+  }
+  walk(schema, [])
+  return found
+}
+
+/**
+ * Parses the `readOnly` option: a JSON Pointer (`/meta/createdAt`) or a top-level member name
+ * (`id`). Returns the pointers, or the first entry that is not a valid pointer.
+ */
+export function parseReadOnly(list: readonly string[]): string[][] | string {
+  const pointers: string[][] = []
+  for (const entry of list) {
+    const tokens = entry.startsWith('/') ? parsePointer(entry) : [entry]
+    if (tokens === undefined || tokens.length === 0) return entry
+    pointers.push(tokens)
+  }
+  return pointers
+}
+
+const ABSENT: unique symbol = Symbol('absent')
+
+/** The value at a pointer, or `ABSENT`. */
+function lookup(document: unknown, tokens: readonly string[]): unknown {
+  let current = document
+  for (const token of tokens) {
+    if (!isPlainObject(current) || !hasOwn(current, token)) return ABSENT
+    current = current[token]
+  }
+  return current
+}
+
+function related(a: readonly string[], b: readonly string[]): boolean {
+  return isProperPrefix(a, b) || isProperPrefix(b, a) || formatPointer(a) === formatPointer(b)
+}
+
+/**
+ * Throws 422 `READ_ONLY_FIELD` when a read-only field differs between `before` and `after`
+ * (added, removed or changed). `details[0].field` points into the request body: the first JSON
+ * Patch operation whose `path` (or a move's `from`) touches the field, or the field's place in
+ * a merge patch.
+ */
+export function checkReadOnly(
+  before: unknown,
+  after: unknown,
+  pointers: readonly (readonly string[])[],
+  operations: readonly CompiledOperation[] | undefined,
+): void {
+  for (const tokens of pointers) {
+    const old = lookup(before, tokens)
+    const now = lookup(after, tokens)
+    if (old === ABSENT ? now === ABSENT : now !== ABSENT && jsonEqual(old, now)) continue
+    const name = formatPointer(tokens)
+    let field = `body${name}`
+    let by = ''
+    if (operations !== undefined) {
+      const culprit = operations.find(
+        (op) =>
+          op.op !== 'test' &&
+          (related(op.path, tokens) || (op.op === 'move' && related(op.from!, tokens))),
+      )
+      field = 'body'
+      if (culprit !== undefined) {
+        const member = related(culprit.path, tokens) ? 'path' : 'from'
+        field = `body/${culprit.index}/${member}`
+        by = ` (operation ${culprit.index}: ${culprit.op} ${show(culprit.source.path)})`
+      }
+    }
+    throw readOnlyField(`The field ${show(name)} is read-only and cannot be changed${by}`, field)
+  }
+}
+
+/** Compiles resource schemas with one strict Ajv: no coercion, no defaults, no removal. */
+export class ResourceValidator {
+  readonly #options: AjvOptions
+  #ajv: Ajv | undefined
+
+  constructor(options: AjvOptions) {
+    this.#options = options
+  }
+
+  /** Compiles `schema`, first adding the shared schemas (`fastify.getSchemas()`) it may `$ref`. */
+  compile(schema: object, shared: Readonly<Record<string, unknown>>): ValidateFunction {
+    this.#ajv ??= new Ajv({
+      allErrors: true,
+      strict: false,
+      logger: false,
+      ...this.#options,
+      coerceTypes: false,
+      useDefaults: false,
+      removeAdditional: false,
+    })
+    const ajv = this.#ajv
+    for (const [id, value] of Object.entries(shared)) {
+      if (ajv.getSchema(id) === undefined && isPlainObject(value)) ajv.addSchema(value, id)
+    }
+    return ajv.compile(schema)
+  }
+}
+
+/** Throws 422 `PATCH_RESULT_INVALID` with one detail per schema error (`resource/<pointer>`). */
+export function checkResult(validate: ValidateFunction, document: unknown): void {
+  if (validate(document)) return
+  // Ajv sets `errors` whenever validation fails.
+  throw resultInvalid(validate.errors!)
+}
+
+function resultInvalid(errors: readonly unknown[]): HttpError {
+  const details = validationDetails(errors, 'resource')
+  return httpErrors.unprocessableEntity(
+    'The patched resource does not match its schema; nothing was changed',
+    { code: ErrorCode.PATCH_RESULT_INVALID, details },
+  )
+}
+
+/**
+ * The resource schema a route declares for its success response: `response[200]`, else
+ * `response['2xx']`, unwrapping `{ content: { 'application/json': { schema } } }`.
+ */
+export function responseSchemaOf(routeSchema: unknown): object | undefined {
+  if (!isPlainObject(routeSchema)) return undefined
+  const response = routeSchema['response']
+  if (!isPlainObject(response)) return undefined
+  const schema = response['200'] ?? response['2xx']
+  if (!isPlainObject(schema)) return undefined
+  const content = schema['content']
+  if (!isPlainObject(content)) return schema
+  const json = content['application/json'] ?? Object.values(content)[0]
+  return isPlainObject(json) && isPlainObject(json['schema']) ? json['schema'] : undefined
+}

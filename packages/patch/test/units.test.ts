@@ -1,0 +1,151 @@
+import fc from 'fast-check'
+import { test } from 'tap'
+import { acceptPatchValue, patchFormatOf } from '../src/index.js'
+import { arrayIndex, escapeToken, isProperPrefix, parsePointer } from '../src/pointer.js'
+import { parseReadOnly, readOnlyPointers, responseSchemaOf } from '../src/resource.js'
+import { compileRoutePattern, pathOf } from '../src/route-match.js'
+
+test('patchFormatOf reads the media type of a Content-Type', async (t) => {
+  t.equal(patchFormatOf('application/json-patch+json'), 'json-patch')
+  t.equal(patchFormatOf('Application/Merge-Patch+JSON; charset=utf-8'), 'merge-patch')
+  t.equal(patchFormatOf(' \tapplication/json-patch+json \t;x=y'), 'json-patch')
+  t.equal(patchFormatOf('application/json'), undefined)
+  t.equal(patchFormatOf('application/json-patch+json2'), undefined)
+  t.equal(patchFormatOf(''), undefined)
+  t.equal(patchFormatOf(';'), undefined)
+  t.equal(patchFormatOf(undefined), undefined)
+  t.equal(patchFormatOf(`application/json-patch+json;${' '.repeat(2000)}`), undefined, 'too long')
+})
+
+test('patchFormatOf never throws and ignores parameters and case (property)', async (t) => {
+  fc.assert(
+    fc.property(fc.string({ maxLength: 300 }), (header) => {
+      const format = patchFormatOf(header)
+      return format === undefined || format === 'json-patch' || format === 'merge-patch'
+    }),
+  )
+  fc.assert(
+    fc.property(
+      fc.constantFrom('application/json-patch+json', 'application/merge-patch+json'),
+      fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('', ' ', '\t', '  '),
+      (type, upper, params, space) => {
+        const cased = [...type].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('')
+        const format = type.includes('merge') ? 'merge-patch' : 'json-patch'
+        return patchFormatOf(`${space}${cased}${space};${params}`) === format
+      },
+    ),
+  )
+  t.pass()
+})
+
+test('acceptPatchValue lists formats in a fixed order', async (t) => {
+  t.equal(
+    acceptPatchValue(['merge-patch', 'json-patch']),
+    'application/json-patch+json, application/merge-patch+json',
+  )
+  t.equal(acceptPatchValue(['merge-patch']), 'application/merge-patch+json')
+})
+
+test('pointer helpers', async (t) => {
+  t.same(parsePointer(''), [])
+  t.same(parsePointer('/'), [''])
+  t.same(parsePointer('//'), ['', ''])
+  t.same(parsePointer('/~01/~10'), ['~1', '/0'])
+  t.equal(parsePointer('x'), undefined)
+  t.equal(escapeToken('a~/b'), 'a~0~1b')
+  t.equal(arrayIndex('0'), 0)
+  t.equal(arrayIndex('10'), 10)
+  for (const bad of ['', '01', '-1', '1e0', ' 1', '1 ', '0x1', '1.5', '１', '1234567890123456']) {
+    t.equal(arrayIndex(bad), -1, bad)
+  }
+  t.ok(isProperPrefix(['a'], ['a', 'b']))
+  t.ok(isProperPrefix([], ['a']))
+  t.notOk(isProperPrefix(['a'], ['a']))
+  t.notOk(isProperPrefix(['a', 'c'], ['a', 'b', 'c']))
+})
+
+test('route patterns match request paths', async (t) => {
+  const strict = { caseSensitive: true, ignoreTrailingSlash: false }
+  const loose = { caseSensitive: false, ignoreTrailingSlash: true }
+  const cases: Array<[string, typeof strict, string, boolean]> = [
+    ['/books/:id', strict, '/books/7', true],
+    ['/books/:id', strict, '/books/7/', false],
+    ['/books/:id', strict, '/books/', false],
+    ['/books/:id', strict, '/Books/7', false],
+    ['/books/:id', loose, '/Books/7/', true],
+    ['/books/:id/', loose, '/books/7', true],
+    ['/', loose, '/', true],
+    ['/books/:id(^\\d+$)', strict, '/books/12', true],
+    ['/books/:id(^\\d+$)', strict, '/books/x', false],
+    ['/trips/:from-:to', strict, '/trips/a-b', true],
+    ['/trips/:from-:to', strict, '/trips/ab', false],
+    ['/files/*', strict, '/files/a/b/c', true],
+    ['/time::now', strict, '/time:now', true],
+    ['/a.b+c', strict, '/a.b+c', true],
+    ['/a.b+c', strict, '/aXb+c', false],
+    ['/x/:id(a(b)c)/y', strict, '/x/abc/y', true],
+    ['/x/:id(a\\)b)', strict, '/x/a)b', true],
+    ['/x/:id(ab', strict, '/x/ab', true],
+    ['/x/:Book_id2/y', strict, '/x/7/y', true],
+  ]
+  for (const [pattern, options, path, expected] of cases) {
+    t.equal(compileRoutePattern(pattern, options).test(path), expected, `${pattern} ~ ${path}`)
+  }
+  t.equal(pathOf('/a?b=c'), '/a')
+  t.equal(pathOf('/a'), '/a')
+  t.equal(pathOf(`/${'a'.repeat(3000)}`), undefined)
+})
+
+test('readOnly: schema walk and option parsing', async (t) => {
+  t.same(
+    readOnlyPointers({
+      type: 'object',
+      properties: {
+        id: { type: 'string', readOnly: true },
+        meta: {
+          type: 'object',
+          properties: { createdAt: { readOnly: true }, note: { type: 'string' } },
+        },
+        flag: true,
+        tags: { type: 'array', items: { properties: { x: { readOnly: true } } } },
+      },
+    }),
+    [['id'], ['meta', 'createdAt']],
+  )
+  t.same(readOnlyPointers(undefined), [])
+  t.same(readOnlyPointers({ type: 'string' }), [])
+  let deep: Record<string, unknown> = { readOnly: true }
+  for (let i = 0; i < 40; i++) deep = { properties: { x: deep } }
+  t.same(readOnlyPointers(deep), [], 'nesting beyond the bound is not followed')
+  t.same(parseReadOnly(['id', '/meta/createdAt', '/a~1b']), [
+    ['id'],
+    ['meta', 'createdAt'],
+    ['a/b'],
+  ])
+  t.equal(parseReadOnly(['/a~2']), '/a~2')
+})
+
+test('responseSchemaOf finds the success schema', async (t) => {
+  const book = { type: 'object' }
+  t.equal(responseSchemaOf({ response: { 200: book } }), book)
+  t.equal(responseSchemaOf({ response: { '2xx': book } }), book)
+  t.equal(
+    responseSchemaOf({ response: { 200: { content: { 'application/json': { schema: book } } } } }),
+    book,
+  )
+  t.equal(
+    responseSchemaOf({
+      response: { 200: { content: { 'application/hal+json': { schema: book } } } },
+    }),
+    book,
+  )
+  t.equal(
+    responseSchemaOf({ response: { 200: { content: { 'application/json': {} } } } }),
+    undefined,
+  )
+  t.equal(responseSchemaOf({ response: { 404: book } }), undefined)
+  t.equal(responseSchemaOf({ body: book }), undefined)
+  t.equal(responseSchemaOf(undefined), undefined)
+})
