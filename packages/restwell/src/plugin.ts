@@ -1,11 +1,15 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
+import fastifyCompress from '@fastify/compress'
 import fastifyCors from '@fastify/cors'
 import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, { validateOptions } from '@restwell/errors'
+import restwellConditional from '@restwell/conditional'
 import restwellMethods from '@restwell/methods'
+import restwellPatch from '@restwell/patch'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
+import { compressOptions } from './compress.js'
 import { corsOptions } from './cors.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
@@ -40,6 +44,18 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // 5. methods: 405/OPTIONS/501 on the not-found path only.
   if (options.methods !== false) await fastify.register(restwellMethods, options.methods ?? {})
+
+  // 6. conditional before compress: its first onSend hashes the identity bytes and decides
+  //    304/412/206; its second, after compression, gives each content-coding its own ETag.
+  if (options.conditional !== false) {
+    await fastify.register(restwellConditional, options.conditional ?? {})
+  }
+  if (options.compress !== false) {
+    await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
+  }
+
+  // 7. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
+  if (options.patch !== false) await fastify.register(restwellPatch, options.patch ?? {})
 }
 
 /** Registers every restwell plugin with the spec's defaults; `{ <plugin>: false }` turns one off. */

@@ -1,0 +1,43 @@
+/** Compression through `@fastify/compress`, with thresholds and levels chosen on purpose. */
+import { constants } from 'node:zlib'
+import type { FastifyCompressOptions } from '@fastify/compress'
+import { type Static, Type } from '@sinclair/typebox'
+
+export const CompressSettingsSchema = Type.Object(
+  {
+    threshold: Type.Optional(Type.Integer({ minimum: 0 })),
+    encodings: Type.Optional(
+      Type.Array(Type.Union([Type.Literal('br'), Type.Literal('gzip'), Type.Literal('deflate')]), {
+        minItems: 1,
+        uniqueItems: true,
+      }),
+    ),
+    gzipLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 9 })),
+    brotliQuality: Type.Optional(Type.Integer({ minimum: 0, maximum: 11 })),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * @param threshold Smallest body (bytes) worth compressing. [1024]
+ * @param encodings Codings offered, in the server's order of preference. [['gzip', 'br', 'deflate']]
+ * @param gzipLevel zlib level for gzip and deflate. [6]
+ * @param brotliQuality Brotli quality. [4]
+ */
+export type CompressSettings = Static<typeof CompressSettingsSchema>
+
+export function compressOptions(settings: CompressSettings): FastifyCompressOptions {
+  const level = settings.gzipLevel ?? 6
+  return {
+    global: true,
+    threshold: settings.threshold ?? 1024,
+    encodings: settings.encodings ?? ['gzip', 'br', 'deflate'],
+    zlibOptions: { level },
+    brotliOptions: {
+      params: {
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_QUALITY]: settings.brotliQuality ?? 4,
+      },
+    },
+  }
+}
