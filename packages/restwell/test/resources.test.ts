@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { test } from 'tap'
-import restwell, { type RestwellOptions } from '../src/index.js'
+import restwell, { httpErrors, type RestwellOptions } from '../src/index.js'
 
 interface Book {
   id: number
@@ -54,7 +54,7 @@ async function build(
     async (request, reply) => {
       const id = Number((request.params as { id: string }).id)
       const current = books.get(id)
-      if (current === undefined) return reply.code(404).send()
+      if (current === undefined) throw httpErrors.notFound()
       const next = (await request.applyPatch(current)) as Book
       const stored = { ...next, version: current.version + 1 }
       books.set(id, stored)
