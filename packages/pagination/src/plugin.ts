@@ -1,0 +1,172 @@
+/** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
+import { PAGE, validateOptions } from '@restwell/errors'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRouteHookHandler,
+  preValidationHookHandler,
+  RouteOptions,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import { filterSpecOf, type FilterSpec } from './filters.js'
+import { formatLinkHeader } from './links.js'
+import {
+  type PaginationOptions,
+  PaginationOptionsSchema,
+  type ResolvedPaginationOptions,
+  type RoutePaginationConfig,
+  RouteConfigSchema,
+  resolvePaginationOptions,
+} from './options.js'
+import { buildPage, type CursorSigning } from './page.js'
+import { OWN_PARAMS, readPagination, type RoutePlan } from './query.js'
+import { augmentRouteSchema, declaredProperties } from './schema.js'
+import { parseSort } from './sort.js'
+import type { PaginateOptions } from './types.js'
+
+const PLUGIN = '@restwell/pagination'
+/** Where a paginated request keeps its route's plan (set by the route's own hook). */
+const PLAN: unique symbol = Symbol('restwell.pagination.plan')
+
+type Planned = FastifyRequest & { [PLAN]?: RoutePlan }
+
+function hooksOf<T>(existing: T | T[] | undefined): T[] {
+  if (existing === undefined) return []
+  return Array.isArray(existing) ? existing : [existing]
+}
+
+/** Reads `config.pagination` of a route and decides everything once, at registration. */
+function planRoute(
+  routeOptions: RouteOptions,
+  config: RoutePaginationConfig,
+  options: ResolvedPaginationOptions,
+): RoutePlan {
+  const where = `${PLUGIN}: route ${routeOptions.method} ${routeOptions.url}`
+  const maxLimit = config.maxLimit ?? options.maxLimit
+  // An implicit default never exceeds the route's maximum; an explicit one must not.
+  const defaultLimit = config.defaultLimit ?? Math.min(options.defaultLimit, maxLimit)
+  if (defaultLimit > maxLimit) {
+    throw new TypeError(`${where}: defaultLimit ${defaultLimit} is above maxLimit ${maxLimit}`)
+  }
+  const cursor = config.cursor ?? false
+  if (cursor && options.cursorSecrets.length === 0) {
+    throw new TypeError(`${where}: cursor pagination needs the plugin option "cursorSecret"`)
+  }
+  const sortable = new Set(config.sortable ?? [])
+  let defaultSort: RoutePlan['defaultSort'] = []
+  if (config.defaultSort !== undefined) {
+    const parsed = parseSort(config.defaultSort, sortable)
+    if ('problem' in parsed) throw new TypeError(`${where}: defaultSort ${parsed.problem}`)
+    defaultSort = parsed.sort
+  }
+  const declared = declaredProperties(routeOptions.schema?.querystring)
+  // Derived from the schema: every declared property but pagination's and passthrough ones.
+  const names =
+    config.filterable ??
+    Object.keys(declared).filter(
+      (name) => !OWN_PARAMS.includes(name) && !options.passthrough.has(name),
+    )
+  const filters = new Map<string, FilterSpec>()
+  for (const name of names) {
+    if (OWN_PARAMS.includes(name)) throw new TypeError(`${where}: "${name}" cannot be a filter`)
+    filters.set(name, filterSpecOf(declared[name]))
+  }
+  return {
+    route: routeOptions.url,
+    defaultLimit,
+    maxLimit,
+    maxPage: Math.floor(Number.MAX_SAFE_INTEGER / maxLimit),
+    clamp: config.clamp ?? options.clamp,
+    cursor,
+    sortable,
+    defaultSort,
+    tiebreaker: options.cursorTiebreaker,
+    filters,
+    allowed: new Set([...options.passthrough, ...Object.keys(declared)]),
+    unknownFilters: config.unknownFilters ?? options.unknownFilters,
+    cursorSecrets: options.cursorSecrets,
+  }
+}
+
+const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions) => {
+  const options = resolvePaginationOptions(
+    validateOptions(PLUGIN, PaginationOptionsSchema, rawOptions),
+  )
+  const signer = options.cursorSecrets[0]
+
+  fastify.decorateRequest('pagination', null)
+
+  fastify.decorateReply(
+    'paginate',
+    function paginate(
+      this: FastifyReply,
+      items: readonly unknown[],
+      given: PaginateOptions = {},
+    ): FastifyReply {
+      const request = this.request as Planned
+      const pagination = request.pagination
+      const plan = request[PLAN]
+      if (pagination === null || plan === undefined) {
+        throw new Error(`${PLUGIN}: reply.paginate() needs a route with config.pagination`)
+      }
+      let signing: CursorSigning | undefined
+      if (plan.cursor) {
+        const now = Math.floor(Date.now() / 1000)
+        signing = {
+          route: plan.route,
+          // A cursor route exists only when a secret is configured (checked in planRoute).
+          secret: signer as string,
+          expiresAt: options.cursorTtl === 0 ? 0 : now + options.cursorTtl,
+        }
+      }
+      const page = buildPage(request.url, pagination, items, given, signing)
+      this.header('link', formatLinkHeader(page.links))
+      if (options.totalHeader !== false && page.meta.total !== undefined) {
+        this.header(options.totalHeader, page.meta.total)
+      }
+      ;(this as FastifyReply & { [PAGE]?: unknown })[PAGE] = page
+      return this.send({ data: page.items, meta: page.meta, links: page.links })
+    },
+  )
+
+  const onRoute: onRouteHookHandler = (routeOptions) => {
+    const raw = routeOptions.config?.pagination
+    if (raw === undefined || raw === false) return
+    const config =
+      raw === true
+        ? {}
+        : validateOptions(
+            `${PLUGIN} (config.pagination of ${routeOptions.method} ${routeOptions.url})`,
+            RouteConfigSchema,
+            raw,
+          )
+    const plan = planRoute(routeOptions, config, options)
+    routeOptions.schema = augmentRouteSchema(routeOptions.schema, {
+      cursor: plan.cursor,
+      defaultLimit: plan.defaultLimit,
+      maxLimit: plan.maxLimit,
+      sortable: [...plan.sortable],
+      defaultSort: config.defaultSort,
+      filterable: config.filterable ?? [],
+      totalHeader: options.totalHeader,
+    })
+    const readPage: preValidationHookHandler = (request, _reply, done) => {
+      ;(request as Planned)[PLAN] = plan
+      request.pagination = readPagination(
+        request.query as Record<string, unknown>,
+        plan,
+        Math.floor(Date.now() / 1000),
+      )
+      done()
+    }
+    routeOptions.preValidation = [readPage, ...hooksOf(routeOptions.preValidation)]
+  }
+  fastify.addHook('onRoute', onRoute)
+}
+
+/** The `@restwell/pagination` plugin. */
+export const restwellPagination: FastifyPluginAsync<PaginationOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: PLUGIN,
+})
