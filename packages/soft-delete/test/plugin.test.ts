@@ -1,0 +1,464 @@
+import { ErrorCode } from '@restwell/errors'
+import Fastify from 'fastify'
+import { test } from 'tap'
+import { markDeleted, restwellSoftDelete } from '../src/index.js'
+import { buildApp } from './helpers.js'
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+test('soft DELETE answers 200 with deleted: true and an ISO 8601 UTC deletedAt', async (t) => {
+  const { app, store } = await buildApp()
+  const before = Date.now()
+  const res = await app.inject({ method: 'DELETE', url: '/books/1' })
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], /^application\/json/)
+  const body = res.json()
+  t.equal(body.deleted, true)
+  t.match(body.deletedAt, ISO_UTC)
+  t.ok(Date.parse(body.deletedAt) >= before - 1000)
+  t.strictSame(body, { id: 1, title: 'Dune', deleted: true, deletedAt: body.deletedAt })
+  t.strictSame(store.get(1), body, 'the stored resource is the one sent')
+})
+
+test('a second soft DELETE is idempotent: 200 and the same deletedAt', async (t) => {
+  const { app } = await buildApp()
+  const first = (await app.inject({ method: 'DELETE', url: '/books/2' })).json()
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  const again = await app.inject({ method: 'DELETE', url: '/books/2' })
+  t.equal(again.statusCode, 200)
+  t.strictSame(again.json(), first)
+  const old = await app.inject({ method: 'DELETE', url: '/books/3' })
+  t.equal(old.json().deletedAt, '2025-03-04T05:06:07.000Z')
+  t.equal((await app.inject({ method: 'DELETE', url: '/books/9' })).statusCode, 404)
+})
+
+test('hard DELETE answers 204 with no body', async (t) => {
+  const { app, store } = await buildApp()
+  const res = await app.inject({ method: 'DELETE', url: '/archive/1' })
+  t.equal(res.statusCode, 204)
+  t.equal(res.body, '')
+  t.notOk(store.has(1))
+  t.equal((await app.inject({ method: 'DELETE', url: '/archive/1' })).statusCode, 404)
+  const hard = await buildApp({ mode: 'hard' })
+  t.equal(
+    (await hard.app.inject({ method: 'DELETE', url: '/books/2' })).statusCode,
+    204,
+    'plugin-wide hard mode',
+  )
+})
+
+test('collections hide soft-deleted items unless asked', async (t) => {
+  const { app } = await buildApp()
+  const ids = async (url: string): Promise<number[]> =>
+    (await app.inject(url)).json().map((b: { id: number }) => b.id)
+  t.strictSame(await ids('/books'), [1, 2])
+  t.strictSame(await ids('/books?deleted=exclude'), [1, 2])
+  t.strictSame(await ids('/books?deleted=include'), [1, 2, 3])
+  t.strictSame(await ids('/books?include=author,deleted'), [1, 2, 3])
+  t.strictSame(await ids('/books?include=author'), [1, 2])
+  t.strictSame(await ids('/books?deleted=only'), [3])
+  t.strictSame(await ids('/books?deleted=only&include=deleted'), [3], 'the deleted parameter wins')
+  const all = (await app.inject('/books?deleted=include')).json()
+  t.strictSame(all[2], {
+    id: 3,
+    title: 'Ulysses',
+    deleted: true,
+    deletedAt: '2025-03-04T05:06:07.000Z',
+  })
+})
+
+test('request.softDelete tells the handler what to include', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete, { param: 'trashed', includeParam: false })
+  app.get('/x', { config: { softDelete: true } }, async (request) => request.softDelete)
+  app.get('/plain', async (request) => ({ softDelete: request.softDelete }))
+  t.strictSame((await app.inject('/x')).json(), { include: 'active', restore: false })
+  t.strictSame((await app.inject('/x?trashed=include')).json(), { include: 'all', restore: false })
+  t.strictSame((await app.inject('/x?trashed=only')).json(), { include: 'deleted', restore: false })
+  t.strictSame((await app.inject('/x?include=deleted')).json(), {
+    include: 'active',
+    restore: false,
+  })
+  t.strictSame(
+    (await app.inject('/plain?trashed=nonsense')).json(),
+    { softDelete: null },
+    'other routes pay nothing',
+  )
+})
+
+test('a bad inclusion value: 400 INVALID_FILTER naming the parameter', async (t) => {
+  const { app } = await buildApp()
+  for (const url of [
+    '/books?deleted=yes',
+    '/books?deleted=',
+    '/books?deleted=only&deleted=only',
+    '/books?deleted=__proto__',
+  ]) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 400, url)
+    const error = res.json().error
+    t.equal(error.code, ErrorCode.INVALID_FILTER)
+    t.equal(error.details[0].field, 'querystring/deleted')
+    t.equal(error.details[0].code, ErrorCode.INVALID_FILTER)
+  }
+})
+
+test('a safety net drops hidden items from plain arrays a GET handler returns', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  const rows = [{ id: 1 }, { id: 2, deletedAt: 1_700_000_000_000 }]
+  app.get('/raw', { config: { softDelete: true } }, async () => rows)
+  app.get('/off', { config: { softDelete: { filterArrays: false } } }, async () => rows)
+  app.post('/raw', { config: { softDelete: true } }, async () => rows)
+  t.strictSame((await app.inject('/raw')).json(), [{ id: 1 }])
+  t.strictSame((await app.inject('/raw?deleted=only')).json(), [
+    { id: 2, deletedAt: 1_700_000_000_000 },
+  ])
+  t.equal((await app.inject('/off')).json().length, 2)
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/raw' })).json().length,
+    2,
+    'only GET and HEAD are filtered',
+  )
+  const off = Fastify()
+  await off.register(restwellSoftDelete, { filterArrays: false })
+  off.get('/raw', { config: { softDelete: true } }, async () => rows)
+  t.equal((await off.inject('/raw')).json().length, 2)
+})
+
+test('GET of a soft-deleted item: 200 with its fields by default', async (t) => {
+  const { app } = await buildApp()
+  const res = await app.inject('/books/3')
+  t.equal(res.statusCode, 200)
+  t.strictSame(res.json(), {
+    id: 3,
+    title: 'Ulysses',
+    deleted: true,
+    deletedAt: '2025-03-04T05:06:07.000Z',
+  })
+  t.strictSame(
+    (await app.inject('/books/1')).json(),
+    { id: 1, title: 'Dune' },
+    'active items are untouched',
+  )
+})
+
+test('GET of a soft-deleted item: 410 Gone RESOURCE_DELETED when configured', async (t) => {
+  const { app } = await buildApp({ gone: true })
+  const res = await app.inject('/books/3')
+  t.equal(res.statusCode, 410)
+  t.equal(res.json().error.code, ErrorCode.RESOURCE_DELETED)
+  t.match(res.json().error.message, /deleted at 2025-03-04T05:06:07.000Z/)
+  const head = await app.inject({ method: 'HEAD', url: '/books/3' })
+  t.equal(head.statusCode, 410)
+  t.equal(head.body, '')
+  t.equal(
+    (await app.inject('/books/3?deleted=include')).statusCode,
+    200,
+    'asking for deleted items shows it',
+  )
+  t.equal((await app.inject('/books/1')).statusCode, 200)
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/books/3' })).statusCode,
+    200,
+    'DELETE stays idempotent',
+  )
+  t.equal((await app.inject('/books')).statusCode, 200, 'collections are not gone')
+
+  const route = Fastify()
+  await route.register(restwellSoftDelete)
+  route.get('/gone', { config: { softDelete: { gone: true } } }, async () => ({
+    id: 1,
+    deleted: true,
+    deletedAt: 0,
+  }))
+  const plain = await route.inject('/gone')
+  t.equal(plain.statusCode, 410, 'per route, and without the errors plugin')
+  t.equal(plain.json().code, ErrorCode.RESOURCE_DELETED)
+})
+
+test('restore with PATCH { deleted: false } clears deletedAt', async (t) => {
+  const { app, store } = await buildApp()
+  const res = await app.inject({
+    method: 'PATCH',
+    url: '/books/3',
+    headers: { 'content-type': 'application/json' },
+    payload: { deleted: false, title: 'Ulysses (restored)' },
+  })
+  t.equal(res.statusCode, 200)
+  t.strictSame(res.json(), { id: 3, title: 'Ulysses (restored)' })
+  t.strictSame(store.get(3), { id: 3, title: 'Ulysses (restored)' })
+  const ids = (await app.inject('/books')).json().map((b: { id: number }) => b.id)
+  t.strictSame(ids, [1, 2, 3], 'back in the collection')
+  const other = await app.inject({ method: 'PATCH', url: '/books/1', payload: { title: 'Dune!' } })
+  t.strictSame(other.json(), { id: 1, title: 'Dune!' })
+  const deletedEdit = await app.inject({
+    method: 'PATCH',
+    url: '/books/2',
+    payload: [{ op: 'remove', path: '/deletedAt' }],
+    headers: { 'content-type': 'application/json' },
+  })
+  t.equal(deletedEdit.statusCode, 200)
+})
+
+test('a PATCH that does not restore keeps a deleted resource deleted', async (t) => {
+  const { app } = await buildApp()
+  const res = await app.inject({ method: 'PATCH', url: '/books/3', payload: { title: 'U.' } })
+  t.strictSame(res.json(), {
+    id: 3,
+    title: 'U.',
+    deleted: true,
+    deletedAt: '2025-03-04T05:06:07.000Z',
+  })
+})
+
+test('reply.softDeleted, reply.restored and reply.hardDeleted', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  app.delete('/soft', async (_request, reply) => reply.softDeleted({ id: 1 }))
+  app.delete('/again', async (_request, reply) =>
+    reply.softDeleted({ id: 1, deletedAt: new Date(Date.UTC(2024, 0, 1)) }),
+  )
+  app.post('/restore', async (_request, reply) =>
+    reply.restored({ id: 1, deleted: true, deletedAt: 'x' }),
+  )
+  app.delete('/hard', async (_request, reply) => reply.hardDeleted())
+  const soft = await app.inject({ method: 'DELETE', url: '/soft' })
+  t.equal(soft.statusCode, 200)
+  t.match(soft.json(), { id: 1, deleted: true, deletedAt: ISO_UTC })
+  t.strictSame((await app.inject({ method: 'DELETE', url: '/again' })).json(), {
+    id: 1,
+    deletedAt: '2024-01-01T00:00:00.000Z',
+    deleted: true,
+  })
+  const restored = await app.inject({ method: 'POST', url: '/restore' })
+  t.equal(restored.statusCode, 200)
+  t.strictSame(restored.json(), { id: 1 })
+  const hard = await app.inject({ method: 'DELETE', url: '/hard' })
+  t.equal(hard.statusCode, 204)
+  t.equal(hard.body, '')
+})
+
+test('deletedAt in any date form is sent as ISO 8601 UTC; a broken one is a 500', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  app.get('/offset', { config: { softDelete: true } }, async () => ({
+    id: 1,
+    deletedAt: '2024-06-01T12:00:00+02:00',
+  }))
+  app.get('/epoch', { config: { softDelete: true } }, async () => ({
+    id: 1,
+    deleted: true,
+    deletedAt: 0,
+  }))
+  app.get('/broken', { config: { softDelete: true } }, async () => ({
+    id: 1,
+    deleted: true,
+    deletedAt: 'yesterday',
+  }))
+  app.get('/missing', { config: { softDelete: true } }, async () => ({ id: 1, deleted: true }))
+  app.put('/restored', { config: { softDelete: true } }, async () => ({
+    id: 1,
+    deleted: false,
+    deletedAt: 'x',
+  }))
+  app.get('/text', { config: { softDelete: true } }, async (_request, reply) =>
+    reply.type('text/plain').send('plain'),
+  )
+  t.strictSame((await app.inject('/offset')).json(), {
+    id: 1,
+    deletedAt: '2024-06-01T10:00:00.000Z',
+    deleted: true,
+  })
+  t.strictSame((await app.inject('/epoch')).json(), {
+    id: 1,
+    deleted: true,
+    deletedAt: '1970-01-01T00:00:00.000Z',
+  })
+  t.equal((await app.inject('/broken')).statusCode, 500)
+  t.equal((await app.inject('/missing')).statusCode, 500)
+  t.strictSame(
+    (await app.inject({ method: 'PUT', url: '/restored' })).json(),
+    { id: 1, deleted: false, deletedAt: 'x' },
+    '`deleted: false` wins',
+  )
+  t.equal((await app.inject('/text')).body, 'plain')
+})
+
+test('a soft DELETE handler that sends a resource that is not deleted is a 500', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  app.delete('/x', { config: { softDelete: true } }, async () => ({ id: 1 }))
+  const res = await app.inject({ method: 'DELETE', url: '/x' })
+  t.equal(res.statusCode, 500)
+})
+
+test('error responses and redirects pass through untouched', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete, { mode: 'hard' })
+  app.get('/redirect', { config: { softDelete: true } }, async (_request, reply) =>
+    reply.redirect('/elsewhere', 301),
+  )
+  app.delete('/conflict', { config: { softDelete: true } }, async (_request, reply) =>
+    reply.code(409).send({ id: 1, deleted: true, deletedAt: 'not a date' }),
+  )
+  app.delete('/list', { config: { softDelete: true } }, async () => [{ id: 1, deletedAt: 0 }])
+  t.equal((await app.inject('/redirect')).statusCode, 301)
+  const conflict = await app.inject({ method: 'DELETE', url: '/conflict' })
+  t.equal(conflict.statusCode, 409)
+  t.equal(conflict.json().deletedAt, 'not a date')
+  t.equal((await app.inject({ method: 'DELETE', url: '/list' })).statusCode, 204)
+})
+
+test('routes with several methods and existing hooks', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  const order: string[] = []
+  app.route({
+    method: ['GET', 'DELETE', 'PATCH'],
+    url: '/multi',
+    config: { softDelete: { mode: 'hard' } },
+    onRequest: async () => {
+      order.push('onRequest')
+    },
+    preHandler: [
+      async (request) => {
+        order.push(`preHandler restore=${request.softDelete?.restore}`)
+      },
+    ],
+    preSerialization: async (_request, _reply, payload) => {
+      order.push('preSerialization')
+      return payload
+    },
+    onSend: async (_request, _reply, payload) => payload,
+    handler: async () => ({ id: 1, deletedAt: 0 }),
+  })
+  t.equal((await app.inject('/multi?deleted=include')).statusCode, 200)
+  t.equal((await app.inject({ method: 'DELETE', url: '/multi' })).statusCode, 204)
+  t.equal(
+    (await app.inject({ method: 'PATCH', url: '/multi', payload: { deleted: false } })).statusCode,
+    200,
+  )
+  t.strictSame(order.slice(-3), ['onRequest', 'preHandler restore=true', 'preSerialization'])
+})
+
+test('registration errors: bad options and bad route config', async (t) => {
+  await t.rejects(
+    async () => {
+      await Fastify().register(restwellSoftDelete, { mode: 'sometimes' as 'soft' })
+    },
+    { code: 'RESTWELL_INVALID_OPTION', message: /mode/ },
+  )
+  await t.rejects(
+    async () => {
+      await Fastify().register(restwellSoftDelete, { param: 'has space' })
+    },
+    { message: /param/ },
+  )
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  t.throws(
+    () =>
+      app.get(
+        '/x',
+        { config: { softDelete: { gone: 'yes' as unknown as boolean } } },
+        async () => 'x',
+      ),
+    {
+      message: /config.softDelete of GET \/x.*gone/,
+    },
+  )
+  app.get('/off', { config: { softDelete: false } }, async (request) => ({ s: request.softDelete }))
+  t.strictSame((await app.inject('/off?deleted=bad')).json(), { s: null })
+})
+
+test('on the wire: 204 has no body, 410 is an error body', async (t) => {
+  const { app } = await buildApp({ gone: true })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const hard = await fetch(`http://127.0.0.1:${port}/archive/2`, { method: 'DELETE' })
+  t.equal(hard.status, 204)
+  t.equal(await hard.text(), '')
+  t.equal(hard.headers.get('content-length'), null)
+  const gone = await fetch(`http://127.0.0.1:${port}/books/3`)
+  t.equal(gone.status, 410)
+  t.equal(((await gone.json()) as { error: { code: string } }).error.code, 'RESOURCE_DELETED')
+  const soft = await fetch(`http://127.0.0.1:${port}/books/1`, { method: 'DELETE' })
+  t.equal(soft.status, 200)
+  t.equal(((await soft.json()) as { deleted: boolean }).deleted, true)
+  t.same(markDeleted({ a: 1 }, new Date(0)), {
+    a: 1,
+    deleted: true,
+    deletedAt: '1970-01-01T00:00:00.000Z',
+  })
+})
+
+test('GET routes declare the inclusion parameter in their querystring schema', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete, { param: 'trashed' })
+  app.addSchema({ $id: 'q', type: 'object', properties: {} })
+  const schemas: Record<string, unknown> = {}
+  app.addHook('onRoute', (route) => {
+    schemas[`${route.method} ${route.url}`] = route.schema
+  })
+  const shared = {
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { q: { type: 'string' } },
+    },
+  }
+  app.get(
+    '/a',
+    { config: { softDelete: true }, schema: shared },
+    async (request) => request.softDelete,
+  )
+  app.get('/b', { config: { softDelete: true } }, async () => [])
+  app.get(
+    '/c',
+    { config: { softDelete: true }, schema: { querystring: { $ref: 'q#' } } },
+    async () => [],
+  )
+  app.get(
+    '/d',
+    {
+      config: { softDelete: true },
+      schema: { querystring: { properties: { trashed: { type: 'string' } } } },
+    },
+    async () => [],
+  )
+  app.delete('/e', { config: { softDelete: true } }, async () => ({ deleted: true, deletedAt: 0 }))
+  app.get(
+    '/f',
+    { config: { softDelete: true }, schema: { querystring: { type: 'object' } } },
+    async () => [],
+  )
+  await app.ready()
+  t.strictSame(
+    shared.querystring.properties,
+    { q: { type: 'string' } },
+    'shared schema not mutated',
+  )
+  t.match(schemas['GET /a'], {
+    querystring: {
+      additionalProperties: false,
+      properties: { trashed: { enum: ['exclude', 'include', 'only'] }, q: {} },
+    },
+  })
+  t.match(schemas['GET /b'], {
+    querystring: { type: 'object', properties: { trashed: { type: 'string' } } },
+  })
+  t.strictSame((schemas['GET /c'] as { querystring: unknown }).querystring, { $ref: 'q#' })
+  t.strictSame((schemas['GET /d'] as { querystring: unknown }).querystring, {
+    properties: { trashed: { type: 'string' } },
+  })
+  t.equal(schemas['DELETE /e'], undefined)
+  t.match(schemas['GET /f'], {
+    querystring: { type: 'object', properties: { trashed: { type: 'string' } } },
+  })
+  t.strictSame((await app.inject('/a?trashed=only&q=x')).json(), {
+    include: 'deleted',
+    restore: false,
+  })
+})
