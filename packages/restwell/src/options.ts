@@ -2,7 +2,9 @@
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { ErrorsOptions } from '@restwell/errors'
 import type { MethodsOptions } from '@restwell/methods'
+import type { PaginationOptions } from '@restwell/pagination'
 import type { PatchOptions } from '@restwell/patch'
+import type { SoftDeleteOptions } from '@restwell/soft-delete'
 import { type TSchema, Type } from '@sinclair/typebox'
 import { type CompressSettings, CompressSettingsSchema } from './compress.js'
 import { type CorsSettings, CorsSettingsSchema } from './cors.js'
@@ -19,6 +21,8 @@ export const PLUGIN_KEYS = [
   'conditional',
   'compress',
   'patch',
+  'pagination',
+  'softDelete',
 ] as const
 export type PluginKey = (typeof PLUGIN_KEYS)[number]
 
@@ -36,6 +40,8 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     conditional: Type.Optional(pluginSetting),
     compress: Type.Optional(off(CompressSettingsSchema)),
     patch: Type.Optional(pluginSetting),
+    pagination: Type.Optional(pluginSetting),
+    softDelete: Type.Optional(pluginSetting),
   },
   { additionalProperties: false },
 )
@@ -49,6 +55,8 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
  * @param conditional `@restwell/conditional` options, or false. [{}]
  * @param compress `@fastify/compress`, or false. [{}]
  * @param patch `@restwell/patch` options, or false. [{}]
+ * @param pagination `@restwell/pagination` options, or false. [{}]
+ * @param softDelete `@restwell/soft-delete` options, or false. [{}]
  */
 export interface RestwellOptions {
   errors?: ErrorsOptions | false
@@ -59,4 +67,6 @@ export interface RestwellOptions {
   conditional?: ConditionalOptions | false
   compress?: CompressSettings | false
   patch?: PatchOptions | false
+  pagination?: PaginationOptions | false
+  softDelete?: SoftDeleteOptions | false
 }

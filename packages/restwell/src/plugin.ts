@@ -6,7 +6,9 @@ import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, { validateOptions } from '@restwell/errors'
 import restwellConditional from '@restwell/conditional'
 import restwellMethods from '@restwell/methods'
+import restwellPagination from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
+import restwellSoftDelete from '@restwell/soft-delete'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { compressOptions } from './compress.js'
@@ -56,6 +58,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // 7. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
   if (options.patch !== false) await fastify.register(restwellPatch, options.patch ?? {})
+
+  // 8. collections: pagination and soft delete set up the routes that ask for them.
+  if (options.pagination !== false) {
+    await fastify.register(restwellPagination, options.pagination ?? {})
+  }
+  if (options.softDelete !== false) {
+    await fastify.register(restwellSoftDelete, options.softDelete ?? {})
+  }
 }
 
 /** Registers every restwell plugin with the spec's defaults; `{ <plugin>: false }` turns one off. */
