@@ -1,0 +1,15 @@
+/** @restwell/method-override: X-HTTP-Method-Override and ?_method= on POST, resolved before routing. */
+import { METHOD_OVERRIDE_ORDER, restwellMethodOverride } from './plugin.js'
+
+export { type RerouteRecord, reroutedFrom } from '@restwell/reroute'
+export {
+  DEFAULT_OVERRIDE_HEADER,
+  DEFAULT_OVERRIDE_METHODS,
+  DEFAULT_OVERRIDE_QUERY,
+  type MethodOverrideOptions,
+  MethodOverrideOptionsSchema,
+  OVERRIDABLE_METHODS,
+} from './options.js'
+export { type OverrideSource, overrideMethod } from './override.js'
+export { METHOD_OVERRIDE_ORDER, restwellMethodOverride }
+export default restwellMethodOverride
