@@ -1,0 +1,16 @@
+/** Type augmentation of Fastify for `@restwell/versioning`. */
+import 'fastify'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The API version being served: the `N` of the `/v<N>` route that answers (after a header,
+     * query or default-version reroute), or undefined on an unversioned route.
+     */
+    readonly apiVersion: number | undefined
+  }
+  interface FastifyContextConfig {
+    /** `false`: this versioned route sends no version headers (API-Version, Vary, Deprecation...). */
+    versioning?: false
+  }
+}

@@ -1,0 +1,134 @@
+/** Options of `@restwell/versioning`. */
+import { OptionsError } from '@restwell/errors'
+import { type Static, Type } from '@sinclair/typebox'
+import { deprecationValue, linkValue, sunsetValue, toDate } from './lifecycle.js'
+import { compileMoved, type MovedPath } from './moved.js'
+
+const PLUGIN = '@restwell/versioning'
+const Version = Type.Integer({ minimum: 0, maximum: 999_999_999 })
+const DateLike = Type.Union([Type.String({ minLength: 1 }), Type.Date()])
+const PATH_PATTERN = '^/[^\\s?#]*$'
+const Path = Type.String({ pattern: PATH_PATTERN })
+
+export const RetiredVersionSchema = Type.Object(
+  {
+    deprecation: DateLike,
+    sunset: Type.Optional(DateLike),
+    successor: Type.Optional(Version),
+    link: Type.Optional(Type.String({ pattern: '^[^\\s<>]+$' })),
+  },
+  { additionalProperties: false },
+)
+
+export const VersioningOptionsSchema = Type.Object(
+  {
+    versions: Type.Optional(Type.Array(Version, { minItems: 1, uniqueItems: true })),
+    defaultVersion: Type.Optional(Version),
+    carriers: Type.Optional(
+      Type.Object(
+        {
+          prefix: Type.Optional(Type.Boolean()),
+          accept: Type.Optional(Type.Boolean()),
+          query: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    queryParameter: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' })),
+    responseHeader: Type.Optional(
+      Type.Union([Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.Literal(false)]),
+    ),
+    routeToDefault: Type.Optional(Type.Boolean()),
+    moved: Type.Optional(
+      Type.Record(Type.String({ pattern: PATH_PATTERN }), Path, { additionalProperties: false }),
+    ),
+    retired: Type.Optional(
+      Type.Record(Type.String({ pattern: '^(0|[1-9][0-9]{0,8})$' }), RetiredVersionSchema, {
+        additionalProperties: false,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * @param versions Supported versions. [the `N` of every `/v<N>` route prefix]
+ * @param defaultVersion Version served to requests that carry none. [the highest supported]
+ * @param carriers Which carriers are read: `{ prefix, accept, query }`, each a boolean. [all true]
+ * @param queryParameter Query parameter carrying the version. [`version`]
+ * @param responseHeader Response header stating the served version; `false` for none. [`api-version`]
+ * @param routeToDefault Route an unprefixed path that matches no route to the default version. [true]
+ * @param moved Old path prefix → new path prefix; answers 301 (GET, HEAD) or 308. [`{}`]
+ * @param retired Version → `{ deprecation, sunset?, successor?, link? }` for `Deprecation`, `Sunset` and `Link`. [`{}`]
+ */
+export type VersioningOptions = Static<typeof VersioningOptionsSchema>
+
+/** The headers a retired version's responses carry, computed once. */
+export interface RetiredHeaders {
+  deprecation: string
+  sunset: string | undefined
+  successor: number | undefined
+  /** `Link` value for the deprecation policy (`rel="deprecation"`), if any. */
+  policyLink: string | undefined
+}
+
+export interface ResolvedVersioningOptions {
+  versions: ReadonlySet<number> | undefined
+  defaultVersion: number | undefined
+  prefix: boolean
+  accept: boolean
+  query: string | false
+  responseHeader: string | false
+  routeToDefault: boolean
+  moved: MovedPath[]
+  retired: ReadonlyMap<number, RetiredHeaders>
+}
+
+function date(value: string | Date, option: string): Date {
+  const parsed = toDate(value)
+  if (parsed === undefined)
+    throw new OptionsError(PLUGIN, option, `is not a date: ${String(value)}`)
+  return parsed
+}
+
+export function resolveVersioningOptions(options: VersioningOptions): ResolvedVersioningOptions {
+  const versions = options.versions === undefined ? undefined : new Set(options.versions)
+  if (
+    versions !== undefined &&
+    options.defaultVersion !== undefined &&
+    !versions.has(options.defaultVersion)
+  ) {
+    throw new OptionsError(
+      PLUGIN,
+      'defaultVersion',
+      `must be one of versions, got ${options.defaultVersion}`,
+    )
+  }
+  const retired = new Map<number, RetiredHeaders>()
+  for (const [key, entry] of Object.entries(options.retired ?? {})) {
+    retired.set(Number(key), {
+      deprecation: deprecationValue(date(entry.deprecation, `retired.${key}.deprecation`)),
+      sunset:
+        entry.sunset === undefined
+          ? undefined
+          : sunsetValue(date(entry.sunset, `retired.${key}.sunset`)),
+      successor: entry.successor,
+      policyLink: entry.link === undefined ? undefined : linkValue(entry.link, 'deprecation'),
+    })
+  }
+  const carriers = options.carriers ?? {}
+  return {
+    versions,
+    defaultVersion: options.defaultVersion,
+    prefix: carriers.prefix ?? true,
+    accept: carriers.accept ?? true,
+    query: (carriers.query ?? true) ? (options.queryParameter ?? 'version') : false,
+    responseHeader:
+      options.responseHeader === false
+        ? false
+        : (options.responseHeader ?? 'api-version').toLowerCase(),
+    routeToDefault: options.routeToDefault ?? true,
+    moved: compileMoved(options.moved ?? {}),
+    retired,
+  }
+}

@@ -1,0 +1,325 @@
+/** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
+import type { IncomingMessage } from 'node:http'
+import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onSendHookHandler,
+} from 'fastify'
+import fp from 'fastify-plugin'
+// The shared before-routing mechanism (package @restwell/reroute).
+import { addRewriter, queryValues, splitUrl } from '@restwell/reroute'
+import type { RerouteTarget } from '@restwell/reroute'
+import { bestVersion, parseAcceptVersions, versionMediaType } from './accept.js'
+import { linkValue } from './lifecycle.js'
+import { movedLocation } from './moved.js'
+import {
+  resolveVersioningOptions,
+  type VersioningOptions,
+  VersioningOptionsSchema,
+} from './options.js'
+import { parseVersionNumber, prefixVersion } from './version.js'
+
+/** Where versioning runs among the rewriters: after method override (10). */
+export const VERSIONING_ORDER = 20
+
+/** What the first pass learnt about the carriers, for the answering route's response headers. */
+interface VersionInfo {
+  /** The Accept header carried the version. */
+  accept: boolean
+  /** The client's URL had no version prefix (rerouted by a carrier or to the default). */
+  unprefixed: boolean
+}
+const VERSION_INFO: unique symbol = Symbol.for('restwell.versioning.info')
+type InfoHolder = IncomingMessage & { [VERSION_INFO]?: VersionInfo }
+
+/** Most query values of the version parameter looked at. */
+const MAX_QUERY_VERSIONS = 8
+const VND_MARKER = /vnd\.api\.v/i
+
+function appendToken(reply: FastifyReply, name: string, token: string): void {
+  const current = reply.getHeader(name)
+  if (current === undefined || current === '') {
+    reply.header(name, token)
+    return
+  }
+  const text = String(current)
+  const lower = token.toLowerCase()
+  for (const part of text.split(',')) {
+    const value = part.trim().toLowerCase()
+    if (value === lower || value === '*') return
+  }
+  reply.header(name, `${text}, ${token}`)
+}
+
+function appendLink(reply: FastifyReply, link: string): void {
+  const current = reply.getHeader('link')
+  const list = current === undefined ? [] : Array.isArray(current) ? current : [String(current)]
+  reply.header('link', [...list, link].join(', '))
+}
+
+const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions) => {
+  const options = resolveVersioningOptions(
+    validateOptions('@restwell/versioning', VersioningOptionsSchema, rawOptions),
+  )
+  const discovered = new Set<number>()
+  /** `<N> <METHOD> <path without prefix>` of every versioned route: the twins of unprefixed routes. */
+  const twins = new Set<string>()
+  let supportedList: number[] = []
+  let defaultVersion: number | undefined
+
+  const supported = (version: number): boolean =>
+    options.versions === undefined ? discovered.has(version) : options.versions.has(version)
+
+  function unknownVersion(
+    status: 'notFound' | 'notAcceptable' | 'badRequest',
+    what: string,
+    field: string,
+  ): HttpError {
+    const list = supportedList.join(', ')
+    return httpErrors[status](`${what} is not supported; supported versions: ${list}`, {
+      code: ErrorCode.UNKNOWN_VERSION,
+      details: [{ field, message: `supported versions: ${list}`, code: ErrorCode.UNKNOWN_VERSION }],
+      headers:
+        status === 'notAcceptable'
+          ? { accept: supportedList.map(versionMediaType).join(', ') }
+          : {},
+    })
+  }
+
+  function conflicting(a: string, b: string, field: string): HttpError {
+    return httpErrors.badRequest(`Conflicting versions: ${a} and ${b}`, {
+      code: ErrorCode.CONFLICTING_VERSIONS,
+      details: [{ field, message: `disagrees with ${a}`, code: ErrorCode.CONFLICTING_VERSIONS }],
+    })
+  }
+
+  const queryField = `querystring/${options.query}`
+
+  /** The version of `?version=`, or undefined; throws on a malformed, unknown or repeated-and-different value. */
+  function queryVersion(values: readonly string[]): number | undefined {
+    let version: number | undefined
+    for (const value of values.slice(0, MAX_QUERY_VERSIONS)) {
+      const parsed = parseVersionNumber(value)
+      if (parsed === undefined || !supported(parsed)) {
+        throw unknownVersion(
+          'badRequest',
+          `Version ${JSON.stringify(value.slice(0, 16))}`,
+          queryField,
+        )
+      }
+      if (version !== undefined && parsed !== version) {
+        throw conflicting(`?${options.query}=${version}`, `?${options.query}=${parsed}`, queryField)
+      }
+      version = parsed
+    }
+    return version
+  }
+
+  function rewrite(target: RerouteTarget): void {
+    const request = target.request
+    const url = target.url
+    const prefix = prefixVersion(url)
+    const accept = options.accept ? request.headers.accept : undefined
+    const acceptCarries = accept !== undefined && VND_MARKER.test(accept)
+    let values: string[] | undefined
+    if (options.query !== false) {
+      const q = url.indexOf('?')
+      if (q !== -1 && url.includes(options.query, q)) {
+        const found = queryValues(url.slice(q + 1), options.query)
+        if (found.length > 0) values = found
+      }
+    }
+    // Fast path: nothing carried, and the request matched a route.
+    if (
+      !acceptCarries &&
+      values === undefined &&
+      !request.is404 &&
+      (prefix === undefined || options.prefix)
+    ) {
+      return
+    }
+    const path = prefix === undefined && request.is404 ? splitUrl(url).path : ''
+    let fixed: number | undefined
+    if (prefix !== undefined) {
+      if (!options.prefix) {
+        throw httpErrors.notFound(`Route ${target.method} ${splitUrl(url).path} not found`)
+      }
+      if (supported(prefix.version)) fixed = prefix.version
+      else if (request.is404) {
+        if (movedLocation(options.moved, splitUrl(url).path) !== undefined) return
+        throw unknownVersion('notFound', `Version ${prefix.version}`, 'path/version')
+      }
+    }
+    const fromQuery = values === undefined ? undefined : queryVersion(values)
+    if (fixed !== undefined && fromQuery !== undefined && fixed !== fromQuery) {
+      throw conflicting(`/v${fixed}`, `?${options.query}=${fromQuery}`, queryField)
+    }
+    const pinned = fixed ?? fromQuery
+    let fromAccept: number | undefined
+    if (acceptCarries) {
+      const parsed = parseAcceptVersions(accept)
+      if (parsed.versions.length > 0) {
+        if (pinned !== undefined) {
+          if (parsed.versions.some((v) => v.version === pinned && v.q > 0)) fromAccept = pinned
+          else if (parsed.versions.some((v) => supported(v.version))) {
+            const pinnedBy = fixed !== undefined ? `/v${fixed}` : `?${options.query}=${pinned}`
+            throw conflicting(pinnedBy, 'Accept', 'headers/accept')
+          } else if (!parsed.other) {
+            throw unknownVersion('notAcceptable', 'No version in Accept', 'headers/accept')
+          }
+        } else {
+          fromAccept = bestVersion(parsed.versions, supported)
+          if (fromAccept === undefined && !parsed.other) {
+            throw unknownVersion('notAcceptable', 'No version in Accept', 'headers/accept')
+          }
+        }
+      }
+    }
+    const raw = request.raw as InfoHolder
+    if (fixed !== undefined) {
+      if (fromAccept !== undefined) raw[VERSION_INFO] = { accept: true, unprefixed: false }
+      return
+    }
+    const carried = fromQuery ?? fromAccept
+    let version: number | undefined
+    if (carried !== undefined) {
+      // An unprefixed route that matched is served as is, unless the version has its own twin.
+      if (request.is404 || twins.has(`${carried} ${target.method} ${request.routeOptions.url}`)) {
+        version = carried
+      }
+    } else if (
+      options.routeToDefault &&
+      request.is404 &&
+      defaultVersion !== undefined &&
+      movedLocation(options.moved, path) === undefined
+    ) {
+      version = defaultVersion
+    }
+    if (version === undefined) return
+    raw[VERSION_INFO] = { accept: fromAccept !== undefined, unprefixed: true }
+    // `/` becomes `/v<N>` (a prefixed plugin's root route answers both `/v<N>` and `/v<N>/`).
+    const root = url === '/' || url.startsWith('/?')
+    target.url = `/v${version}${root ? url.slice(1) : url}`
+  }
+
+  addRewriter(fastify, { name: '@restwell/versioning', order: VERSIONING_ORDER, rewrite })
+
+  if (options.moved.length > 0) {
+    if (fastify.hasPlugin('@restwell/methods')) {
+      throw new Error(
+        '@restwell/versioning: register it before @restwell/methods, or its moved paths would answer 405',
+      )
+    }
+    const redirectMoved: onRequestHookHandler = (request, reply, done) => {
+      if (!request.is404) return done()
+      const { path, query } = splitUrl(request.url)
+      const location = movedLocation(options.moved, path)
+      if (location === undefined) return done()
+      const safe = request.method === 'GET' || request.method === 'HEAD'
+      reply
+        .code(safe ? 301 : 308)
+        .header('location', query === undefined ? location : `${location}?${query}`)
+        .send()
+    }
+    fastify.addHook('onRequest', redirectMoved)
+  }
+
+  fastify.decorateRequest('apiVersion', {
+    getter(this: FastifyRequest): number | undefined {
+      const prefix = prefixVersion(this.url)
+      return prefix !== undefined && supported(prefix.version) ? prefix.version : undefined
+    },
+  })
+
+  function versionHeaders(version: number): onSendHookHandler {
+    const retired = options.retired.get(version)
+    const mediaType = versionMediaType(version)
+    const prefixLength = `/v${version}`.length
+    return function restwellVersionHeaders(request, reply, payload, done) {
+      if (options.responseHeader !== false) reply.header(options.responseHeader, String(version))
+      const info = (request.raw as InfoHolder)[VERSION_INFO]
+      if (info !== undefined) {
+        if (options.accept) appendToken(reply, 'vary', 'Accept')
+        const type = reply.getHeader('content-type')
+        if (
+          info.accept &&
+          reply.statusCode < 400 &&
+          typeof type === 'string' &&
+          type.startsWith('application/json')
+        ) {
+          reply.header('content-type', mediaType + type.slice('application/json'.length))
+        }
+      }
+      if (retired !== undefined) {
+        reply.header('deprecation', retired.deprecation)
+        if (retired.sunset !== undefined) reply.header('sunset', retired.sunset)
+        if (retired.successor !== undefined) {
+          appendLink(
+            reply,
+            linkValue(
+              `/v${retired.successor}${request.url.slice(prefixLength)}`,
+              'successor-version',
+            ),
+          )
+        }
+        if (retired.policyLink !== undefined) appendLink(reply, retired.policyLink)
+      }
+      done(null, payload)
+    }
+  }
+
+  fastify.addHook('onRoute', (route) => {
+    const prefix = prefixVersion(route.url)
+    if (prefix === undefined) return
+    const version = prefix.version
+    if (options.versions !== undefined && !options.versions.has(version)) return
+    discovered.add(version)
+    const rest = route.url.slice(prefix.length)
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) twins.add(`${version} ${method} ${rest === '' ? '/' : rest}`)
+    if (route.config?.versioning === false) return
+    const hook = versionHeaders(version)
+    const existing = route.onSend
+    route.onSend =
+      existing === undefined
+        ? [hook]
+        : Array.isArray(existing)
+          ? [...existing, hook]
+          : [existing, hook]
+  })
+
+  fastify.addHook('onReady', async () => {
+    supportedList = [...(options.versions ?? discovered)].sort((a, b) => a - b)
+    defaultVersion = options.defaultVersion ?? supportedList[supportedList.length - 1]
+    if (defaultVersion !== undefined && !supported(defaultVersion)) {
+      throw new Error(
+        `@restwell/versioning: defaultVersion ${defaultVersion} has no /v${defaultVersion} routes; versions: ${supportedList.join(', ')}`,
+      )
+    }
+  })
+}
+
+/**
+ * API versioning before routing: routes live under `/v<N>` prefixes; a version carried by
+ * `Accept: application/vnd.api.v<N>+json` or `?version=<N>` reroutes an unprefixed request to
+ * that version's route; requests carrying none get the default version.
+ *
+ * @param versions Supported versions. [the `N` of every `/v<N>` route]
+ * @param defaultVersion Version for requests that carry none. [highest supported]
+ * @param carriers `{ prefix, accept, query }`, each switchable. [all on]
+ * @param queryParameter Query parameter carrying the version. [`version`]
+ * @param responseHeader Header stating the served version, or false. [`api-version`]
+ * @param routeToDefault Reroute an unprefixed path that matches no route to the default version. [true]
+ * @param moved Old path prefix → new path prefix (301 for GET/HEAD, 308 otherwise). [`{}`]
+ * @param retired Version → `{ deprecation, sunset?, successor?, link? }`. [`{}`]
+ * @example
+ * await app.register(restwellVersioning, { retired: { 1: { deprecation: '2025-01-01', successor: 2 } } })
+ * await app.register(async (v1) => { v1.get('/books', list) }, { prefix: '/v1' })
+ */
+export const restwellVersioning: FastifyPluginAsync<VersioningOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: '@restwell/versioning',
+})

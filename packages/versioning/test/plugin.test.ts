@@ -1,0 +1,523 @@
+import { restwellErrors } from '@restwell/errors'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import { test } from 'tap'
+import { restwellMethodOverride } from '@restwell/method-override'
+import { restwellMethods } from '@restwell/methods'
+import { restwellReroute } from '@restwell/reroute'
+import { reroutedFrom, restwellVersioning, type VersioningOptions } from '../src/index.js'
+
+const echo = (version: string) => async (request: FastifyRequest) => ({
+  served: version,
+  apiVersion: request.apiVersion ?? null,
+  method: request.method,
+  url: request.url,
+  query: request.query,
+  from: reroutedFrom(request) ?? null,
+})
+
+/** Books in v1 and v2, authors in v1 only, an unversioned /health and a /legacy with a v2 twin. */
+async function build(
+  options: VersioningOptions = {},
+  before?: (app: FastifyInstance) => Promise<void>,
+): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  if (before) await before(app)
+  await app.register(restwellVersioning, options)
+  await app.register(
+    async (v1) => {
+      v1.get('/books', echo('v1'))
+      v1.get('/books/:id', echo('v1'))
+      v1.post('/books', echo('v1'))
+      v1.get('/authors', echo('v1'))
+    },
+    { prefix: '/v1' },
+  )
+  await app.register(
+    async (v2) => {
+      v2.get('/books', echo('v2'))
+      v2.get('/books/:id', echo('v2'))
+      v2.delete('/books/:id', async (_request, reply) => reply.code(204).send())
+      v2.get('/legacy', echo('v2'))
+      v2.get('/linked', async (_request, reply) => {
+        reply.header('link', '</v2/linked?page=2>; rel="next"').header('vary', 'Origin')
+        return { ok: true }
+      })
+      v2.get('/quiet', { config: { versioning: false } }, echo('v2'))
+      v2.get('/', echo('v2 root'))
+    },
+    { prefix: '/v2' },
+  )
+  app.get('/health', echo('none'))
+  app.get('/legacy', echo('none'))
+  return app
+}
+
+test('URL prefix: /v<N>/ serves that version and states it', async (t) => {
+  const app = await build()
+  const res = await app.inject('/v1/books')
+  t.equal(res.statusCode, 200)
+  t.match(res.json(), { served: 'v1', apiVersion: 1, from: null })
+  t.equal(res.headers['api-version'], '1')
+  t.equal(res.headers.vary, undefined, 'the URL alone decides: no Vary')
+  t.match(res.headers['content-type'], /^application\/json/)
+})
+
+test('Accept: application/vnd.api.v<N>+json reroutes an unprefixed request to that version', async (t) => {
+  const app = await build()
+  const res = await app.inject({
+    url: '/books/3?x=1',
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.equal(res.statusCode, 200)
+  t.match(res.json(), { served: 'v1', apiVersion: 1, url: '/v1/books/3?x=1', query: { x: '1' } })
+  t.same(res.json().from, { method: 'GET', url: '/books/3?x=1', id: res.json().from.id })
+  t.equal(res.headers['content-type'], 'application/vnd.api.v1+json; charset=utf-8')
+  t.equal(res.headers['api-version'], '1')
+  t.equal(res.headers.vary, 'Accept')
+  const prefixed = await app.inject({
+    url: '/v2/books',
+    headers: { accept: 'Application/VND.api.v2+JSON' },
+  })
+  t.equal(prefixed.headers['content-type'], 'application/vnd.api.v2+json; charset=utf-8')
+  t.equal(prefixed.headers.vary, 'Accept', 'the header carried it: Vary')
+  const root = await app.inject({
+    url: '/?a=b',
+    headers: { accept: 'application/vnd.api.v2+json' },
+  })
+  t.match(root.json(), { served: 'v2 root', url: '/v2?a=b' })
+  const bare = await app.inject({ url: '/', headers: { accept: 'application/vnd.api.v2+json' } })
+  t.match(bare.json(), { served: 'v2 root', url: '/v2' })
+})
+
+test('Accept q-values: the best supported version wins; other types fall back to the default', async (t) => {
+  const app = await build()
+  const best = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v1+json;q=0.5, application/vnd.api.v2+json' },
+  })
+  t.equal(best.json().served, 'v2')
+  const tie = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v2+json;q=0.8, application/vnd.api.v1+json;q=0.8' },
+  })
+  t.equal(tie.json().served, 'v2', 'equal q: the higher version')
+  const fallback = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v9+json, application/json;q=0.1' },
+  })
+  t.equal(fallback.statusCode, 200)
+  t.equal(fallback.json().served, 'v2', 'v9 unknown but JSON acceptable: the default version')
+  t.match(fallback.headers['content-type'], /^application\/json/)
+  t.equal(fallback.headers.vary, 'Accept')
+  const badQ = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v1+json;q=2, application/vnd.api.v1+json;q=0.3' },
+  })
+  t.equal(badQ.json().served, 'v1', 'a malformed q skips that range only')
+  const plain = await app.inject({ url: '/books', headers: { accept: 'application/vnd.api+json' } })
+  t.equal(plain.json().served, 'v2', 'JSON:API media type is not a version carrier')
+})
+
+test('?version=<N> reroutes too, and is kept in the query', async (t) => {
+  const app = await build()
+  const res = await app.inject('/books?version=1')
+  t.match(res.json(), { served: 'v1', url: '/v1/books?version=1', query: { version: '1' } })
+  t.match(res.headers['content-type'], /^application\/json/)
+  const same = await app.inject('/v1/books?version=1&version=1')
+  t.equal(same.json().served, 'v1')
+})
+
+test('default version: an unprefixed path without a route is served by the default version', async (t) => {
+  const app = await build()
+  const res = await app.inject('/books/5')
+  t.match(res.json(), { served: 'v2', apiVersion: 2, url: '/v2/books/5' })
+  t.equal(res.headers['api-version'], '2')
+  t.equal(res.headers.vary, 'Accept', 'an unprefixed URL varies by Accept')
+  const chosen = await build({ defaultVersion: 1 })
+  t.equal((await chosen.inject('/books')).json().served, 'v1')
+  const off = await build({ routeToDefault: false })
+  t.equal((await off.inject('/books')).statusCode, 404)
+  const missing = await app.inject('/nothing-here')
+  t.equal(missing.statusCode, 404, 'the default version has no such route either: 404')
+})
+
+test('unversioned routes: served as registered; a version twin wins when one is asked for', async (t) => {
+  const app = await build()
+  const health = await app.inject({
+    url: '/health',
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.match(health.json(), { served: 'none', apiVersion: null, from: null })
+  t.equal(health.headers['api-version'], undefined)
+  t.equal((await app.inject('/legacy')).json().served, 'none', 'no carrier: the unprefixed route')
+  const twin = await app.inject('/legacy?version=2')
+  t.equal(twin.json().served, 'v2', 'asked for v2, and /v2/legacy exists')
+  t.equal(
+    (await app.inject('/legacy?version=1')).json().served,
+    'none',
+    'no /v1/legacy: unprefixed',
+  )
+  const unknown = await app.inject('/health?version=9')
+  t.equal(unknown.statusCode, 400, 'an unknown version is refused even on an unversioned route')
+})
+
+test('carriers that disagree: 400 CONFLICTING_VERSIONS, never a silent choice', async (t) => {
+  const app = await build()
+  const cases: [string, Record<string, string>, string][] = [
+    ['/v1/books?version=2', {}, 'querystring/version'],
+    ['/v1/books', { accept: 'application/vnd.api.v2+json' }, 'headers/accept'],
+    ['/books?version=1', { accept: 'application/vnd.api.v2+json' }, 'headers/accept'],
+    ['/books?version=1&version=2', {}, 'querystring/version'],
+    [
+      '/v1/books',
+      { accept: 'application/vnd.api.v1+json;q=0, application/json' },
+      'headers/accept',
+    ],
+  ]
+  for (const [url, headers, field] of cases) {
+    const res = await app.inject({ url, headers })
+    t.equal(res.statusCode, 400, url)
+    t.equal(res.json().error.code, 'CONFLICTING_VERSIONS')
+    t.equal(res.json().error.details[0].field, field)
+  }
+  const agree = await app.inject({
+    url: '/v1/books?version=1',
+    headers: { accept: 'application/vnd.api.v2+json, application/vnd.api.v1+json;q=0.2' },
+  })
+  t.equal(agree.statusCode, 200, 'Accept lists the pinned version: they agree')
+  t.equal(agree.headers['content-type'], 'application/vnd.api.v1+json; charset=utf-8')
+})
+
+test('unknown versions: 404 by prefix, 406 by Accept, 400 by query, naming the supported ones', async (t) => {
+  const app = await build()
+  const byPrefix = await app.inject('/v9/books')
+  t.equal(byPrefix.statusCode, 404)
+  t.equal(byPrefix.json().error.code, 'UNKNOWN_VERSION')
+  t.match(byPrefix.json().error.message, /supported versions: 1, 2/)
+  t.same(byPrefix.json().error.details[0].field, 'path/version')
+  const byAccept = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v9+json' },
+  })
+  t.equal(byAccept.statusCode, 406)
+  t.equal(byAccept.json().error.code, 'UNKNOWN_VERSION')
+  t.equal(byAccept.headers.accept, 'application/vnd.api.v1+json, application/vnd.api.v2+json')
+  const pinnedAccept = await app.inject({
+    url: '/v1/books',
+    headers: { accept: 'application/vnd.api.v9+json' },
+  })
+  t.equal(pinnedAccept.statusCode, 406)
+  const refused = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v2+json;q=0' },
+  })
+  t.equal(refused.statusCode, 406, 'every version refused')
+  for (const url of [
+    '/books?version=9',
+    '/books?version=abc',
+    '/books?version=01',
+    '/books?version',
+  ]) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 400, url)
+    t.equal(res.json().error.code, 'UNKNOWN_VERSION')
+    t.match(res.json().error.details[0], {
+      field: 'querystring/version',
+      message: 'supported versions: 1, 2',
+    })
+  }
+  const notVersion = await app.inject('/v01/books')
+  t.equal(notVersion.statusCode, 404)
+  t.equal(notVersion.json().error.code, 'NOT_FOUND', '/v01 is not a version prefix')
+})
+
+test('moved paths: 301 for GET and HEAD, 308 otherwise, query kept', async (t) => {
+  const app = await build({ moved: { '/v1/people': '/v2/persons/', '/v0': '/v1' } })
+  const get = await app.inject('/v1/people/3?x=1&y=2')
+  t.equal(get.statusCode, 301)
+  t.equal(get.headers.location, '/v2/persons/3?x=1&y=2')
+  const head = await app.inject({ method: 'HEAD', url: '/v1/people' })
+  t.equal(head.statusCode, 301)
+  t.equal(head.headers.location, '/v2/persons')
+  const post = await app.inject({ method: 'POST', url: '/v1/people' })
+  t.equal(post.statusCode, 308)
+  const retiredVersion = await app.inject('/v0/books?a=1')
+  t.equal(retiredVersion.statusCode, 301, 'a moved unknown version redirects instead of 404')
+  t.equal(retiredVersion.headers.location, '/v1/books?a=1')
+  const viaAccept = await app.inject({
+    url: '/people/7',
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.equal(viaAccept.statusCode, 301, 'rerouted to /v1/people/7, which moved')
+  t.equal(viaAccept.headers.location, '/v2/persons/7')
+  t.equal((await app.inject('/v1/peoples')).statusCode, 404, 'segment boundaries respected')
+  t.equal((await app.inject('/v1/books')).statusCode, 200)
+})
+
+test('an unprefixed moved path redirects instead of going to the default version', async (t) => {
+  const app = await build({ moved: { '/authors': '/v1/authors' } })
+  const res = await app.inject('/authors?sort=name')
+  t.equal(res.statusCode, 301)
+  t.equal(res.headers.location, '/v1/authors?sort=name')
+})
+
+test('retired versions: Deprecation (RFC 9745), Sunset (RFC 8594) and successor Link', async (t) => {
+  const app = await build({
+    retired: {
+      1: {
+        deprecation: '2024-01-01T00:00:00Z',
+        sunset: new Date(Date.UTC(2026, 11, 31)),
+        successor: 2,
+        link: 'https://example.com/deprecation',
+      },
+      2: { deprecation: new Date(Date.UTC(2030, 0, 1)) },
+    },
+  })
+  const res = await app.inject('/v1/books/1?x=1')
+  t.equal(res.headers.deprecation, '@1704067200')
+  t.equal(res.headers.sunset, 'Thu, 31 Dec 2026 00:00:00 GMT')
+  t.equal(
+    res.headers.link,
+    '</v2/books/1?x=1>; rel="successor-version", <https://example.com/deprecation>; rel="deprecation"',
+  )
+  const v2 = await app.inject('/v2/linked')
+  t.equal(v2.headers.deprecation, '@1893456000')
+  t.equal(v2.headers.sunset, undefined)
+  t.equal(v2.headers.link, '</v2/linked?page=2>; rel="next"', 'an existing Link is kept')
+  const viaAccept = await app.inject({
+    url: '/v2/linked',
+    headers: { accept: 'application/vnd.api.v2+json' },
+  })
+  t.equal(viaAccept.headers.vary, 'Origin, Accept', 'Vary is appended to')
+})
+
+test('options: carriers switch off, names change, versions and default are explicit', async (t) => {
+  const noPrefix = await build({ carriers: { prefix: false } })
+  t.equal((await noPrefix.inject('/v1/books')).statusCode, 404, 'clients may not use the prefix')
+  t.equal((await noPrefix.inject('/books?version=1')).json().served, 'v1')
+  t.equal((await noPrefix.inject('/health')).statusCode, 200)
+
+  const noAccept = await build({ carriers: { accept: false } })
+  const ignored = await noAccept.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.equal(ignored.json().served, 'v2')
+  t.equal(ignored.headers.vary, undefined, 'Accept never decides: no Vary')
+
+  const noQuery = await build({ carriers: { query: false } })
+  t.equal((await noQuery.inject('/books?version=1')).json().served, 'v2')
+
+  const named = await build({ queryParameter: 'api', responseHeader: 'X-Version' })
+  const res = await named.inject('/books?api=1&version=2')
+  t.equal(res.json().served, 'v1')
+  t.equal(res.headers['x-version'], '1')
+  t.equal(res.headers['api-version'], undefined)
+
+  const silent = await build({ responseHeader: false })
+  t.equal((await silent.inject('/v1/books')).headers['api-version'], undefined)
+
+  const only1 = await build({ versions: [1] })
+  const v2 = await only1.inject('/v2/books')
+  t.match(v2.json(), { served: 'v2', apiVersion: null }, '/v2 is not a version here, just a path')
+  t.equal(v2.headers['api-version'], undefined)
+  t.equal((await only1.inject('/books')).json().served, 'v1')
+  t.equal((await only1.inject('/books?version=2')).statusCode, 400)
+
+  const quiet = await build()
+  const q = await quiet.inject({
+    url: '/quiet',
+    headers: { accept: 'application/vnd.api.v2+json' },
+  })
+  t.equal(q.json().apiVersion, 2)
+  t.equal(q.headers['api-version'], undefined, 'config.versioning: false sends no version headers')
+})
+
+test('bad options and configurations are refused', async (t) => {
+  const bad: [VersioningOptions, RegExp][] = [
+    [{ versions: [1], defaultVersion: 2 }, /option "defaultVersion" must be one of versions/],
+    [
+      { retired: { 1: { deprecation: 'not a date' } } },
+      /option "retired.1.deprecation" is not a date/,
+    ],
+    [
+      { retired: { 1: { deprecation: '2024-01-01', sunset: 'later' } } },
+      /"retired.1.sunset" is not a date/,
+    ],
+    [{ moved: { 'no-slash': '/v2' } }, /option "moved.no-slash"/],
+    [{ retired: { v1: { deprecation: '2024-01-01' } } }, /option "retired.v1"/],
+    [{ carriers: { header: true } } as never, /option "carriers.header"/],
+  ]
+  for (const [options, message] of bad) {
+    const app = Fastify()
+    await t.rejects(async () => app.register(restwellVersioning, options), message)
+  }
+  await t.rejects(
+    build({ defaultVersion: 7 }).then((app) => app.ready()),
+    /defaultVersion 7 has no \/v7 routes/,
+  )
+  await t.rejects(
+    build({ moved: { '/v0': '/v1' } }, async (app) => {
+      await app.register(restwellMethods)
+    }),
+    /before @restwell\/methods/,
+  )
+  // The shared hook is early enough, but the moved-path hook would still run after 405s.
+  await t.rejects(
+    build({ moved: { '/v0': '/v1' } }, async (app) => {
+      await app.register(restwellReroute)
+      await app.register(restwellMethods)
+    }),
+    /@restwell\/versioning: register it before @restwell\/methods/,
+  )
+})
+
+test('no versioned routes at all: the plugin stays out of the way', async (t) => {
+  const app = Fastify()
+  await app.register(restwellVersioning)
+  app.get('/things', async (request) => ({ v: request.apiVersion ?? null }))
+  t.same((await app.inject('/things')).json(), { v: null })
+  t.equal((await app.inject('/other')).statusCode, 404)
+})
+
+test('override + versioning together: one reroute, then 405 with Allow', async (t) => {
+  const seen: string[] = []
+  const app = await build({}, async (app) => {
+    await app.register(restwellMethodOverride)
+  })
+  await app.register(restwellMethods)
+  app.addHook('onRequest', async (request) => {
+    seen.push(`${request.method} ${request.url}`)
+  })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/books/7?_method=DELETE&keep=1',
+    headers: { accept: 'application/vnd.api.v2+json' },
+  })
+  t.equal(res.statusCode, 204)
+  t.same(
+    seen,
+    ['DELETE /v2/books/7?keep=1'],
+    'hooks ran once, on the rerouted pass, with the final method',
+  )
+  const byQuery = await app.inject({ method: 'POST', url: '/books/7?version=2&_method=DELETE' })
+  t.equal(byQuery.statusCode, 204)
+  const notAllowed = await app.inject({
+    method: 'POST',
+    url: '/books/7?_method=DELETE',
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.equal(notAllowed.statusCode, 405, 'v1 books cannot be deleted')
+  t.equal(notAllowed.headers.allow, 'GET, HEAD, OPTIONS')
+  const viaDefault = await app.inject({ method: 'POST', url: '/books/7?_method=DELETE' })
+  t.equal(viaDefault.statusCode, 204, 'override, then the default version')
+})
+
+test('over a real socket: Accept reroute, query, redirect and errors', async (t) => {
+  const app = await build(
+    {
+      moved: { '/v1/people': '/v2/persons' },
+      retired: {
+        1: { deprecation: '2024-01-01T00:00:00Z', sunset: '2027-01-01T00:00:00Z', successor: 2 },
+      },
+    },
+    async (app) => {
+      await app.register(restwellMethodOverride)
+    },
+  )
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const accept = await fetch(`${base}/books/1`, {
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.equal(accept.status, 200)
+  t.equal(accept.headers.get('content-type'), 'application/vnd.api.v1+json; charset=utf-8')
+  t.equal(accept.headers.get('vary'), 'Accept')
+  t.equal(accept.headers.get('api-version'), '1')
+  t.equal(((await accept.json()) as { served: string }).served, 'v1')
+  const query = await fetch(`${base}/books?version=2`)
+  t.equal(((await query.json()) as { served: string }).served, 'v2')
+  const moved = await fetch(`${base}/v1/people/2?x=1`, { redirect: 'manual' })
+  t.equal(moved.status, 301)
+  t.equal(moved.headers.get('location'), '/v2/persons/2?x=1')
+  const both = await fetch(`${base}/books/3?_method=DELETE`, {
+    method: 'POST',
+    headers: { accept: 'application/vnd.api.v2+json' },
+  })
+  t.equal(both.status, 204)
+  const conflict = await fetch(`${base}/v1/books?version=2`)
+  t.equal(conflict.status, 400)
+  t.equal(
+    ((await conflict.json()) as { error: { code: string } }).error.code,
+    'CONFLICTING_VERSIONS',
+  )
+  const unknown = await fetch(`${base}/books`, {
+    headers: { accept: 'application/vnd.api.v7+json' },
+  })
+  t.equal(unknown.status, 406)
+  t.equal(unknown.headers.get('accept'), 'application/vnd.api.v1+json, application/vnd.api.v2+json')
+  const unknownPrefix = await fetch(`${base}/v7/books`)
+  t.equal(unknownPrefix.status, 404)
+  t.equal(
+    ((await unknownPrefix.json()) as { error: { code: string } }).error.code,
+    'UNKNOWN_VERSION',
+  )
+  const byDefault = await fetch(`${base}/books/4`)
+  t.equal(byDefault.headers.get('api-version'), '2')
+  t.match(await byDefault.json(), { served: 'v2', apiVersion: 2 })
+  const retired = await fetch(`${base}/v1/books/4`)
+  t.equal(retired.headers.get('deprecation'), '@1704067200')
+  t.equal(retired.headers.get('sunset'), 'Fri, 01 Jan 2027 00:00:00 GMT')
+  t.equal(retired.headers.get('link'), '</v2/books/4>; rel="successor-version"')
+})
+
+test('existing headers and route hooks are kept: Vary, Link lists, onSend hooks, method lists', async (t) => {
+  const app = Fastify()
+  await app.register(restwellVersioning, {
+    retired: { 3: { deprecation: '2024-01-01', successor: 4 } },
+  })
+  const marks: string[] = []
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/v3/pair',
+    onSend: async (_request, reply, payload) => {
+      marks.push('route hook')
+      reply.header('vary', 'accept')
+      return payload
+    },
+    handler: async (_request, reply) => {
+      reply.header('link', ['</a>; rel="a"', '</b>; rel="b"'])
+      return { ok: true }
+    },
+  })
+  app.get(
+    '/v3/star',
+    {
+      onSend: [
+        async (_request, reply, payload) => {
+          reply.header('vary', '*')
+          return payload
+        },
+      ],
+    },
+    async () => ({ ok: true }),
+  )
+  app.get('/v4', async (request) => ({ v: request.apiVersion }))
+  const pair = await app.inject({
+    method: 'POST',
+    url: '/v3/pair',
+    headers: { accept: 'application/vnd.api.v3+json' },
+  })
+  t.equal(pair.headers.vary, 'accept', 'no duplicate Accept in Vary')
+  t.equal(pair.headers.link, '</a>; rel="a", </b>; rel="b", </v4/pair>; rel="successor-version"')
+  t.same(marks, ['route hook'])
+  const star = await app.inject({
+    url: '/v3/star',
+    headers: { accept: 'application/vnd.api.v3+json' },
+  })
+  t.equal(star.headers.vary, '*')
+  const root = await app.inject({ url: '/', headers: { accept: 'application/vnd.api.v4+json' } })
+  t.same(root.json(), { v: 4 }, '/v4 is the twin of /')
+})

@@ -1,0 +1,199 @@
+import fc from 'fast-check'
+import { test } from 'tap'
+import {
+  bestVersion,
+  compileMoved,
+  deprecationValue,
+  linkValue,
+  MAX_ACCEPT_RANGES,
+  movedLocation,
+  parseAcceptVersions,
+  parseQuality,
+  parseVersionNumber,
+  prefixVersion,
+  sunsetValue,
+  toDate,
+  versionMediaType,
+} from '../src/index.js'
+
+test('parseVersionNumber takes canonical integers only', async (t) => {
+  t.equal(parseVersionNumber('0'), 0)
+  t.equal(parseVersionNumber('12'), 12)
+  t.equal(parseVersionNumber('999999999'), 999999999)
+  for (const bad of ['', '01', '1.0', '+1', '-1', 'v1', '1a', '1234567890', ' 1']) {
+    t.equal(parseVersionNumber(bad), undefined, JSON.stringify(bad))
+  }
+})
+
+test('prefixVersion reads a /v<N> first segment', async (t) => {
+  t.same(prefixVersion('/v1/books'), { version: 1, length: 3 })
+  t.same(prefixVersion('/v12'), { version: 12, length: 4 })
+  t.same(prefixVersion('/v2?x=1'), { version: 2, length: 3 })
+  for (const url of [
+    '/',
+    '/books',
+    '/vx/books',
+    '/v/books',
+    '/v1a/books',
+    '/v01/x',
+    '/V1/x',
+    '/v12345678901/x',
+    '',
+  ]) {
+    t.equal(prefixVersion(url), undefined, url)
+  }
+})
+
+test('parseQuality follows the qvalue grammar', async (t) => {
+  for (const [text, q] of [
+    ['0', 0],
+    ['1', 1],
+    ['0.5', 0.5],
+    ['0.125', 0.125],
+    ['1.000', 1],
+    ['1.', 1],
+    ['0.', 0],
+  ] as const) {
+    t.equal(parseQuality(text), q, text)
+  }
+  for (const bad of ['', '2', '1.5', '0.1234', '.5', 'a', '0,5', '1.001']) {
+    t.equal(parseQuality(bad), undefined, bad)
+  }
+})
+
+test('parseAcceptVersions reads versions, qualities and other types', async (t) => {
+  t.same(parseAcceptVersions('application/vnd.api.v2+json'), {
+    versions: [{ version: 2, q: 1 }],
+    other: false,
+  })
+  t.same(parseAcceptVersions(' Application/VND.API.V1+JSON ; Q=0.5 ; level=1 , */*;q=0'), {
+    versions: [{ version: 1, q: 0.5 }],
+    other: false,
+  })
+  t.same(parseAcceptVersions('text/html, application/vnd.api.vx+json, ,;q=1'), {
+    versions: [],
+    other: true,
+  })
+  t.same(parseAcceptVersions('application/vnd.api.v1+json;q=bad'), { versions: [], other: false })
+  t.same(parseAcceptVersions(''), { versions: [], other: false })
+  const many = Array.from({ length: MAX_ACCEPT_RANGES + 10 }, () => versionMediaType(1)).join(',')
+  t.equal(parseAcceptVersions(many).versions.length, MAX_ACCEPT_RANGES)
+})
+
+test('bestVersion: highest q, then highest version, among supported with q > 0', async (t) => {
+  const supported = (v: number): boolean => v === 1 || v === 2
+  t.equal(
+    bestVersion(
+      [
+        { version: 1, q: 0.9 },
+        { version: 2, q: 0.5 },
+      ],
+      supported,
+    ),
+    1,
+  )
+  t.equal(
+    bestVersion(
+      [
+        { version: 1, q: 0.5 },
+        { version: 2, q: 0.5 },
+      ],
+      supported,
+    ),
+    2,
+  )
+  t.equal(
+    bestVersion(
+      [
+        { version: 2, q: 0.5 },
+        { version: 1, q: 0.5 },
+      ],
+      supported,
+    ),
+    2,
+  )
+  t.equal(
+    bestVersion(
+      [
+        { version: 9, q: 1 },
+        { version: 2, q: 0 },
+      ],
+      supported,
+    ),
+    undefined,
+  )
+  t.equal(bestVersion([], supported), undefined)
+})
+
+test('property: Accept parsing never throws and stays bounded', async (t) => {
+  const piece = fc.constantFrom(
+    'application/vnd.api.v',
+    '1',
+    '0',
+    '+json',
+    ';',
+    'q=',
+    '0.5',
+    ',',
+    ' ',
+    '*/*',
+    'x',
+  )
+  const header = fc.oneof(
+    fc.string({ maxLength: 200 }),
+    fc.array(piece, { maxLength: 80 }).map((p) => p.join('')),
+  )
+  fc.assert(
+    fc.property(header, (h) => {
+      const parsed = parseAcceptVersions(h)
+      return (
+        parsed.versions.length <= MAX_ACCEPT_RANGES &&
+        parsed.versions.every((v) => Number.isInteger(v.version) && v.q >= 0 && v.q <= 1)
+      )
+    }),
+  )
+  fc.assert(
+    fc.property(fc.string({ maxLength: 30 }), (s) => {
+      const v = prefixVersion(s)
+      const n = parseVersionNumber(s)
+      const q = parseQuality(s)
+      return (
+        (v === undefined || s.startsWith(`/v${v.version}`)) &&
+        (n === undefined || String(n) === s) &&
+        (q === undefined || (q >= 0 && q <= 1))
+      )
+    }),
+  )
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 999_999_999 }), (n) => {
+      const parsed = parseAcceptVersions(versionMediaType(n))
+      return parseVersionNumber(String(n)) === n && parsed.versions[0]?.version === n
+    }),
+  )
+  t.pass('properties held')
+})
+
+test('moved paths match at segment boundaries, longest first', async (t) => {
+  const moved = compileMoved({ '/v1/a': '/v2/b/', '/v1/a/c': '/v3/c', '/v1': '/v2' })
+  t.equal(movedLocation(moved, '/v1/a'), '/v2/b')
+  t.equal(movedLocation(moved, '/v1/a/7'), '/v2/b/7')
+  t.equal(movedLocation(moved, '/v1/a/c/1'), '/v3/c/1')
+  t.equal(movedLocation(moved, '/v1/x'), '/v2/x')
+  t.equal(movedLocation(moved, '/v10/x'), undefined)
+  t.equal(
+    movedLocation(compileMoved({ '/': '/v2' }), '/x'),
+    undefined,
+    'the root moves only itself',
+  )
+  t.equal(movedLocation(compileMoved({ '/': '/v2' }), '/'), '/v2')
+})
+
+test('lifecycle header values', async (t) => {
+  const date = new Date(Date.UTC(2024, 0, 1))
+  t.equal(deprecationValue(date), '@1704067200')
+  t.equal(sunsetValue(date), 'Mon, 01 Jan 2024 00:00:00 GMT')
+  t.equal(toDate('2024-01-01T00:00:00Z')?.getTime(), date.getTime())
+  t.equal(toDate(date), date)
+  t.equal(toDate('nope'), undefined)
+  t.equal(linkValue('/v2/x', 'successor-version'), '</v2/x>; rel="successor-version"')
+})
