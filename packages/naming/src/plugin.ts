@@ -1,0 +1,68 @@
+/** The `@restwell/naming` plugin: every route's path checked against the naming rules when registered. */
+import { validateOptions } from '@restwell/errors'
+import type { FastifyPluginAsync } from 'fastify'
+import fp from 'fastify-plugin'
+import { type NamingOptions, NamingOptionsSchema, resolveNamingOptions } from './options.js'
+import { checkRouteName, isExcluded, type NamingViolation } from './rules.js'
+
+/** Thrown in `error` mode when a route breaks a naming rule. */
+export class NamingError extends Error {
+  override readonly name: string = 'NamingError'
+  readonly code: string = 'RESTWELL_ROUTE_NAMING'
+  /** The route's path as registered. */
+  readonly route: string
+  readonly violations: readonly NamingViolation[]
+
+  constructor(route: string, violations: readonly NamingViolation[]) {
+    super(
+      `@restwell/naming: route ${route} breaks ${violations
+        .map((v) => `"${v.rule}": ${v.message}`)
+        .join('; ')}`,
+    )
+    this.route = route
+    this.violations = violations
+  }
+}
+
+const plugin: FastifyPluginAsync<NamingOptions> = async (fastify, rawOptions) => {
+  const options = resolveNamingOptions(
+    validateOptions('@restwell/naming', NamingOptionsSchema, rawOptions),
+  )
+  if (options.mode === 'off') return
+  /** Each path is checked once, whatever its methods (GET, the HEAD Fastify adds, ...). */
+  const checked = new Set<string>()
+
+  fastify.addHook('onRoute', (route) => {
+    if (route.config?.naming === false) return
+    const url = route.url
+    if (checked.has(url) || isExcluded(url, options)) return
+    checked.add(url)
+    const violations = checkRouteName(url, options)
+    if (violations.length === 0) return
+    if (options.mode === 'error') throw new NamingError(url, violations)
+    for (const violation of violations) {
+      fastify.log.warn(
+        { route: url, rule: violation.rule, segment: violation.segment },
+        `@restwell/naming: route ${url} breaks "${violation.rule}": ${violation.message}`,
+      )
+    }
+  })
+}
+
+/**
+ * Checks every route registered after it against the naming rules of spec part 2, and warns
+ * (or fails registration) naming the route and the rule.
+ *
+ * @param mode `warn`, `error` or `off`. [`warn`]
+ * @param maxDepth Most collections in a path. [3]
+ * @param prefixes Leading prefixes that are not resource names (`/api`). [`[]`]
+ * @param exclude Path prefixes not checked (`/docs`). [`[]`]
+ * @param versionPrefix Ignore a leading `/v<N>`. [true]
+ * @param allow Collection names accepted as they are (`me`, `search`). [`[]`]
+ * @example
+ * await app.register(restwellNaming, { mode: 'error', prefixes: ['/api'] })
+ */
+export const restwellNaming: FastifyPluginAsync<NamingOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: '@restwell/naming',
+})
