@@ -1,0 +1,42 @@
+/** HTTPS enforcement: is a request secure, and where its https:// twin lives. */
+import type { FastifyRequest } from 'fastify'
+
+/** Safe methods (RFC 9110 §9.2.1): redirected to https with 308; the others are refused. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** A Host value we may echo into a Location: reg-name or IPv4 or `[IPv6]`, optional port. */
+const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/
+
+/**
+ * True when the request came over TLS: the socket is encrypted or, only when the proxy is
+ * trusted, the first `X-Forwarded-Proto` value (the one the client-facing proxy saw) is https.
+ */
+export function isSecure(request: FastifyRequest, trustProxy: boolean): boolean {
+  const socket = request.raw.socket as { encrypted?: unknown } | undefined
+  if (socket?.encrypted === true) return true
+  if (!trustProxy) return false
+  const forwarded = request.headers['x-forwarded-proto']
+  if (typeof forwarded !== 'string') return false
+  const comma = forwarded.indexOf(',')
+  const first = (comma === -1 ? forwarded : forwarded.slice(0, comma)).trim()
+  return first.length === 5 && first.toLowerCase() === 'https'
+}
+
+/**
+ * The https URL with the same host, path and query, or undefined when there is no safe host
+ * to name (no `Host`, or one that is not a plain host[:port]) or the target is not a path.
+ * The default port `:80` is dropped; `fixedHost` (option `https.host`) replaces the Host header.
+ */
+export function httpsLocation(
+  request: FastifyRequest,
+  fixedHost: string | undefined,
+): string | undefined {
+  const url = request.url
+  if (url.charCodeAt(0) !== 0x2f) return undefined
+  let host = fixedHost ?? request.headers.host
+  if (typeof host !== 'string' || !HOST.test(host)) return undefined
+  if (host.endsWith(':80')) host = host.slice(0, -3)
+  return `https://${host}${url}`
+}
+
+export { HOST as HOST_PATTERN }

@@ -1,0 +1,215 @@
+/** The `@restwell/auth` plugin: Bearer credentials (RFC 6750), scopes, HTTPS enforcement. */
+import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import { countAuthorizationLines, parseAuthorization } from './authorization.js'
+import { formatChallenge } from './challenge.js'
+import { httpsLocation, isSecure, SAFE_METHODS } from './https.js'
+import { isInvalidTokenError } from './invalid-token.js'
+import {
+  type AuthOptions,
+  AuthOptionsSchema,
+  type ResolvedRequirement,
+  RequirementSchema,
+  type RouteAuthConfig,
+  resolveAuthOptions,
+  resolveRequirement,
+} from './options.js'
+
+/** Set in the config of every route `onRoute` saw, so the root hook leaves it to its own hook. */
+const SEEN: unique symbol = Symbol('restwell.auth.seen')
+const PLUGIN = '@restwell/auth'
+const DEFAULT_INVALID = 'The access token is invalid or has expired'
+/** Unknown paths require a valid token and nothing more. */
+const ANY_VALID_TOKEN: ResolvedRequirement = { scopes: [], allow: undefined, optional: false }
+
+type RouteConfig = { auth?: RouteAuthConfig<unknown>; [SEEN]?: true } & Record<string, unknown>
+
+/** A CORS preflight: never asks for credentials (browsers send none with it). */
+function isPreflight(request: FastifyRequest): boolean {
+  return (
+    request.method === 'OPTIONS' &&
+    request.headers.origin !== undefined &&
+    request.headers['access-control-request-method'] !== undefined
+  )
+}
+
+const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
+  const options = resolveAuthOptions(
+    validateOptions(PLUGIN, AuthOptionsSchema, rawOptions) as unknown as AuthOptions<unknown>,
+  )
+  const { realm, verify, scopesOf } = options
+
+  fastify.decorateRequest('principal', undefined)
+
+  const missingHeaders = { 'www-authenticate': formatChallenge({ realm }) }
+
+  function missingCredentials(): HttpError {
+    return httpErrors.unauthorized(
+      'Authentication required: send a Bearer token in the Authorization header',
+      { code: ErrorCode.MISSING_CREDENTIALS, headers: missingHeaders },
+    )
+  }
+
+  function malformed(reason: string): HttpError {
+    return httpErrors.badRequest(`Malformed Authorization header: ${reason}`, {
+      code: ErrorCode.MALFORMED_CREDENTIALS,
+      headers: {
+        'www-authenticate': formatChallenge({
+          realm,
+          error: 'invalid_request',
+          description: reason,
+        }),
+      },
+    })
+  }
+
+  function invalidToken(description: string): HttpError {
+    return httpErrors.unauthorized(description, {
+      code: ErrorCode.INVALID_TOKEN,
+      headers: {
+        'www-authenticate': formatChallenge({ realm, error: 'invalid_token', description }),
+      },
+    })
+  }
+
+  function insufficient(requirement: ResolvedRequirement, message: string): HttpError {
+    return httpErrors.forbidden(message, {
+      code: ErrorCode.INSUFFICIENT_SCOPE,
+      headers: {
+        'www-authenticate': formatChallenge({
+          realm,
+          error: 'insufficient_scope',
+          description: message,
+          scopes: requirement.scopes,
+        }),
+      },
+    })
+  }
+
+  /** Authenticates, then authorizes, the request against one requirement; throws the HttpError. */
+  async function guard(request: FastifyRequest, requirement: ResolvedRequirement): Promise<void> {
+    if (isPreflight(request)) return
+    const header = request.headers.authorization
+    const parsed = parseAuthorization(header)
+    if (parsed.kind === 'malformed') throw malformed(parsed.reason)
+    if (parsed.kind !== 'none' && countAuthorizationLines(request.raw.rawHeaders) > 1) {
+      throw malformed('several Authorization headers')
+    }
+    if (parsed.kind !== 'bearer') {
+      if (requirement.optional) return
+      throw missingCredentials()
+    }
+    let principal: unknown
+    try {
+      principal = await verify(parsed.token, request)
+    } catch (error) {
+      if (isInvalidTokenError(error)) throw invalidToken(error.message || DEFAULT_INVALID)
+      throw error
+    }
+    if (principal === null || principal === undefined || principal === false) {
+      throw invalidToken(DEFAULT_INVALID)
+    }
+    request.principal = principal as FastifyRequest['principal']
+    if (requirement.scopes.length > 0) {
+      const held = new Set(scopesOf(principal) ?? [])
+      const lacking = requirement.scopes.filter((scope) => !held.has(scope))
+      if (lacking.length > 0) {
+        throw insufficient(
+          requirement,
+          `Insufficient scope: requires ${requirement.scopes.join(' ')}`,
+        )
+      }
+    }
+    if (requirement.allow !== undefined && (await requirement.allow(principal, request)) !== true) {
+      throw insufficient(requirement, 'The credentials do not permit this request')
+    }
+  }
+
+  function routeGuard(requirement: ResolvedRequirement): onRequestHookHandler {
+    return function restwellAuth(request, _reply, done) {
+      guard(request, requirement).then(() => done(), done)
+    }
+  }
+
+  /** The route's requirement; null for a public route. Throws on an invalid `config.auth`. */
+  function requirementOf(
+    config: RouteConfig | undefined,
+    route: string,
+  ): ResolvedRequirement | null {
+    const auth = config?.auth
+    if (auth === false) return null
+    if (auth === undefined) return options.defaultProtected ? options.requirement : null
+    if (auth === true) return options.requirement
+    validateOptions(`${PLUGIN}: route ${route} config.auth`, RequirementSchema, auth)
+    return resolveRequirement(auth, options.requirement)
+  }
+
+  fastify.addHook('onRoute', (route) => {
+    const config = route.config as RouteConfig | undefined
+    const requirement = requirementOf(config, `${String(route.method)} ${route.url}`)
+    route.config = { ...config, [SEEN]: true } as typeof route.config
+    if (requirement === null) return
+    const own = route.onRequest
+    const hook = routeGuard(requirement)
+    route.onRequest = own === undefined ? [hook] : [hook, ...(Array.isArray(own) ? own : [own])]
+  })
+
+  // Routes added at the root before this plugin loaded never reached onRoute: the root hook
+  // decides for them, once per route (cached by the route's config object).
+  const earlierRoutes = !fastify.printRoutes().includes('(empty tree)')
+  const { httpsRequired, hideRoutes, trustProxy, httpsHost } = options
+  if (!earlierRoutes && !hideRoutes && !httpsRequired) return
+  const earlier = new WeakMap<object, ResolvedRequirement | null>()
+
+  function refuseInsecure(request: FastifyRequest, reply: FastifyReply): HttpError | undefined {
+    const location = SAFE_METHODS.has(request.method)
+      ? httpsLocation(request, httpsHost)
+      : undefined
+    if (location === undefined) {
+      return httpErrors.forbidden(
+        'This API is served over HTTPS only: repeat the request with https://',
+        {
+          code: ErrorCode.HTTPS_REQUIRED,
+        },
+      )
+    }
+    reply.code(308).header('location', location).send()
+    return undefined
+  }
+
+  fastify.addHook('onRequest', function restwellAuthRoot(request, reply, done) {
+    if (httpsRequired && !isSecure(request, trustProxy)) {
+      const refusal = refuseInsecure(request, reply)
+      if (refusal !== undefined) done(refusal)
+      return
+    }
+    let requirement: ResolvedRequirement | null
+    if (request.is404) {
+      requirement = hideRoutes ? ANY_VALID_TOKEN : null
+    } else {
+      if (!earlierRoutes) return done()
+      const config = request.routeOptions.config as unknown as RouteConfig
+      if (config[SEEN] === true) return done()
+      let cached = earlier.get(config)
+      if (cached === undefined) {
+        cached = requirementOf(config, `${request.method} ${config.url as string}`)
+        earlier.set(config, cached)
+      }
+      requirement = cached
+    }
+    if (requirement === null) return done()
+    guard(request, requirement).then(() => done(), done)
+  })
+}
+
+/** The `@restwell/auth` plugin. */
+export const restwellAuth: FastifyPluginAsync<AuthOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: '@restwell/auth',
+})

@@ -1,0 +1,526 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { request as httpsRequest } from 'node:https'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import cors from '@fastify/cors'
+import { httpErrors, restwellErrors } from '@restwell/errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { test } from 'tap'
+import { type AuthOptions, InvalidTokenError, restwellAuth } from '../src/index.js'
+
+interface User {
+  id: string
+  scopes?: string[]
+  scope?: string
+}
+
+const USERS: Record<string, User> = {
+  alice: { id: 'alice', scopes: ['books:read', 'books:write'] },
+  bob: { id: 'bob', scopes: ['books:read'] },
+  carol: { id: 'carol', scope: 'books:read  admin' },
+  dave: { id: 'dave' },
+}
+
+async function verify(token: string): Promise<User | null> {
+  if (token === 'expired') throw new InvalidTokenError('The access token expired')
+  if (token === 'revoked') throw new InvalidTokenError('')
+  if (token === 'crash') throw new Error('db password hunter2')
+  if (token === 'down')
+    throw httpErrors.serviceUnavailable('IdP down', { headers: { 'retry-after': 5 } })
+  if (token === 'false') return false as unknown as null
+  return USERS[token] ?? null
+}
+
+const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
+
+async function build(
+  options: Partial<AuthOptions> = {},
+  routes?: (app: FastifyInstance) => void,
+): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellAuth, { verify, ...options })
+  app.get('/books', async (request) => ({ principal: request.principal ?? null }))
+  app.post('/books', { config: { auth: { scopes: ['books:write'] } } }, async () => 'created')
+  app.get('/health', { config: { auth: false } }, async (request) => ({
+    ok: true,
+    principal: request.principal ?? null,
+  }))
+  app.get('/admin', { config: { auth: { scopes: ['admin'] } } }, async () => 'admin')
+  app.get(
+    '/own/:id',
+    {
+      config: {
+        auth: {
+          allow: async (principal, request) =>
+            (principal as User).id === (request.params as { id: string }).id,
+        },
+      },
+    },
+    async () => 'mine',
+  )
+  app.get('/maybe', { config: { auth: { optional: true } } }, async (request) => ({
+    principal: request.principal ?? null,
+  }))
+  app.get('/marked', { config: { auth: true } }, async () => 'marked')
+  routes?.(app)
+  await app.ready()
+  return app
+}
+
+test('missing credentials: 401, WWW-Authenticate without error, JSON error body', async (t) => {
+  const app = await build()
+  const res = await app.inject({ url: '/books' })
+  t.equal(res.statusCode, 401)
+  t.equal(res.headers['www-authenticate'], 'Bearer realm="api"')
+  t.match(res.headers['content-type'], /^application\/json/)
+  t.equal(res.json().error.code, 'MISSING_CREDENTIALS')
+  const basic = await app.inject({ url: '/books', headers: { authorization: 'Basic dTpw' } })
+  t.equal(basic.statusCode, 401, 'an unsupported scheme is treated as no credentials')
+  t.equal(basic.headers['www-authenticate'], 'Bearer realm="api"')
+})
+
+test('malformed Authorization: 400 invalid_request', async (t) => {
+  const app = await build()
+  for (const authorization of ['Bearer', 'Bearer a b', 'Bearer a,Bearer b', '=x']) {
+    const res = await app.inject({ url: '/books', headers: { authorization } })
+    t.equal(res.statusCode, 400, authorization)
+    t.match(
+      res.headers['www-authenticate'],
+      /^Bearer realm="api", error="invalid_request", error_description="[^"]+"$/,
+    )
+    t.equal(res.json().error.code, 'MALFORMED_CREDENTIALS')
+  }
+})
+
+test('several Authorization lines on the wire: 400 invalid_request', async (t) => {
+  const app = await build()
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(
+        'GET /books HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice\r\nAuthorization: Bearer bob\r\nConnection: close\r\n\r\n',
+      )
+    })
+    let data = ''
+    socket.on('data', (chunk) => {
+      data += chunk.toString()
+    })
+    socket.on('end', () => resolve(data))
+    socket.on('error', reject)
+  })
+  t.match(raw, /^HTTP\/1\.1 400/)
+  t.match(
+    raw,
+    /www-authenticate: Bearer realm="api", error="invalid_request", error_description="several Authorization headers"/i,
+  )
+})
+
+test('invalid or expired token: 401 invalid_token with a description', async (t) => {
+  const app = await build()
+  const unknown = await app.inject({ url: '/books', headers: bearer('nobody') })
+  t.equal(unknown.statusCode, 401)
+  t.equal(
+    unknown.headers['www-authenticate'],
+    'Bearer realm="api", error="invalid_token", error_description="The access token is invalid or has expired"',
+  )
+  t.equal(unknown.json().error.code, 'INVALID_TOKEN')
+  const expired = await app.inject({ url: '/books', headers: bearer('expired') })
+  t.equal(expired.statusCode, 401)
+  t.match(expired.headers['www-authenticate'], /error_description="The access token expired"/)
+  t.equal(expired.json().error.message, 'The access token expired')
+  const revoked = await app.inject({ url: '/books', headers: bearer('revoked') })
+  t.match(revoked.headers['www-authenticate'], /error_description="The access token is invalid/)
+  const no = await app.inject({ url: '/books', headers: bearer('false') })
+  t.equal(no.statusCode, 401)
+})
+
+test('a verify that throws is a server fault; an HttpError it throws is sent as is', async (t) => {
+  const app = await build()
+  const crash = await app.inject({ url: '/books', headers: bearer('crash') })
+  t.equal(crash.statusCode, 500)
+  t.notMatch(crash.body, /hunter2/)
+  t.equal(crash.headers['www-authenticate'], undefined)
+  const down = await app.inject({ url: '/books', headers: bearer('down') })
+  t.equal(down.statusCode, 503)
+  t.equal(down.headers['retry-after'], '5')
+})
+
+test('a valid token: the principal reaches the handler', async (t) => {
+  const app = await build()
+  const res = await app.inject({ url: '/books', headers: bearer('alice') })
+  t.equal(res.statusCode, 200)
+  t.same(res.json().principal, USERS.alice)
+  const head = await app.inject({ method: 'HEAD', url: '/books' })
+  t.equal(head.statusCode, 401, 'the automatic HEAD route is protected too')
+  t.equal((await app.inject({ url: '/marked', headers: bearer('dave') })).statusCode, 200)
+})
+
+test('scopes: all required; missing ones → 403 insufficient_scope naming the scopes', async (t) => {
+  const app = await build()
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/books', headers: bearer('alice') })).statusCode,
+    200,
+  )
+  const bob = await app.inject({ method: 'POST', url: '/books', headers: bearer('bob') })
+  t.equal(bob.statusCode, 403)
+  t.equal(bob.json().error.code, 'INSUFFICIENT_SCOPE')
+  t.equal(
+    bob.headers['www-authenticate'],
+    'Bearer realm="api", error="insufficient_scope", error_description="Insufficient scope: requires books:write", scope="books:write"',
+  )
+  t.equal(
+    (await app.inject({ url: '/admin', headers: bearer('carol') })).statusCode,
+    200,
+    'space-separated scope claim',
+  )
+  t.equal(
+    (await app.inject({ url: '/admin', headers: bearer('dave') })).statusCode,
+    403,
+    'no scopes at all',
+  )
+})
+
+test('allow predicate: false → 403 without a scope attribute', async (t) => {
+  const app = await build()
+  t.equal((await app.inject({ url: '/own/bob', headers: bearer('bob') })).statusCode, 200)
+  const res = await app.inject({ url: '/own/alice', headers: bearer('bob') })
+  t.equal(res.statusCode, 403)
+  t.equal(
+    res.headers['www-authenticate'],
+    'Bearer realm="api", error="insufficient_scope", error_description="The credentials do not permit this request"',
+  )
+})
+
+test('public routes and optional credentials', async (t) => {
+  const app = await build()
+  const health = await app.inject({ url: '/health', headers: { authorization: 'garbage here' } })
+  t.equal(health.statusCode, 200, 'a public route never reads the header')
+  t.same(health.json(), { ok: true, principal: null })
+  t.same((await app.inject({ url: '/maybe' })).json(), { principal: null })
+  t.same((await app.inject({ url: '/maybe', headers: { authorization: 'Basic x' } })).json(), {
+    principal: null,
+  })
+  t.same((await app.inject({ url: '/maybe', headers: bearer('bob') })).json(), {
+    principal: USERS.bob,
+  })
+  t.equal((await app.inject({ url: '/maybe', headers: bearer('nobody') })).statusCode, 401)
+  t.equal(
+    (await app.inject({ url: '/maybe', headers: { authorization: 'Bearer' } })).statusCode,
+    400,
+  )
+})
+
+test('defaultProtected: false leaves unmarked routes public', async (t) => {
+  const app = await build({ defaultProtected: false })
+  t.equal((await app.inject({ url: '/books' })).statusCode, 200)
+  t.equal((await app.inject({ url: '/marked' })).statusCode, 401)
+  t.equal((await app.inject({ url: '/admin', headers: bearer('bob') })).statusCode, 403)
+  t.equal(
+    (await app.inject({ url: '/nowhere' })).statusCode,
+    404,
+    'hideRoutes follows defaultProtected',
+  )
+})
+
+test('plugin-wide requirement, overridden field by field by the route', async (t) => {
+  const app = await build({
+    requirement: { scopes: ['books:read'], allow: (p) => (p as User).id !== 'carol' },
+    scopesOf: (p) => (p as User).scopes,
+    realm: 'library',
+  })
+  t.equal((await app.inject({ url: '/books', headers: bearer('bob') })).statusCode, 200)
+  const dave = await app.inject({ url: '/books', headers: bearer('dave') })
+  t.equal(dave.statusCode, 403)
+  t.match(
+    dave.headers['www-authenticate'],
+    /^Bearer realm="library", error="insufficient_scope".*scope="books:read"$/,
+  )
+  t.equal(
+    (await app.inject({ url: '/books', headers: bearer('carol') })).statusCode,
+    403,
+    'custom scopesOf ignores `scope`',
+  )
+  t.equal(
+    (await app.inject({ url: '/own/carol', headers: bearer('carol') })).statusCode,
+    403,
+    'default scopes still apply',
+  )
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/books', headers: bearer('alice') })).statusCode,
+    200,
+  )
+})
+
+test('unknown paths require credentials before answering 404 (hideRoutes)', async (t) => {
+  const app = await build()
+  const anon = await app.inject({ url: '/secret-admin-panel' })
+  t.equal(anon.statusCode, 401)
+  t.equal(anon.headers['www-authenticate'], 'Bearer realm="api"')
+  t.equal(
+    (await app.inject({ url: '/secret-admin-panel', headers: bearer('dave') })).statusCode,
+    404,
+  )
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/books' })).statusCode,
+    401,
+    'a 405 candidate too',
+  )
+  const open = await build({ hideRoutes: false })
+  t.equal((await open.inject({ url: '/secret-admin-panel' })).statusCode, 404)
+})
+
+test('CORS preflights never require credentials', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(cors, { origin: 'https://app.example' })
+  await app.register(restwellAuth, { verify })
+  app.get('/books', async () => 'books')
+  const preflight = {
+    method: 'OPTIONS' as const,
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+  }
+  const res = await app.inject({ ...preflight, url: '/books' })
+  t.equal(res.statusCode, 204)
+  t.equal(res.headers['access-control-allow-origin'], 'https://app.example')
+  const actual = await app.inject({ url: '/books', headers: { origin: 'https://app.example' } })
+  t.equal(actual.statusCode, 401)
+  t.equal(
+    actual.headers['access-control-allow-origin'],
+    'https://app.example',
+    'the 401 is readable by the page',
+  )
+  const bare = Fastify()
+  await bare.register(restwellAuth, { verify })
+  bare.options('/x', async () => 'options')
+  t.equal((await bare.inject({ ...preflight, url: '/x' })).statusCode, 200)
+  t.equal(
+    (await bare.inject({ ...preflight, url: '/unknown' })).statusCode,
+    404,
+    'not on unknown paths either',
+  )
+  t.equal(
+    (
+      await bare.inject({
+        method: 'OPTIONS',
+        url: '/x',
+        headers: { origin: 'https://app.example' },
+      })
+    ).statusCode,
+    401,
+  )
+})
+
+test('routes registered before the plugin are covered too', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  app.get('/early', async (request) => ({ principal: request.principal ?? null }))
+  app.get('/early-public', { config: { auth: false } }, async () => 'public')
+  app.get('/early-scoped', { config: { auth: { scopes: ['admin'] } } }, async () => 'admin')
+  app.get('/early-broken', { config: { auth: { scopes: ['bad scope'] } } }, async () => 'never')
+  await app.register(restwellAuth, { verify })
+  app.get('/late', async () => 'late')
+  for (let i = 0; i < 2; i++) {
+    t.equal((await app.inject({ url: '/early' })).statusCode, 401)
+    t.same((await app.inject({ url: '/early', headers: bearer('bob') })).json(), {
+      principal: USERS.bob,
+    })
+    t.equal((await app.inject({ url: '/early-public' })).statusCode, 200)
+    t.equal((await app.inject({ url: '/early-scoped', headers: bearer('bob') })).statusCode, 403)
+    t.equal((await app.inject({ url: '/late' })).statusCode, 401)
+  }
+  t.equal(
+    (await app.inject({ url: '/early-broken', headers: bearer('bob') })).statusCode,
+    500,
+    'fails closed',
+  )
+})
+
+test("the route's own onRequest hooks run after authentication", async (t) => {
+  const seen: unknown[] = []
+  const app = await build({}, (app) => {
+    app.get(
+      '/hook-fn',
+      { onRequest: async (request) => void seen.push(request.principal) },
+      async () => 'fn',
+    )
+    app.get(
+      '/hook-array',
+      { config: { auth: false }, onRequest: [async () => void seen.push('public')] },
+      async () => 'arr',
+    )
+    app.get(
+      '/hook-array-protected',
+      { onRequest: [async (request) => void seen.push((request.principal as User).id)] },
+      async () => 'arr',
+    )
+  })
+  t.equal((await app.inject({ url: '/hook-fn' })).statusCode, 401)
+  t.same(seen, [], 'not reached without credentials')
+  await app.inject({ url: '/hook-fn', headers: bearer('bob') })
+  await app.inject({ url: '/hook-array' })
+  await app.inject({ url: '/hook-array-protected', headers: bearer('dave') })
+  t.same(seen, [USERS.bob, 'public', 'dave'])
+})
+
+test('an invalid config.auth is refused when the route is registered', async (t) => {
+  const app = Fastify()
+  await app.register(restwellAuth, { verify })
+  t.throws(
+    () => app.get('/x', { config: { auth: { scopes: ['has space'] } } }, async () => 'x'),
+    /@restwell\/auth: route GET \/x config\.auth: option "scopes\.0" is invalid/,
+  )
+  t.throws(
+    () => app.get('/y', { config: { auth: { role: 'admin' } as never } }, async () => 'y'),
+    /config\.auth/,
+  )
+})
+
+test('options are validated', async (t) => {
+  await t.rejects(
+    async () => Fastify().register(restwellAuth, {} as AuthOptions),
+    /option "verify"/,
+  )
+  await t.rejects(
+    async () => Fastify().register(restwellAuth, { verify, realm: 'a"b' }),
+    /option "realm"/,
+  )
+  await t.rejects(
+    async () => Fastify().register(restwellAuth, { verify, https: { host: 'evil.example/path' } }),
+    /option "https\.host"/,
+  )
+})
+
+test('alone, without @restwell/errors, errors keep their status and headers', async (t) => {
+  const app = Fastify()
+  await app.register(restwellAuth, { verify, hideRoutes: false })
+  app.get('/x', async () => 'x')
+  const res = await app.inject({ url: '/x' })
+  t.equal(res.statusCode, 401)
+  t.equal(res.headers['www-authenticate'], 'Bearer realm="api"')
+  t.equal(res.json().code, 'MISSING_CREDENTIALS')
+})
+
+test('HTTPS required: safe methods → 308 to https, others → 403 HTTPS_REQUIRED', async (t) => {
+  const app = await build({ https: { required: true } })
+  const get = await app.inject({ url: '/books?page=2', headers: { host: 'api.example:80' } })
+  t.equal(get.statusCode, 308)
+  t.equal(get.headers.location, 'https://api.example/books?page=2')
+  const unknown = await app.inject({
+    method: 'HEAD',
+    url: '/x',
+    headers: { host: 'api.example:8080' },
+  })
+  t.equal(unknown.statusCode, 308, 'also before a 401 or a 404')
+  t.equal(unknown.headers.location, 'https://api.example:8080/x')
+  const post = await app.inject({ method: 'POST', url: '/books', headers: bearer('alice') })
+  t.equal(post.statusCode, 403)
+  t.equal(post.json().error.code, 'HTTPS_REQUIRED')
+  const badHost = await app.inject({ url: '/health', headers: { host: 'a b' } })
+  t.equal(badHost.statusCode, 403, 'no redirect to a host we cannot vouch for')
+  const spoofed = await app.inject({ url: '/health', headers: { 'x-forwarded-proto': 'https' } })
+  t.equal(spoofed.statusCode, 308, 'X-Forwarded-Proto ignored without trustProxy')
+})
+
+test('HTTPS behind a trusted proxy: the first X-Forwarded-Proto decides', async (t) => {
+  const app = await build({ https: { required: true, trustProxy: true, host: 'api.example' } })
+  t.equal(
+    (await app.inject({ url: '/health', headers: { 'x-forwarded-proto': 'HTTPS' } })).statusCode,
+    200,
+  )
+  t.equal(
+    (await app.inject({ url: '/health', headers: { 'x-forwarded-proto': 'https, http' } }))
+      .statusCode,
+    200,
+  )
+  const http = await app.inject({ url: '/health', headers: { 'x-forwarded-proto': 'http, https' } })
+  t.equal(http.statusCode, 308)
+  t.equal(http.headers.location, 'https://api.example/health')
+  t.equal((await app.inject({ url: '/health' })).statusCode, 308)
+})
+
+test('HTTPS over real sockets: plain HTTP redirected, TLS served', async (t) => {
+  const app = await build({ https: { required: true } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const res = await fetch(`http://127.0.0.1:${port}/health?x=1`, { redirect: 'manual' })
+  t.equal(res.status, 308)
+  t.equal(res.headers.get('location'), `https://127.0.0.1:${port}/health?x=1`)
+
+  const dir = mkdtempSync(join(tmpdir(), 'restwell-auth-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const made = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-days',
+    '1',
+    '-keyout',
+    join(dir, 'key.pem'),
+    '-out',
+    join(dir, 'cert.pem'),
+  ])
+  if (made.status !== 0) {
+    t.comment('openssl is not available: TLS part not run')
+    return
+  }
+  const tls = Fastify({
+    https: { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+  })
+  await tls.register(restwellAuth, { verify, https: { required: true } })
+  tls.get('/health', { config: { auth: false } }, async () => 'secure')
+  await tls.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => tls.close())
+  const tlsPort = (tls.server.address() as { port: number }).port
+  const body = await new Promise<string>((resolve, reject) => {
+    httpsRequest(
+      { host: '127.0.0.1', port: tlsPort, path: '/health', rejectUnauthorized: false },
+      (r) => {
+        let data = ''
+        r.on('data', (c) => {
+          data += c
+        })
+        r.on('end', () => resolve(`${r.statusCode} ${data}`))
+      },
+    )
+      .on('error', reject)
+      .end()
+  })
+  t.equal(body, '200 secure')
+})
+
+test('httpsLocation names only a path on a plain host', async (t) => {
+  const { httpsLocation } = await import('../src/https.js')
+  const fake = (url: string, host?: string) =>
+    ({ url, headers: host === undefined ? {} : { host } }) as unknown as Parameters<
+      typeof httpsLocation
+    >[0]
+  t.equal(httpsLocation(fake('*', 'a.example'), undefined), undefined)
+  t.equal(httpsLocation(fake('/x'), undefined), undefined)
+  t.equal(httpsLocation(fake('/x', '[::1]:8443'), undefined), 'https://[::1]:8443/x')
+  t.equal(httpsLocation(fake('/x', 'a.example'), 'b.example:443'), 'https://b.example:443/x')
+})
+
+test('a principal that is not an object holds no scopes', async (t) => {
+  const app = Fastify()
+  await app.register(restwellAuth, { verify: (token) => token })
+  app.get('/open', async (request) => request.principal as string)
+  app.get('/scoped', { config: { auth: { scopes: ['read'] } } }, async () => 'x')
+  t.equal((await app.inject({ url: '/open', headers: bearer('someone') })).body, 'someone')
+  t.equal((await app.inject({ url: '/scoped', headers: bearer('someone') })).statusCode, 403)
+})
+
+test('HTTPS required with hideRoutes off: unknown paths answer 404 once secure', async (t) => {
+  const app = await build({ hideRoutes: false, https: { required: true, trustProxy: true } })
+  const res = await app.inject({ url: '/nowhere', headers: { 'x-forwarded-proto': 'https' } })
+  t.equal(res.statusCode, 404)
+})
