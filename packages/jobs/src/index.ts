@@ -1,0 +1,22 @@
+/** @restwell/jobs: asynchronous operations: 202 + Location, a status resource, 303 to the result. */
+import './augment.js'
+import { restwellJobs } from './plugin.js'
+
+export type { JobsApi } from './augment.js'
+export { formatDuration, isDuration, toDuration } from './duration.js'
+export { MemoryJobStore, type MemoryStoreOptions } from './memory-store.js'
+export { type JobsOptions, JobsOptionsSchema, type RedisStoreConfig } from './options.js'
+export { RedisJobStore, type RedisStoreOptions } from './redis-store.js'
+export type {
+  Job,
+  JobContext,
+  JobDefinitionOptions,
+  JobFailure,
+  JobHandler,
+  JobOutcome,
+  JobRecord,
+  JobStatus,
+  JobStore,
+} from './types.js'
+export { restwellJobs }
+export default restwellJobs

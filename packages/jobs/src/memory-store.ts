@@ -1,0 +1,111 @@
+/** The in-memory job store: one process, jobs gone on restart. The default. */
+import type { JobOutcome, JobRecord, JobStore } from './types.js'
+
+export interface MemoryStoreOptions {
+  /** How long a finished job stays readable, in ms. */
+  ttlMs: number
+}
+
+/** Keeps jobs in a Map and the queue in an array (FIFO). */
+export class MemoryJobStore implements JobStore {
+  readonly #jobs = new Map<string, JobRecord>()
+  readonly #queue: string[] = []
+  readonly #expiries = new Set<NodeJS.Timeout>()
+  readonly #ttlMs: number
+
+  constructor(options: MemoryStoreOptions) {
+    this.#ttlMs = options.ttlMs
+  }
+
+  async create(job: {
+    id: string
+    name: string
+    payload: string
+    estimatedTime: string
+  }): Promise<JobRecord> {
+    const now = Date.now()
+    const record: JobRecord = {
+      ...job,
+      status: 'queued',
+      attempts: 0,
+      owner: '',
+      createdAt: now,
+      updatedAt: now,
+    }
+    this.#jobs.set(job.id, record)
+    this.#queue.push(job.id)
+    return { ...record }
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const record = this.#jobs.get(id)
+    return record === undefined ? undefined : { ...record }
+  }
+
+  async claim(instance: string): Promise<JobRecord | undefined> {
+    const id = this.#queue.shift()
+    if (id === undefined) return undefined
+    const record = this.#jobs.get(id) as JobRecord
+    record.attempts += 1
+    record.status = 'running'
+    record.owner = `${instance}:${record.attempts}`
+    record.updatedAt = Date.now()
+    return { ...record }
+  }
+
+  #owned(id: string, owner: string): JobRecord | undefined {
+    const record = this.#jobs.get(id)
+    return record?.status === 'running' && record.owner === owner ? record : undefined
+  }
+
+  async heartbeat(id: string, owner: string): Promise<boolean> {
+    return this.#owned(id, owner) !== undefined
+  }
+
+  async progress(id: string, owner: string, value: number): Promise<boolean> {
+    const record = this.#owned(id, owner)
+    if (record === undefined) return false
+    record.progress = value
+    record.updatedAt = Date.now()
+    return true
+  }
+
+  async finish(id: string, owner: string, outcome: JobOutcome): Promise<boolean> {
+    const record = this.#owned(id, owner)
+    if (record === undefined) return false
+    record.status = outcome.status
+    record.owner = ''
+    record.updatedAt = Date.now()
+    if ('result' in outcome) record.result = outcome.result
+    else if ('location' in outcome) record.location = outcome.location
+    else record.error = JSON.stringify(outcome.error)
+    const timer = setTimeout(() => {
+      this.#expiries.delete(timer)
+      this.#jobs.delete(id)
+    }, this.#ttlMs)
+    timer.unref()
+    this.#expiries.add(timer)
+    return true
+  }
+
+  async release(id: string, owner: string): Promise<boolean> {
+    const record = this.#owned(id, owner)
+    if (record === undefined) return false
+    record.status = 'queued'
+    record.owner = ''
+    record.attempts -= 1
+    record.updatedAt = Date.now()
+    this.#queue.unshift(id)
+    return true
+  }
+
+  /** One process: a lease cannot outlive its worker here, so there is nothing to reap. */
+  async reap(): Promise<number> {
+    return 0
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.#expiries) clearTimeout(timer)
+    this.#expiries.clear()
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * The Redis job store, for several instances sharing one Redis: job state in hashes, a FIFO
+ * list any instance's worker takes from atomically (LMOVE into a processing list, in a Lua
+ * script that also writes the lease), leases in a sorted set that any worker reaps.
+ */
+import type { Redis } from 'ioredis'
+import type { JobOutcome, JobRecord, JobStatus, JobStore } from './types.js'
+
+export interface RedisStoreOptions {
+  /** Prefix of every key. */
+  keyPrefix: string
+  /** Lease length in ms: a running job whose lease is not renewed within it is re-queued. */
+  leaseMs: number
+  /** Runs after which a lost lease fails the job instead of re-queueing it. */
+  maxAttempts: number
+  /** How long a finished job stays readable, in ms. */
+  ttlMs: number
+}
+
+// Every script reads the clock from Redis (TIME), so all instances share one clock.
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`
+
+/** KEYS: job, queue. ARGV: id, name, payload, estimatedTime. */
+const CREATE = `${NOW}
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'payload', ARGV[3],
+  'estimatedTime', ARGV[4], 'status', 'queued', 'attempts', 0, 'owner', '',
+  'createdAt', now, 'updatedAt', now)
+redis.call('LPUSH', KEYS[2], ARGV[1])
+return redis.call('HGETALL', KEYS[1])`
+
+/** KEYS: queue, processing, leases. ARGV: job key base, instance, leaseMs. */
+const CLAIM = `${NOW}
+while true do
+  local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
+  if not id then return false end
+  local key = ARGV[1] .. id
+  if redis.call('HGET', key, 'status') == 'queued' then
+    local attempt = redis.call('HINCRBY', key, 'attempts', 1)
+    redis.call('HSET', key, 'status', 'running', 'owner', ARGV[2] .. ':' .. attempt, 'updatedAt', now)
+    redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), id)
+    return redis.call('HGETALL', key)
+  end
+  redis.call('LREM', KEYS[2], 1, id)
+end`
+
+const OWNED = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2]
+  or redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+`
+
+/** KEYS: job, leases. ARGV: id, owner, leaseMs. */
+const HEARTBEAT = `${OWNED}${NOW}
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+return 1`
+
+/** KEYS: job. ARGV: id, owner, progress. */
+const PROGRESS = `${OWNED}${NOW}
+redis.call('HSET', KEYS[1], 'progress', ARGV[3], 'updatedAt', now)
+return 1`
+
+/** KEYS: job, processing, leases. ARGV: id, owner, status, field, value, ttlMs. */
+const FINISH = `${OWNED}${NOW}
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'owner', '', 'updatedAt', now, ARGV[4], ARGV[5])
+redis.call('LREM', KEYS[2], 1, ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return 1`
+
+/** KEYS: job, queue, processing, leases. ARGV: id, owner. */
+const RELEASE = `${OWNED}${NOW}
+redis.call('HSET', KEYS[1], 'status', 'queued', 'owner', '', 'updatedAt', now)
+redis.call('HINCRBY', KEYS[1], 'attempts', -1)
+redis.call('LREM', KEYS[3], 1, ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+return 1`
+
+/** KEYS: queue, processing, leases. ARGV: job key base, maxAttempts, ttlMs, failure JSON. */
+const REAP = `${NOW}
+local ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[3], id)
+  redis.call('LREM', KEYS[2], 1, id)
+  local key = ARGV[1] .. id
+  if redis.call('HGET', key, 'status') == 'running' then
+    if tonumber(redis.call('HGET', key, 'attempts')) >= tonumber(ARGV[2]) then
+      redis.call('HSET', key, 'status', 'failed', 'owner', '', 'updatedAt', now, 'error', ARGV[4])
+      redis.call('PEXPIRE', key, ARGV[3])
+    else
+      redis.call('HSET', key, 'status', 'queued', 'owner', '', 'updatedAt', now)
+      redis.call('RPUSH', KEYS[1], id)
+    end
+  end
+end
+return #ids`
+
+/** The failure recorded when a job's worker vanished too many times. */
+export const INTERRUPTED_FAILURE: string = JSON.stringify({
+  statusCode: 500,
+  message: 'The job was interrupted too many times',
+})
+
+type Reply = string[] | null
+interface Scripts {
+  rwJobCreate(job: string, queue: string, ...argv: string[]): Promise<Reply>
+  rwJobClaim(queue: string, processing: string, leases: string, ...argv: string[]): Promise<Reply>
+  rwJobHeartbeat(job: string, leases: string, ...argv: string[]): Promise<number>
+  rwJobProgress(job: string, ...argv: string[]): Promise<number>
+  rwJobFinish(job: string, processing: string, leases: string, ...argv: string[]): Promise<number>
+  rwJobRelease(
+    job: string,
+    queue: string,
+    processing: string,
+    leases: string,
+    ...argv: string[]
+  ): Promise<number>
+  rwJobReap(queue: string, processing: string, leases: string, ...argv: string[]): Promise<number>
+}
+
+const SCRIPTS: ReadonlyArray<[keyof Scripts, number, string]> = [
+  ['rwJobCreate', 2, CREATE],
+  ['rwJobClaim', 3, CLAIM],
+  ['rwJobHeartbeat', 2, HEARTBEAT],
+  ['rwJobProgress', 1, PROGRESS],
+  ['rwJobFinish', 3, FINISH],
+  ['rwJobRelease', 4, RELEASE],
+  ['rwJobReap', 3, REAP],
+]
+
+const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'succeeded', 'failed'])
+
+/** HGETALL's flat [field, value, ...] array → a record; undefined for an empty or foreign hash. */
+export function toRecord(flat: readonly string[] | null): JobRecord | undefined {
+  if (flat === null || flat.length === 0) return undefined
+  const h: Record<string, string> = {}
+  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i] as string] = flat[i + 1] as string
+  if (h.id === undefined || h.status === undefined || !STATUSES.has(h.status)) return undefined
+  const record: JobRecord = {
+    id: h.id,
+    name: h.name ?? '',
+    status: h.status as JobStatus,
+    payload: h.payload ?? 'null',
+    estimatedTime: h.estimatedTime ?? 'PT0S',
+    attempts: Number(h.attempts ?? 0),
+    owner: h.owner ?? '',
+    createdAt: Number(h.createdAt ?? 0),
+    updatedAt: Number(h.updatedAt ?? 0),
+  }
+  if (h.progress !== undefined) record.progress = Number(h.progress)
+  if (h.result !== undefined) record.result = h.result
+  if (h.location !== undefined) record.location = h.location
+  if (h.error !== undefined) record.error = h.error
+  return record
+}
+
+/** Jobs in Redis, shared by every instance that uses the same Redis and key prefix. */
+export class RedisJobStore implements JobStore {
+  readonly #redis: Redis & Scripts
+  readonly #owned: boolean
+  readonly #options: RedisStoreOptions
+  readonly #queue: string
+  readonly #processing: string
+  readonly #leases: string
+  readonly #jobBase: string
+
+  /** `owned`: this store created the connection and closes it. */
+  constructor(redis: Redis, owned: boolean, options: RedisStoreOptions) {
+    for (const [name, numberOfKeys, lua] of SCRIPTS) {
+      if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua })
+    }
+    this.#redis = redis as Redis & Scripts
+    this.#owned = owned
+    this.#options = options
+    const p = options.keyPrefix
+    this.#queue = `${p}queue`
+    this.#processing = `${p}processing`
+    this.#leases = `${p}leases`
+    this.#jobBase = `${p}job:`
+  }
+
+  #key(id: string): string {
+    return this.#jobBase + id
+  }
+
+  async create(job: {
+    id: string
+    name: string
+    payload: string
+    estimatedTime: string
+  }): Promise<JobRecord> {
+    const flat = await this.#redis.rwJobCreate(
+      this.#key(job.id),
+      this.#queue,
+      job.id,
+      job.name,
+      job.payload,
+      job.estimatedTime,
+    )
+    return toRecord(flat) as JobRecord
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    return toRecord(await this.#redis.hgetall(this.#key(id)).then(flatten))
+  }
+
+  async claim(instance: string): Promise<JobRecord | undefined> {
+    const flat = await this.#redis.rwJobClaim(
+      this.#queue,
+      this.#processing,
+      this.#leases,
+      this.#jobBase,
+      instance,
+      String(this.#options.leaseMs),
+    )
+    return toRecord(flat)
+  }
+
+  async heartbeat(id: string, owner: string): Promise<boolean> {
+    const done = await this.#redis.rwJobHeartbeat(
+      this.#key(id),
+      this.#leases,
+      id,
+      owner,
+      String(this.#options.leaseMs),
+    )
+    return done === 1
+  }
+
+  async progress(id: string, owner: string, value: number): Promise<boolean> {
+    return (await this.#redis.rwJobProgress(this.#key(id), id, owner, String(value))) === 1
+  }
+
+  async finish(id: string, owner: string, outcome: JobOutcome): Promise<boolean> {
+    const [field, value] =
+      'result' in outcome
+        ? ['result', outcome.result]
+        : 'location' in outcome
+          ? ['location', outcome.location]
+          : ['error', JSON.stringify(outcome.error)]
+    const done = await this.#redis.rwJobFinish(
+      this.#key(id),
+      this.#processing,
+      this.#leases,
+      id,
+      owner,
+      outcome.status,
+      field,
+      value,
+      String(this.#options.ttlMs),
+    )
+    return done === 1
+  }
+
+  async release(id: string, owner: string): Promise<boolean> {
+    const done = await this.#redis.rwJobRelease(
+      this.#key(id),
+      this.#queue,
+      this.#processing,
+      this.#leases,
+      id,
+      owner,
+    )
+    return done === 1
+  }
+
+  async reap(): Promise<number> {
+    return this.#redis.rwJobReap(
+      this.#queue,
+      this.#processing,
+      this.#leases,
+      this.#jobBase,
+      String(this.#options.maxAttempts),
+      String(this.#options.ttlMs),
+      INTERRUPTED_FAILURE,
+    )
+  }
+
+  /** Disconnects a connection this store created (the worker is stopped by then: nothing is pending). */
+  async close(): Promise<void> {
+    if (this.#owned) this.#redis.disconnect()
+  }
+}
+
+/** HGETALL in ioredis answers an object; the scripts answer the flat array. */
+function flatten(hash: Record<string, string>): string[] {
+  const flat: string[] = []
+  for (const [field, value] of Object.entries(hash)) flat.push(field, value)
+  return flat
+}

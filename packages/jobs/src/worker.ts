@@ -1,0 +1,215 @@
+/** The worker: takes jobs from the store, runs their handlers with bounded concurrency, keeps leases alive. */
+import { isHttpError } from '@restwell/errors'
+import type { FastifyBaseLogger } from 'fastify'
+import type {
+  JobContext,
+  JobFailure,
+  JobHandler,
+  JobOutcome,
+  JobRecord,
+  JobStore,
+} from './types.js'
+
+export interface WorkerOptions {
+  instance: string
+  concurrency: number
+  leaseMs: number
+  pollMs: number
+  closeTimeoutMs: number
+}
+
+/** The failure shown for an error that is not an exposed HttpError: its message may be private. */
+const GENERIC_FAILURE = 'The job failed'
+
+/** What a thrown value may tell clients: an exposed HttpError's status, message and details. */
+export function publicFailure(error: unknown): JobFailure {
+  if (isHttpError(error) && error.expose) {
+    const failure: JobFailure = { statusCode: error.statusCode, message: error.message }
+    if (error.details.length > 0) failure.details = error.details.map((d) => ({ ...d }))
+    return failure
+  }
+  return { statusCode: 500, message: GENERIC_FAILURE }
+}
+
+/** `{ location: '...' }` and nothing else: the handler named where the result lives. */
+function locationOf(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null) return undefined
+  const keys = Object.keys(result)
+  const location = (result as { location?: unknown }).location
+  return keys.length === 1 && typeof location === 'string' ? location : undefined
+}
+
+export function outcomeOf(result: unknown): JobOutcome {
+  const location = locationOf(result)
+  if (location !== undefined) return { status: 'succeeded', location }
+  return { status: 'succeeded', result: JSON.stringify(result) ?? 'null' }
+}
+
+interface Running {
+  record: JobRecord
+  controller: AbortController
+  done: Promise<void>
+  finished: boolean
+}
+
+/** One per instance; `start()` after the store is up, `close()` on shutdown. */
+export class Worker {
+  readonly #store: JobStore
+  readonly #handlers: ReadonlyMap<string, JobHandler>
+  readonly #options: WorkerOptions
+  readonly #log: FastifyBaseLogger
+  readonly #running = new Set<Running>()
+  #stopped = false
+  #wake: (() => void) | undefined
+  #loop: Promise<void> | undefined
+  #lastReap = 0
+
+  constructor(
+    store: JobStore,
+    handlers: ReadonlyMap<string, JobHandler>,
+    options: WorkerOptions,
+    log: FastifyBaseLogger,
+  ) {
+    this.#store = store
+    this.#handlers = handlers
+    this.#options = options
+    this.#log = log
+  }
+
+  start(): void {
+    this.#loop ??= this.#run()
+  }
+
+  /** Looks for work now (a job was enqueued here, or a slot freed). */
+  notify(): void {
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined
+        resolve()
+      }, ms)
+      this.#wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  }
+
+  async #run(): Promise<void> {
+    const { concurrency, pollMs, leaseMs, instance } = this.#options
+    while (!this.#stopped) {
+      if (this.#running.size >= concurrency) {
+        await this.#sleep(pollMs)
+        continue
+      }
+      let record: JobRecord | undefined
+      try {
+        const now = Date.now()
+        if (now - this.#lastReap >= leaseMs / 2) {
+          this.#lastReap = now
+          const reaped = await this.#store.reap()
+          if (reaped > 0)
+            this.#log.warn({ reaped }, '@restwell/jobs: re-queued jobs whose lease expired')
+        }
+        record = await this.#store.claim(instance)
+      } catch (error) {
+        this.#log.warn({ err: error }, '@restwell/jobs: the job store is unavailable')
+        await this.#sleep(pollMs)
+        continue
+      }
+      if (record === undefined) {
+        await this.#sleep(pollMs)
+        continue
+      }
+      if (this.#stopped) {
+        await this.#store.release(record.id, record.owner).catch(() => undefined)
+        break
+      }
+      this.#execute(record)
+    }
+  }
+
+  #execute(record: JobRecord): void {
+    const controller = new AbortController()
+    const running: Running = { record, controller, done: Promise.resolve(), finished: false }
+    running.done = this.#perform(running).finally(() => {
+      this.#running.delete(running)
+      this.notify()
+    })
+    this.#running.add(running)
+  }
+
+  async #perform(running: Running): Promise<void> {
+    const { record, controller } = running
+    const store = this.#store
+    const log = this.#log.child({ jobId: record.id, job: record.name })
+    const beat = setInterval(
+      () => {
+        store.heartbeat(record.id, record.owner).then(
+          (ours) => {
+            if (!ours) controller.abort(new Error('The job lease was lost'))
+          },
+          (error: unknown) => log.warn({ err: error }, '@restwell/jobs: heartbeat failed'),
+        )
+      },
+      Math.max(10, Math.floor(this.#options.leaseMs / 3)),
+    )
+    const context: JobContext = {
+      jobId: record.id,
+      attempt: record.attempts,
+      signal: controller.signal,
+      log,
+      progress: async (value) => {
+        if (!Number.isFinite(value) || value < 0 || value > 100) {
+          throw new RangeError(`progress must be a number from 0 to 100, got ${value}`)
+        }
+        await store.progress(record.id, record.owner, value)
+      },
+    }
+    let outcome: JobOutcome
+    const handler = this.#handlers.get(record.name)
+    try {
+      if (handler === undefined) throw new Error(`No handler is defined for job "${record.name}"`)
+      outcome = outcomeOf(await handler(JSON.parse(record.payload), context))
+    } catch (error) {
+      log.error({ err: error }, '@restwell/jobs: job failed')
+      outcome = { status: 'failed', error: publicFailure(error) }
+    } finally {
+      clearInterval(beat)
+    }
+    running.finished = true
+    try {
+      const ours = await store.finish(record.id, record.owner, outcome)
+      if (!ours)
+        log.warn('@restwell/jobs: the job was taken over by another worker; outcome dropped')
+    } catch (error) {
+      // The lease will expire and the job run again: at-least-once delivery.
+      log.error({ err: error }, '@restwell/jobs: could not record the outcome')
+    }
+  }
+
+  /** Stops taking jobs, aborts running ones, waits up to closeTimeoutMs, gives the rest back. */
+  async close(): Promise<void> {
+    this.#stopped = true
+    this.notify()
+    await this.#loop
+    const running = [...this.#running]
+    for (const job of running) job.controller.abort(new Error('The instance is closing'))
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#options.closeTimeoutMs)
+    })
+    await Promise.race([Promise.all(running.map((job) => job.done)), timeout])
+    clearTimeout(timer)
+    await Promise.all(
+      running
+        .filter((job) => !job.finished)
+        .map((job) => this.#store.release(job.record.id, job.record.owner).catch(() => false)),
+    )
+  }
+}

@@ -1,0 +1,284 @@
+import { httpErrors, restwellErrors } from '@restwell/errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { test } from 'tap'
+import { type JobContext, type JobsOptions, restwellJobs } from '../src/index.js'
+
+/** A promise with its resolve function, to hold a job handler until the test lets it go. */
+function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
+  let open!: (value: T) => void
+  const promise = new Promise<T>((resolve) => {
+    open = resolve
+  })
+  return { promise, open }
+}
+
+async function until(check: () => Promise<boolean>, ms = 3000): Promise<void> {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+async function build(
+  options: JobsOptions = {},
+  setup?: (app: FastifyInstance) => void,
+): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellJobs, { pollMs: 20, ...options })
+  setup?.(app)
+  app.post('/exports', async (request, reply) =>
+    reply.accepted(await app.jobs.enqueue('export', request.body)),
+  )
+  await app.ready()
+  return app
+}
+
+const statusOf = async (app: FastifyInstance, location: string): Promise<string> => {
+  const res = await app.inject({ url: location })
+  return res.statusCode === 200 ? res.json().status : String(res.statusCode)
+}
+
+test('202 with { jobId, status, estimatedTime } and Location; 200 while queued', async (t) => {
+  const app = await build({ worker: false }, (app) => {
+    app.jobs.define('export', async () => 'done', { estimatedTime: 30 })
+  })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/exports', payload: { format: 'csv' } })
+  t.equal(res.statusCode, 202)
+  const body = res.json()
+  t.same(Object.keys(body), ['jobId', 'status', 'estimatedTime'])
+  t.match(body, { status: 'queued', estimatedTime: 'PT30S' })
+  t.match(body.jobId, /^[0-9a-f-]{36}$/)
+  t.equal(res.headers.location, `/jobs/${body.jobId}`)
+  const status = await app.inject({ url: res.headers.location as string })
+  t.equal(status.statusCode, 200)
+  t.equal(status.headers['cache-control'], 'no-store')
+  const job = status.json()
+  t.same(Object.keys(job), ['jobId', 'status', 'estimatedTime', 'createdAt', 'updatedAt'])
+  t.match(job, { jobId: body.jobId, status: 'queued', estimatedTime: 'PT30S' })
+  t.equal(new Date(job.createdAt).toISOString(), job.createdAt)
+  t.same(await app.jobs.get(body.jobId), job)
+  t.equal(await app.jobs.get('not-a-uuid'), undefined)
+  t.equal(await app.jobs.get('00000000-0000-0000-0000-000000000000'), undefined)
+})
+
+test('running with progress, then 303 to the result served by the plugin', async (t) => {
+  const release = gate()
+  const started = gate<JobContext>()
+  const app = await build({}, (app) => {
+    app.jobs.define<{ format: string }>('export', async (payload, ctx) => {
+      await ctx.progress(40)
+      started.open(ctx)
+      await release.promise
+      return { rows: 3, format: payload.format }
+    })
+  })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/exports', payload: { format: 'csv' } })
+  const location = res.headers.location as string
+  const ctx = await started.promise
+  t.equal(ctx.attempt, 1)
+  t.equal(ctx.jobId, res.json().jobId)
+  await t.rejects(ctx.progress(101), RangeError)
+  await t.rejects(ctx.progress(Number.NaN), RangeError)
+  const running = await app.inject({ url: location })
+  t.match(running.json(), { status: 'running', progress: 40 })
+  release.open()
+  await until(async () => (await statusOf(app, location)) === '303')
+  const done = await app.inject({ url: location })
+  t.equal(done.statusCode, 303)
+  t.equal(done.headers.location, `${location}/result`)
+  t.match(done.json(), { status: 'succeeded' })
+  const result = await app.inject({ url: `${location}/result` })
+  t.equal(result.statusCode, 200)
+  t.match(result.headers['content-type'], /^application\/json/)
+  t.same(result.json(), { rows: 3, format: 'csv' })
+})
+
+test('a handler may name where the result lives: 303 there', async (t) => {
+  const app = await build({}, (app) => {
+    app.jobs.define('export', async () => ({ location: '/v1/exports/7' }))
+    app.jobs.define('nothing', async () => undefined)
+    app.jobs.define('located-object', async () => ({ location: '/x', more: true }))
+  })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/exports', payload: {} })
+  const location = res.headers.location as string
+  await until(async () => (await statusOf(app, location)) === '303')
+  t.equal((await app.inject({ url: location })).headers.location, '/v1/exports/7')
+  const result = await app.inject({ url: `${location}/result` })
+  t.equal(result.statusCode, 303)
+  t.equal(result.headers.location, '/v1/exports/7')
+
+  const nothing = await app.jobs.enqueue('nothing', undefined)
+  await until(async () => (await statusOf(app, app.jobs.statusUrl(nothing.jobId))) === '303')
+  t.equal((await app.inject({ url: `/jobs/${nothing.jobId}/result` })).body, 'null')
+  const obj = await app.jobs.enqueue('located-object', 1)
+  await until(async () => (await statusOf(app, app.jobs.statusUrl(obj.jobId))) === '303')
+  t.same((await app.inject({ url: `/jobs/${obj.jobId}/result` })).json(), {
+    location: '/x',
+    more: true,
+  })
+})
+
+test('failed jobs answer in the error form with the public message only', async (t) => {
+  const app = await build({}, (app) => {
+    app.jobs.define('export', async () => {
+      throw new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2')
+    })
+    app.jobs.define('invalid', async () => {
+      throw httpErrors.unprocessableEntity('The export has too many rows', {
+        details: [{ field: 'body/rows', message: 'at most 1000', code: 'MAXIMUM' }],
+      })
+    })
+    app.jobs.define('masked', async () => {
+      throw httpErrors.badGateway('upstream 10.0.0.9 broke')
+    })
+  })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/exports', payload: {} })
+  const location = res.headers.location as string
+  await until(async () => (await statusOf(app, location)) === '500')
+  const failed = await app.inject({ url: location })
+  t.equal(failed.json().error.code, 'JOB_FAILED')
+  t.equal(failed.json().error.message, `Job ${res.json().jobId} failed: The job failed`)
+  t.notMatch(failed.body, /hunter2|ECONNREFUSED|at /)
+  t.equal((await app.inject({ url: `${location}/result` })).statusCode, 500)
+
+  const invalid = await app.jobs.enqueue('invalid', {})
+  const url = app.jobs.statusUrl(invalid.jobId)
+  await until(async () => (await statusOf(app, url)) === '422')
+  const body = (await app.inject({ url })).json()
+  t.equal(body.error.code, 'JOB_FAILED')
+  t.equal(body.error.message, `Job ${invalid.jobId} failed: The export has too many rows`)
+  t.same(body.error.details, [{ field: 'body/rows', message: 'at most 1000', code: 'MAXIMUM' }])
+
+  const masked = await app.jobs.enqueue('masked', {})
+  const maskedUrl = app.jobs.statusUrl(masked.jobId)
+  await until(async () => (await statusOf(app, maskedUrl)) === '500')
+  t.notMatch((await app.inject({ url: maskedUrl })).body, /10\.0\.0\.9/)
+})
+
+test('unknown jobs: 404; a result not ready yet: 409 pointing at the status', async (t) => {
+  const app = await build({ worker: false }, (app) => {
+    app.jobs.define('export', async () => 1)
+  })
+  t.teardown(() => app.close())
+  const unknown = await app.inject({ url: '/jobs/00000000-0000-0000-0000-000000000000' })
+  t.equal(unknown.statusCode, 404)
+  t.equal(unknown.json().error.code, 'JOB_NOT_FOUND')
+  const garbage = await app.inject({ url: `/jobs/${'x'.repeat(90)}` })
+  t.equal(garbage.statusCode, 404)
+  t.match(garbage.json().error.message, /\.\.\.$/)
+  t.equal(
+    (await app.inject({ url: `/jobs/${'x'.repeat(101)}` })).statusCode,
+    414,
+    "Fastify's maxParamLength",
+  )
+  const job = await app.jobs.enqueue('export', {})
+  const early = await app.inject({ url: `/jobs/${job.jobId}/result` })
+  t.equal(early.statusCode, 409)
+  t.equal(early.json().error.code, 'JOB_NOT_FINISHED')
+  t.equal(early.headers.location, `/jobs/${job.jobId}`)
+})
+
+test('bounded concurrency per instance', async (t) => {
+  let active = 0
+  let peak = 0
+  const app = await build({ concurrency: 2 }, (app) => {
+    app.jobs.define('export', async () => {
+      active++
+      peak = Math.max(peak, active)
+      await new Promise((r) => setTimeout(r, 30))
+      active--
+      return 'ok'
+    })
+  })
+  t.teardown(() => app.close())
+  const jobs = await Promise.all([1, 2, 3, 4, 5].map((n) => app.jobs.enqueue('export', n)))
+  await until(async () => {
+    const states = await Promise.all(jobs.map((j) => app.jobs.get(j.jobId)))
+    return states.every((s) => s?.status === 'succeeded')
+  })
+  t.equal(peak, 2)
+})
+
+test('define and enqueue refuse mistakes', async (t) => {
+  const app = await build({ estimatedTime: 'PT2M' }, (app) => {
+    app.jobs.define('export', async () => 1)
+    t.throws(() => app.jobs.define('export', async () => 2), /already defined/)
+    t.throws(() => app.jobs.define('bad name', async () => 2), /job name/)
+    t.throws(() => app.jobs.define('x', 'nope' as never), /must be a function/)
+    t.throws(() => app.jobs.define('y', async () => 2, { estimatedTime: 'soon' }), /ISO 8601/)
+    t.throws(() => app.jobs.define('z', async () => 2, { estimatedTime: -1 }), /non-negative/)
+    app.jobs.define('timed', async () => 2, { estimatedTime: 'P1DT2H' })
+  })
+  t.teardown(() => app.close())
+  await t.rejects(app.jobs.enqueue('missing', {}), /no job "missing" is defined/)
+  t.equal((await app.jobs.enqueue('export', {})).estimatedTime, 'PT2M')
+  t.equal((await app.jobs.enqueue('timed', {})).estimatedTime, 'P1DT2H')
+})
+
+test('options are validated', async (t) => {
+  const bad: [JobsOptions, RegExp][] = [
+    [{ basePath: 'jobs' }, /option "basePath"/],
+    [{ basePath: '/Jobs' }, /option "basePath"/],
+    [{ store: 'disk' as never }, /option "store"/],
+    [{ store: { redis: 'http://x' } }, /option "store/],
+    [{ concurrency: 0 }, /option "concurrency"/],
+    [{ estimatedTime: 'later' }, /option "estimatedTime" is invalid/],
+  ]
+  for (const [options, message] of bad) {
+    await t.rejects(async () => Fastify().register(restwellJobs, options), message)
+  }
+})
+
+test('under a prefix and a custom basePath, with route config passed through', async (t) => {
+  const app = Fastify()
+  await app.register(
+    async (v1) => {
+      await v1.register(restwellJobs, { basePath: '/operations', config: { tag: 'jobs' } })
+      v1.jobs.define('export', async () => 1)
+      v1.post('/exports', async (_request, reply) =>
+        reply.accepted(await v1.jobs.enqueue('export', {})),
+      )
+      v1.addHook('onRoute', () => undefined)
+    },
+    { prefix: '/v1' },
+  )
+  await app.ready()
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/v1/exports' })
+  t.match(res.headers.location, /^\/v1\/operations\/[0-9a-f-]{36}$/)
+  t.equal((await app.inject({ url: res.headers.location as string })).statusCode < 400, true)
+})
+
+test('finished jobs expire after ttl', async (t) => {
+  const app = await build({ ttl: 1 }, (app) => {
+    app.jobs.define('export', async () => 1)
+  })
+  t.teardown(() => app.close())
+  const job = await app.jobs.enqueue('export', {})
+  await until(async () => (await app.jobs.get(job.jobId))?.status === 'succeeded')
+  await until(async () => (await app.jobs.get(job.jobId)) === undefined, 2500)
+  t.pass('gone')
+})
+
+test('close aborts running jobs and waits for them', async (t) => {
+  const started = gate()
+  let aborted = false
+  const app = await build({ closeTimeoutMs: 1000 }, (app) => {
+    app.jobs.define('export', async (_payload, ctx) => {
+      started.open()
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      aborted = true
+      return 'stopped'
+    })
+  })
+  await app.jobs.enqueue('export', {})
+  await started.promise
+  await app.close()
+  t.ok(aborted)
+})

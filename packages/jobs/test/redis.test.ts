@@ -1,0 +1,300 @@
+import { restwellErrors } from '@restwell/errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { test } from 'tap'
+import { type JobContext, type JobsOptions, RedisJobStore, restwellJobs } from '../src/index.js'
+import { toRecord } from '../src/redis-store.js'
+import { type RedisServer, startRedis } from './redis-server.js'
+
+function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
+  let open!: (value: T) => void
+  const promise = new Promise<T>((resolve) => {
+    open = resolve
+  })
+  return { promise, open }
+}
+
+async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+let redis: RedisServer
+let prefixes = 0
+
+test('setup', async () => {
+  redis = await startRedis()
+})
+
+async function instance(
+  options: JobsOptions,
+  setup: (app: FastifyInstance) => void,
+): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellJobs, { pollMs: 20, leaseMs: 300, timeoutMs: 500, ...options })
+  setup(app)
+  app.post('/exports', async (request, reply) =>
+    reply.accepted(await app.jobs.enqueue('export', request.body)),
+  )
+  await app.ready()
+  return app
+}
+
+const statusOf = async (app: FastifyInstance, id: string): Promise<number> =>
+  (await app.inject({ url: `/jobs/${id}` })).statusCode
+
+test('two instances share jobs: created on A, visible on B, completed by B', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const release = gate()
+  const started = gate<JobContext>()
+  const a = await instance({ store, worker: false }, (app) => {
+    app.jobs.define('export', async () => 'never run on A', { estimatedTime: 45 })
+  })
+  const b = await instance({ store }, (app) => {
+    app.jobs.define<{ n: number }>('export', async (payload, ctx) => {
+      await ctx.progress(10)
+      started.open(ctx)
+      await release.promise
+      return { doubled: payload.n * 2 }
+    })
+  })
+  t.teardown(async () => {
+    await a.close()
+    await b.close()
+  })
+  const res = await a.inject({ method: 'POST', url: '/exports', payload: { n: 21 } })
+  t.equal(res.statusCode, 202)
+  t.match(res.json(), { status: 'queued', estimatedTime: 'PT45S' })
+  const { jobId } = res.json()
+  const ctx = await started.promise
+  t.equal(ctx.jobId, jobId)
+  const onA = await a.inject({ url: `/jobs/${jobId}` })
+  t.match(onA.json(), { jobId, status: 'running', progress: 10, estimatedTime: 'PT45S' })
+  release.open()
+  await until(async () => (await statusOf(a, jobId)) === 303)
+  const done = await a.inject({ url: `/jobs/${jobId}` })
+  t.equal(done.headers.location, `/jobs/${jobId}/result`)
+  t.same((await a.inject({ url: done.headers.location as string })).json(), { doubled: 42 })
+  t.equal((await b.inject({ url: `/jobs/${jobId}` })).statusCode, 303, 'same view from B')
+})
+
+test('a job whose worker died is re-queued when its lease expires, and completed elsewhere', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const attempts: number[] = []
+  const a = await instance({ store, worker: false }, (app) => {
+    app.jobs.define('export', async () => 'x')
+  })
+  const job = await a.jobs.enqueue('export', { big: true })
+  // A worker takes the job and then its instance dies: no heartbeat, no release.
+  const dying = new Redis(redis.url)
+  const dead = new RedisJobStore(dying, true, {
+    keyPrefix: store.keyPrefix,
+    leaseMs: 300,
+    maxAttempts: 3,
+    ttlMs: 60_000,
+  })
+  const claimed = await dead.claim('dead-instance')
+  t.equal(claimed?.id, job.jobId)
+  t.equal(claimed?.owner, 'dead-instance:1')
+  await dead.close()
+  t.equal((await a.jobs.get(job.jobId))?.status, 'running')
+  await a.close()
+
+  // A new instance (the restart) picks it up once the lease has run out.
+  const b = await instance({ store }, (app) => {
+    app.jobs.define('export', async (_payload, ctx) => {
+      attempts.push(ctx.attempt)
+      return { location: '/v1/exports/9' }
+    })
+  })
+  t.teardown(() => b.close())
+  await until(async () => (await statusOf(b, job.jobId)) === 303)
+  t.equal((await b.inject({ url: `/jobs/${job.jobId}` })).headers.location, '/v1/exports/9')
+  t.same(attempts, [2])
+})
+
+test('a job whose workers keep dying fails after maxAttempts', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const a = await instance({ store, worker: false, maxAttempts: 1 }, (app) => {
+    app.jobs.define('export', async () => 'x')
+  })
+  const job = await a.jobs.enqueue('export', {})
+  const dead = new RedisJobStore(new Redis(redis.url), true, {
+    keyPrefix: store.keyPrefix,
+    leaseMs: 100,
+    maxAttempts: 1,
+    ttlMs: 60_000,
+  })
+  await dead.claim('dead')
+  await dead.close()
+  const b = await instance({ store, maxAttempts: 1 }, (app) => {
+    app.jobs.define('export', async () => 'y')
+  })
+  t.teardown(async () => {
+    await a.close()
+    await b.close()
+  })
+  await until(async () => (await statusOf(a, job.jobId)) === 500)
+  const body = (await a.inject({ url: `/jobs/${job.jobId}` })).json()
+  t.equal(body.error.code, 'JOB_FAILED')
+  t.match(body.error.message, /interrupted too many times/)
+})
+
+test('heartbeats keep a long job with one worker; a lost lease aborts the run', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const runs: number[] = []
+  const stolen = gate<JobContext>()
+  let sawAbort = false
+  const b = await instance({ store, leaseMs: 150 }, (app) => {
+    app.jobs.define('export', async (_payload, ctx) => {
+      runs.push(ctx.attempt)
+      await new Promise((r) => setTimeout(r, 600))
+      return 'slow but fine'
+    })
+    app.jobs.define('stolen', async (_payload, ctx) => {
+      stolen.open(ctx)
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      sawAbort = true
+      return 'too late'
+    })
+  })
+  t.teardown(() => b.close())
+  const job = await b.jobs.enqueue('export', {})
+  await until(async () => (await statusOf(b, job.jobId)) === 303)
+  t.same(runs, [1], 'never re-queued while its worker lives')
+
+  const other = await b.jobs.enqueue('stolen', {})
+  await stolen.promise
+  const raw = new Redis(redis.url)
+  t.teardown(() => raw.quit())
+  await raw.hset(`${store.keyPrefix}job:${other.jobId}`, 'owner', 'someone-else:9')
+  await until(async () => sawAbort)
+  await new Promise((r) => setTimeout(r, 50))
+  const after = await b.jobs.get(other.jobId)
+  t.equal(after?.status, 'running', "the dropped run's outcome is not recorded")
+})
+
+test('graceful close gives unfinished jobs back; another instance finishes them', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const started = gate()
+  const a = await instance({ store, closeTimeoutMs: 50 }, (app) => {
+    app.jobs.define('export', async () => {
+      started.open()
+      await new Promise((r) => setTimeout(r, 400))
+      return 'stubborn'
+    })
+  })
+  const job = await a.jobs.enqueue('export', {})
+  await started.promise
+  await a.close()
+  const c = await instance({ store }, (app) => {
+    app.jobs.define('export', async (_payload, ctx) => ({ attempt: ctx.attempt }))
+  })
+  t.teardown(() => c.close())
+  await until(async () => (await statusOf(c, job.jobId)) === 303)
+  t.same((await c.inject({ url: `/jobs/${job.jobId}/result` })).json(), { attempt: 1 })
+})
+
+test('a job with no handler on the worker fails', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const a = await instance({ store, worker: false }, (app) => {
+    app.jobs.define('export', async () => 'x')
+  })
+  const b = await instance({ store }, (app) => {
+    app.jobs.define('other', async () => 'y')
+  })
+  t.teardown(async () => {
+    await a.close()
+    await b.close()
+  })
+  const job = await a.jobs.enqueue('export', {})
+  await until(async () => (await statusOf(a, job.jobId)) === 500)
+  const body = (await a.inject({ url: `/jobs/${job.jobId}` })).json()
+  t.equal(body.error.message, `Job ${job.jobId} failed: The job failed`)
+})
+
+test('an ioredis instance given by the user is used and left open', async (t) => {
+  const client = new Redis(redis.url)
+  t.teardown(() => client.quit())
+  const keyPrefix = `t${++prefixes}:`
+  const app = await instance({ store: { redis: client, keyPrefix } }, (app) => {
+    app.jobs.define('export', async () => 7)
+  })
+  const job = await app.jobs.enqueue('export', {})
+  await until(async () => (await statusOf(app, job.jobId)) === 303)
+  await app.close()
+  t.equal(client.status, 'ready')
+  t.equal(await client.hget(`${keyPrefix}job:${job.jobId}`, 'status'), 'succeeded')
+  t.ok((await client.pttl(`${keyPrefix}job:${job.jobId}`)) > 0, 'finished jobs expire')
+  t.equal(toRecord(['id', 'x', 'status', 'weird']), undefined)
+  t.equal(toRecord(null), undefined)
+  t.same(toRecord(['id', 'x', 'status', 'queued']), {
+    id: 'x',
+    name: '',
+    status: 'queued',
+    payload: 'null',
+    estimatedTime: 'PT0S',
+    attempts: 0,
+    owner: '',
+    createdAt: 0,
+    updatedAt: 0,
+  })
+  t.equal(toRecord(['name', 'x']), undefined)
+})
+
+test('the default key prefix, and a failed job written by a foreign writer', async (t) => {
+  const app = await instance({ store: { redis: redis.url } }, (app) => {
+    app.jobs.define('export', async () => 1)
+  })
+  t.teardown(() => app.close())
+  const job = await app.jobs.enqueue('export', {})
+  const raw = new Redis(redis.url)
+  t.teardown(() => raw.quit())
+  t.equal(await raw.hget(`restwell:jobs:job:${job.jobId}`, 'id'), job.jobId)
+  const id = '11111111-2222-4333-8444-555555555555'
+  await raw.hset(`restwell:jobs:job:${id}`, { id, status: 'failed', createdAt: 0, updatedAt: 0 })
+  const res = await app.inject({ url: `/jobs/${id}` })
+  t.equal(res.statusCode, 500)
+  t.equal(res.json().error.message, `Job ${id} failed: The job failed`)
+  await raw.hset(`restwell:jobs:job:${id}`, { error: '{}' })
+  t.equal((await app.inject({ url: `/jobs/${id}` })).statusCode, 500)
+})
+
+test('Redis down: 503 with Retry-After, no hang; then recovery', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const started = gate()
+  const app = await instance({ store, retryAfter: 7 }, (app) => {
+    app.jobs.define('export', async () => {
+      started.open()
+      await new Promise((r) => setTimeout(r, 400))
+      return 'done'
+    })
+  })
+  t.teardown(() => app.close())
+  const running = await app.jobs.enqueue('export', {})
+  await started.promise
+  await redis.stop()
+  const before = Date.now()
+  const res = await app.inject({ method: 'POST', url: '/exports', payload: {} })
+  t.ok(Date.now() - before < 2000, 'answers within the command timeout')
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '7')
+  t.equal(res.json().error.code, 'SERVICE_UNAVAILABLE')
+  const status = await app.inject({ url: `/jobs/${running.jobId}` })
+  t.equal(status.statusCode, 503)
+  await new Promise((r) => setTimeout(r, 500))
+  await redis.start()
+  await until(async () => {
+    const again = await app.inject({ method: 'POST', url: '/exports', payload: {} })
+    return again.statusCode === 202
+  }, 8000)
+  t.pass('enqueue works again once Redis is back')
+})
+
+test('teardown', async () => {
+  await redis.stop()
+})

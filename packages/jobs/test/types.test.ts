@@ -1,0 +1,45 @@
+import { expectTypeOf } from 'expect-type'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { Redis } from 'ioredis'
+import { test } from 'tap'
+import restwellJobsDefault, {
+  type Job,
+  type JobContext,
+  type JobHandler,
+  type JobsApi,
+  type JobsOptions,
+  type JobStatus,
+  restwellJobs,
+} from '../src/index.js'
+
+test('types of @restwell/jobs', async (t) => {
+  expectTypeOf(restwellJobs).toEqualTypeOf<FastifyPluginAsync<JobsOptions>>()
+  expectTypeOf(restwellJobsDefault).toEqualTypeOf(restwellJobs)
+  expectTypeOf<FastifyInstance['jobs']>().toEqualTypeOf<JobsApi>()
+  expectTypeOf<FastifyReply['accepted']>().toEqualTypeOf<(job: Job) => FastifyReply>()
+  expectTypeOf<JobStatus>().toEqualTypeOf<'queued' | 'running' | 'succeeded' | 'failed'>()
+  expectTypeOf<Job>().toEqualTypeOf<{
+    jobId: string
+    status: JobStatus
+    estimatedTime: string
+    createdAt: string
+    updatedAt: string
+    progress?: number
+  }>()
+  expectTypeOf<JobsApi['enqueue']>().returns.toEqualTypeOf<Promise<Job>>()
+  expectTypeOf<JobsApi['get']>().returns.toEqualTypeOf<Promise<Job | undefined>>()
+  expectTypeOf<JobHandler<{ n: number }, string>>().parameters.toEqualTypeOf<
+    [{ n: number }, JobContext]
+  >()
+  expectTypeOf<JobContext['signal']>().toEqualTypeOf<AbortSignal>()
+  expectTypeOf<JobsOptions['store']>().toEqualTypeOf<
+    'memory' | { redis: string | Redis; keyPrefix?: string } | undefined
+  >()
+  expectTypeOf<JobsOptions['estimatedTime']>().toEqualTypeOf<number | string | undefined>()
+  expectTypeOf<JobsOptions['concurrency']>().toEqualTypeOf<number | undefined>()
+  const options: JobsOptions = { basePath: '/operations', store: { redis: 'redis://127.0.0.1' } }
+  // @ts-expect-error unknown options are refused
+  const wrong: JobsOptions = { prefixx: '/jobs' }
+  t.ok(options && wrong)
+  t.equal(restwellJobsDefault, restwellJobs)
+})

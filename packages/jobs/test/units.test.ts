@@ -1,0 +1,166 @@
+import fc from 'fast-check'
+import { httpErrors } from '@restwell/errors'
+import Fastify from 'fastify'
+import { test } from 'tap'
+import { formatDuration, isDuration, MemoryJobStore, toDuration } from '../src/index.js'
+import type { JobOutcome, JobRecord, JobStore } from '../src/types.js'
+import { outcomeOf, publicFailure, Worker } from '../src/worker.js'
+
+test('formatDuration writes the shortest ISO 8601 duration', async (t) => {
+  t.equal(formatDuration(0), 'PT0S')
+  t.equal(formatDuration(30), 'PT30S')
+  t.equal(formatDuration(90), 'PT1M30S')
+  t.equal(formatDuration(3600), 'PT1H')
+  t.equal(formatDuration(3661), 'PT1H1M1S')
+  t.equal(formatDuration(86_400), 'P1D')
+  t.equal(formatDuration(93_600), 'P1DT2H')
+  t.equal(formatDuration(-5), 'PT0S')
+  t.equal(formatDuration(29.6), 'PT30S')
+})
+
+test('isDuration accepts the D/H/M/S subset and nothing else', async (t) => {
+  for (const ok of ['PT30S', 'PT1M', 'P1D', 'P1DT2H3M4.5S', 'PT0S']) t.ok(isDuration(ok), ok)
+  for (const bad of ['P', 'PT', 'P1DT', '30S', 'PT1.5M', 'P1Y', 'pt30s', 'PT30S ', '']) {
+    t.notOk(isDuration(bad), bad)
+  }
+  t.equal(toDuration('PT5S'), 'PT5S')
+  t.equal(toDuration(5), 'PT5S')
+  t.throws(() => toDuration(Number.NaN), /non-negative/)
+  t.throws(() => toDuration(Number.POSITIVE_INFINITY), /non-negative/)
+  t.throws(() => toDuration('P'), /ISO 8601/)
+})
+
+test('property: every formatted duration parses, and means the same seconds', async () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 10_000_000 }), (seconds) => {
+      const text = formatDuration(seconds)
+      const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(text)
+      if (m === null || !isDuration(text)) return false
+      const [d, h, min, s] = m.slice(1).map((x) => Number(x ?? 0)) as [
+        number,
+        number,
+        number,
+        number,
+      ]
+      return d * 86_400 + h * 3600 + min * 60 + s === seconds
+    }),
+  )
+  fc.assert(
+    fc.property(fc.string({ maxLength: 40 }), (text) => typeof isDuration(text) === 'boolean'),
+  )
+})
+
+test('publicFailure and outcomeOf', async (t) => {
+  t.same(publicFailure(new Error('secret')), { statusCode: 500, message: 'The job failed' })
+  t.same(publicFailure('a string'), { statusCode: 500, message: 'The job failed' })
+  t.same(publicFailure(httpErrors.conflict('exists')), { statusCode: 409, message: 'exists' })
+  t.same(publicFailure(httpErrors.badGateway('upstream 10.1.1.1')), {
+    statusCode: 500,
+    message: 'The job failed',
+  })
+  t.same(outcomeOf({ location: '/a' }), { status: 'succeeded', location: '/a' })
+  t.same(outcomeOf({ location: 7 }), { status: 'succeeded', result: '{"location":7}' })
+  t.same(outcomeOf(null), { status: 'succeeded', result: 'null' })
+  t.same(outcomeOf(undefined), { status: 'succeeded', result: 'null' })
+})
+
+test('MemoryJobStore keeps ownership', async (t) => {
+  const store = new MemoryJobStore({ ttlMs: 60_000 })
+  t.teardown(() => store.close())
+  const created = await store.create({ id: 'a', name: 'n', payload: '1', estimatedTime: 'PT1S' })
+  t.match(created, { status: 'queued', attempts: 0, owner: '' })
+  t.equal(await store.get('missing'), undefined)
+  const claimed = (await store.claim('i')) as JobRecord
+  t.equal(claimed.owner, 'i:1')
+  t.equal(await store.claim('i'), undefined, 'nothing else queued')
+  t.equal(await store.heartbeat('a', 'i:1'), true)
+  t.equal(await store.heartbeat('a', 'other:1'), false)
+  t.equal(await store.progress('a', 'other:1', 5), false)
+  t.equal(await store.release('a', 'other:1'), false)
+  t.equal(await store.release('a', 'i:1'), true)
+  t.match(await store.get('a'), { status: 'queued', attempts: 0, owner: '' })
+  const again = (await store.claim('j')) as JobRecord
+  t.equal(again.owner, 'j:1')
+  t.equal(await store.finish('a', 'i:1', { status: 'succeeded', result: '1' }), false)
+  t.equal(
+    await store.finish('a', 'j:1', { status: 'failed', error: { statusCode: 500, message: 'x' } }),
+    true,
+  )
+  t.match(await store.get('a'), { status: 'failed', error: '{"statusCode":500,"message":"x"}' })
+  t.equal(await store.heartbeat('a', 'j:1'), false, 'finished jobs are no one’s')
+  t.equal(await store.reap(), 0)
+})
+
+/** A store whose claim waits until the test lets it answer. */
+class SlowStore implements JobStore {
+  released: string[] = []
+  claimed = 0
+  answer: ((record: JobRecord | undefined) => void) | undefined
+  async create(): Promise<JobRecord> {
+    throw new Error('unused')
+  }
+  async get(): Promise<JobRecord | undefined> {
+    return undefined
+  }
+  claim(): Promise<JobRecord | undefined> {
+    this.claimed++
+    return new Promise((resolve) => {
+      this.answer = resolve
+    })
+  }
+  async heartbeat(): Promise<boolean> {
+    return true
+  }
+  async progress(): Promise<boolean> {
+    return true
+  }
+  async finish(_id: string, _owner: string, _outcome: JobOutcome): Promise<boolean> {
+    return true
+  }
+  async release(id: string): Promise<boolean> {
+    this.released.push(id)
+    return true
+  }
+  async reap(): Promise<number> {
+    return 0
+  }
+  async close(): Promise<void> {}
+}
+
+test('a job claimed while the worker closes is given back, not run', async (t) => {
+  const store = new SlowStore()
+  let ran = false
+  const handlers = new Map([
+    [
+      'n',
+      async () => {
+        ran = true
+      },
+    ],
+  ])
+  const worker = new Worker(
+    store,
+    handlers,
+    { instance: 'w', concurrency: 1, leaseMs: 1000, pollMs: 10, closeTimeoutMs: 100 },
+    Fastify().log,
+  )
+  worker.start()
+  worker.start()
+  await new Promise((r) => setTimeout(r, 20))
+  t.equal(store.claimed, 1, 'start twice runs one loop')
+  const closing = worker.close()
+  store.answer?.({
+    id: 'late',
+    name: 'n',
+    status: 'running',
+    payload: 'null',
+    estimatedTime: 'PT1S',
+    attempts: 1,
+    owner: 'w:1',
+    createdAt: 0,
+    updatedAt: 0,
+  })
+  await closing
+  t.same(store.released, ['late'])
+  t.equal(ran, false)
+})
