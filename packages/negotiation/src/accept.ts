@@ -1,0 +1,137 @@
+/** `Accept` (RFC 9110 §12.5.1): media ranges with weights, and choosing a representation. */
+import { isToken, type ListElement, parseList } from './header-list.js'
+
+/** One media range of an `Accept` header, lowercased. */
+export interface MediaRange {
+  /** `*` for `*\/*`. */
+  type: string
+  /** `*` for `type/*`. */
+  subtype: string
+  /** Media type parameters (names lowercased), before the weight. */
+  params: [string, string][]
+  q: number
+}
+
+/** A media type the server can produce, split once. */
+export interface MediaOffer {
+  /** The full type as configured (`application/hal+json`). */
+  mediaType: string
+  type: string
+  subtype: string
+}
+
+/** Splits `type/subtype` into lowercased tokens; undefined when it is not two tokens. */
+export function splitMediaType(value: string): [string, string] | undefined {
+  const slash = value.indexOf('/')
+  if (slash === -1) return undefined
+  const type = value.slice(0, slash).toLowerCase()
+  const subtype = value.slice(slash + 1).toLowerCase()
+  return isToken(type) && isToken(subtype) ? [type, subtype] : undefined
+}
+
+/** True for `vnd.<name>.v<digits>+json`, the versioned JSON of spec part 9. */
+export function isVersionedJson(subtype: string): boolean {
+  if (!subtype.startsWith('vnd.') || !subtype.endsWith('+json')) return false
+  const base = subtype.slice(0, -5)
+  const dot = base.lastIndexOf('.')
+  if (dot <= 4 || base.charCodeAt(dot + 1) !== 118 || dot + 2 >= base.length) return false
+  for (let i = dot + 2; i < base.length; i++) {
+    const c = base.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
+
+function toRange(element: ListElement, versionedJson: boolean): MediaRange | undefined {
+  // A lone `*` is not a media range, but old Java clients send `*; q=.2`: read it as `*/*`.
+  const split = element.value === '*' ? ['*', '*'] : splitMediaType(element.value)
+  if (split === undefined) return undefined
+  const [type, subtype] = split as [string, string]
+  if (type === '*' && subtype !== '*') return undefined
+  const mapped = versionedJson && type === 'application' && isVersionedJson(subtype)
+  return { type, subtype: mapped ? 'json' : subtype, params: element.params, q: element.q }
+}
+
+/** Options of `parseAccept`. */
+export interface ParseAcceptOptions {
+  /** Read `application/vnd.<name>.v<N>+json` as `application/json`. [true] */
+  versionedJson?: boolean
+}
+
+/**
+ * Parses an `Accept` value. Malformed ranges are skipped; returns undefined when the value has
+ * content but not one well-formed range (the caller answers 400), and an empty array for an
+ * empty value (no preference). Never throws; linear in the length; at most 64 ranges.
+ */
+export function parseAccept(
+  header: string,
+  options: ParseAcceptOptions = {},
+): MediaRange[] | undefined {
+  const versionedJson = options.versionedJson ?? true
+  const { elements, malformed } = parseList(header)
+  const ranges: MediaRange[] = []
+  let bad = malformed
+  for (const element of elements) {
+    const range = toRange(element, versionedJson)
+    if (range === undefined) bad++
+    else ranges.push(range)
+  }
+  return ranges.length === 0 && bad > 0 ? undefined : ranges
+}
+
+/** Splits a configured media type into an offer; undefined when it is not `type/subtype`. */
+export function toOffer(mediaType: string): MediaOffer | undefined {
+  const split = splitMediaType(mediaType)
+  if (split === undefined || split[0] === '*' || split[1] === '*') return undefined
+  return { mediaType, type: split[0], subtype: split[1] }
+}
+
+/** Does a range's parameter list fit an offer (which carries only `charset=utf-8`)? */
+function paramsFit(params: readonly [string, string][]): boolean {
+  for (const [name, value] of params) {
+    if (name !== 'charset' || value.toLowerCase() !== 'utf-8') return false
+  }
+  return true
+}
+
+/**
+ * The weight the ranges give one offer: that of the most specific matching range (a type with
+ * parameters beats the bare type, which beats `type/*`, which beats `*\/*`); 0 when none matches.
+ */
+export function qualityOf(ranges: readonly MediaRange[], offer: MediaOffer): number {
+  let best = -1
+  let q = 0
+  for (const range of ranges) {
+    let specificity: number
+    if (range.type === '*') specificity = 0
+    else if (range.type !== offer.type) continue
+    else if (range.subtype === '*') specificity = 1
+    else if (range.subtype !== offer.subtype || !paramsFit(range.params)) continue
+    else specificity = 2 + range.params.length
+    if (specificity > best) {
+      best = specificity
+      q = range.q
+    }
+  }
+  return q
+}
+
+/**
+ * Picks the offer with the highest weight; equal weights go to the earlier offer (the server's
+ * priority order); weight 0 is not acceptable. Undefined when nothing is acceptable.
+ */
+export function negotiateMediaType(
+  ranges: readonly MediaRange[],
+  offers: readonly MediaOffer[],
+): MediaOffer | undefined {
+  let chosen: MediaOffer | undefined
+  let bestQ = 0
+  for (const offer of offers) {
+    const q = qualityOf(ranges, offer)
+    if (q > bestQ) {
+      bestQ = q
+      chosen = offer
+    }
+  }
+  return chosen
+}

@@ -1,0 +1,47 @@
+/** @restwell/negotiation: media types, languages, charsets and representations for Fastify. */
+import './augment.js'
+import { restwellNegotiation } from './plugin.js'
+
+export { acceptsUtf8 } from './accept-charset.js'
+export {
+  isLanguageRange,
+  type LanguageRange,
+  parseAcceptLanguage,
+  pickLanguage,
+} from './accept-language.js'
+export {
+  isVersionedJson,
+  type MediaOffer,
+  type MediaRange,
+  negotiateMediaType,
+  type ParseAcceptOptions,
+  parseAccept,
+  qualityOf,
+  toOffer,
+} from './accept.js'
+export type { MultipartFile, Negotiated } from './augment.js'
+export { type ContentType, parseContentType } from './content-type.js'
+export {
+  createErrorRenderer,
+  errorMediaType,
+  jsonApiErrors,
+  PROBLEM_XML_CONTENT_TYPE,
+} from './error-body.js'
+export { type ListElement, MAX_LIST_ELEMENTS, type ParsedList, parseList } from './header-list.js'
+export {
+  DEFAULT_FORMATS,
+  MEDIA_TYPES,
+  type NegotiationOptions,
+  NegotiationOptionsSchema,
+  type NegotiationRouteConfig,
+  NegotiationRouteSchema,
+  SUPPORTED_MEDIA_TYPES,
+  type SupportedMediaType,
+} from './options.js'
+export { resourceName } from './plugin.js'
+export { type RepresentationContext, toHal, toJsonApi, toSiren } from './representations.js'
+export { CONTENT_TYPES, serializePayload } from './serialize.js'
+export { appendVary, mergeVary } from './vary.js'
+export { fromXml, toXml, xmlName } from './xml.js'
+export { restwellNegotiation }
+export default restwellNegotiation

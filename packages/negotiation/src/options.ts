@@ -1,0 +1,279 @@
+/** Options of `@restwell/negotiation` and its per-route `config.negotiation`. */
+import { OptionsError } from '@restwell/errors'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+
+/** The representations this plugin can serialize, in the default priority order. */
+export const MEDIA_TYPES = {
+  json: 'application/json',
+  xml: 'application/xml',
+  hal: 'application/hal+json',
+  jsonApi: 'application/vnd.api+json',
+  siren: 'application/vnd.siren+json',
+} as const
+
+/** One of the media types this plugin serializes. */
+export type SupportedMediaType = (typeof MEDIA_TYPES)[keyof typeof MEDIA_TYPES]
+
+/** Every supported media type, in the default priority order (JSON first). */
+export const SUPPORTED_MEDIA_TYPES: readonly SupportedMediaType[] = Object.values(MEDIA_TYPES)
+
+/** `?format=` names → media types, by default. */
+export const DEFAULT_FORMATS: Readonly<Record<string, SupportedMediaType>> = {
+  json: MEDIA_TYPES.json,
+  xml: MEDIA_TYPES.xml,
+  hal: MEDIA_TYPES.hal,
+  jsonapi: MEDIA_TYPES.jsonApi,
+  siren: MEDIA_TYPES.siren,
+}
+
+export const FORM_URLENCODED = 'application/x-www-form-urlencoded'
+export const MULTIPART = 'multipart/form-data'
+
+const SupportedType = Type.Union(SUPPORTED_MEDIA_TYPES.map((type) => Type.Literal(type)))
+const Produces = Type.Array(SupportedType, { minItems: 1, uniqueItems: true })
+const Consumes = Type.Array(
+  Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }),
+  { uniqueItems: true },
+)
+const LanguageTag = Type.String({ pattern: '^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$' })
+const Languages = Type.Array(LanguageTag, { minItems: 1, uniqueItems: true })
+const Name = Type.String({ minLength: 1, maxLength: 100 })
+const QueryName = Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' })
+const Size = Type.Integer({ minimum: 0 })
+
+const optionsSchema = Type.Object(
+  {
+    produces: Type.Optional(Produces),
+    defaultType: Type.Optional(SupportedType),
+    consumes: Type.Optional(Consumes),
+    formatParam: Type.Optional(Type.Union([QueryName, Type.Literal(false)])),
+    formats: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z0-9_.-]{1,32}$' }), SupportedType, {
+        additionalProperties: false,
+      }),
+    ),
+    choicesFormat: Type.Optional(
+      Type.Union([Type.String({ pattern: '^[a-z0-9_.-]{1,32}$' }), Type.Literal(false)]),
+    ),
+    languages: Type.Optional(Languages),
+    defaultLanguage: Type.Optional(LanguageTag),
+    idField: Type.Optional(Name),
+    xmlRoot: Type.Optional(Name),
+    versionedJson: Type.Optional(Type.Boolean()),
+    errors: Type.Optional(Type.Boolean()),
+    formbody: Type.Optional(
+      Type.Union([
+        Type.Boolean(),
+        Type.Object(
+          { bodyLimit: Type.Optional(Type.Integer({ minimum: 1 })) },
+          { additionalProperties: false },
+        ),
+      ]),
+    ),
+    multipart: Type.Optional(
+      Type.Union([
+        Type.Boolean(),
+        Type.Object(
+          {
+            attachBody: Type.Optional(Type.Boolean()),
+            limits: Type.Optional(
+              Type.Object(
+                {
+                  fieldNameSize: Type.Optional(Size),
+                  fieldSize: Type.Optional(Size),
+                  fields: Type.Optional(Size),
+                  fileSize: Type.Optional(Size),
+                  files: Type.Optional(Size),
+                  parts: Type.Optional(Size),
+                  headerPairs: Type.Optional(Size),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** Multipart parser limits (busboy's). */
+export interface MultipartLimits {
+  fieldNameSize?: number
+  fieldSize?: number
+  fields?: number
+  fileSize?: number
+  files?: number
+  parts?: number
+  headerPairs?: number
+}
+
+/** Options of `@restwell/negotiation`. Every one is optional. */
+export interface NegotiationOptions {
+  /** Media types every route can produce, in priority order. [all five, JSON first] */
+  produces?: SupportedMediaType[]
+  /** Representation when `Accept` is missing or empty. [`application/json`] */
+  defaultType?: SupportedMediaType
+  /** Request media types accepted on POST, PUT and DELETE. [JSON, form, multipart as enabled] */
+  consumes?: string[]
+  /** Query parameter that overrides `Accept`, or false. [`format`] */
+  formatParam?: string | false
+  /** `?format=` names → media types. [json, xml, hal, jsonapi, siren] */
+  formats?: Record<string, SupportedMediaType>
+  /** `?format=<this>` answers 300 with the choices, or false. [`choices`] */
+  choicesFormat?: string | false
+  /** Languages the API serves; none: no language negotiation. [none] */
+  languages?: string[]
+  /** Language used when no acceptable one is available. [first of `languages`] */
+  defaultLanguage?: string
+  /** Field holding a resource id (links, JSON:API `id`). [`id`] */
+  idField?: string
+  /** Root element name of XML documents. [`response`] */
+  xmlRoot?: string
+  /** Read `Accept: application/vnd.<x>.v<N>+json` as JSON. [true] */
+  versionedJson?: boolean
+  /** Negotiate error bodies through `@restwell/errors` when it is registered. [true] */
+  errors?: boolean
+  /** Register `@fastify/formbody`, or its options. [true] */
+  formbody?: boolean | { bodyLimit?: number }
+  /** Register `@fastify/multipart`, or `{ attachBody, limits }`. [true] */
+  multipart?: boolean | { attachBody?: boolean; limits?: MultipartLimits }
+}
+
+/** The TypeBox schema of `NegotiationOptions`, checked at registration. */
+export const NegotiationOptionsSchema: TSchema = optionsSchema
+
+const routeSchema = Type.Object(
+  {
+    produces: Type.Optional(Produces),
+    consumes: Type.Optional(Consumes),
+    type: Type.Optional(Name),
+    collection: Type.Optional(Name),
+    idField: Type.Optional(Name),
+    languages: Type.Optional(Languages),
+    defaultLanguage: Type.Optional(LanguageTag),
+    choices: Type.Optional(Type.Boolean()),
+    xmlRoot: Type.Optional(Name),
+  },
+  { additionalProperties: false },
+)
+
+/** Per-route settings, `config.negotiation` (`false` turns negotiation off for the route). */
+export interface NegotiationRouteConfig {
+  /** Media types this route produces, in priority order. [plugin's `produces`] */
+  produces?: SupportedMediaType[]
+  /** Request media types this route accepts; when set, checked on every method. [plugin's] */
+  consumes?: string[]
+  /** Resource type name (JSON:API `type`, Siren `class`). [last static path segment] */
+  type?: string
+  /** Collection name (HAL `_embedded` key, Siren collection `class`). [`type`] */
+  collection?: string
+  /** Field holding the id. [plugin's `idField`] */
+  idField?: string
+  /** Languages of this route. [plugin's `languages`] */
+  languages?: string[]
+  /** Default language of this route. [first of the route's `languages`, else plugin's] */
+  defaultLanguage?: string
+  /** Answer 300 with the choices unless `?format=` picks one. [false] */
+  choices?: boolean
+  /** Root element name of XML documents. [plugin's `xmlRoot`] */
+  xmlRoot?: string
+}
+
+/** The TypeBox schema of `NegotiationRouteConfig`, checked when a route is added. */
+export const NegotiationRouteSchema: TSchema = routeSchema
+
+/** Compile-time proof that the interfaces and the schemas describe the same values. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const schemasMatch: [
+  Same<Static<typeof optionsSchema>, NegotiationOptions>,
+  Same<Static<typeof routeSchema>, NegotiationRouteConfig>,
+] = [true, true]
+void schemasMatch
+
+/** Multipart settings after defaults. */
+export interface ResolvedMultipart {
+  attachBody: boolean
+  limits: MultipartLimits
+}
+
+/** Plugin options after defaults. */
+export interface ResolvedNegotiationOptions {
+  produces: readonly SupportedMediaType[]
+  defaultType: SupportedMediaType
+  consumes: readonly string[]
+  formatParam: string | false
+  formats: Readonly<Record<string, SupportedMediaType>>
+  choicesFormat: string | false
+  languages: readonly string[]
+  defaultLanguage: string | undefined
+  idField: string
+  xmlRoot: string
+  versionedJson: boolean
+  errors: boolean
+  formbody: { bodyLimit?: number } | false
+  multipart: ResolvedMultipart | false
+}
+
+const PLUGIN = '@restwell/negotiation'
+
+/** Checks that a default language is one of the languages. */
+export function checkLanguages(
+  where: string,
+  languages: readonly string[] | undefined,
+  defaultLanguage: string | undefined,
+): void {
+  if (defaultLanguage === undefined) return
+  const known = (languages ?? []).some((tag) => tag.toLowerCase() === defaultLanguage.toLowerCase())
+  if (!known) {
+    throw new OptionsError(
+      where,
+      'defaultLanguage',
+      `must be one of "languages", got "${defaultLanguage}"`,
+    )
+  }
+}
+
+/** Applies the defaults, once, at registration. */
+export function resolveNegotiationOptions(options: NegotiationOptions): ResolvedNegotiationOptions {
+  checkLanguages(PLUGIN, options.languages, options.defaultLanguage)
+  const formbody =
+    options.formbody === false
+      ? false
+      : options.formbody === true || options.formbody === undefined
+        ? {}
+        : options.formbody
+  const multipart: ResolvedMultipart | false =
+    options.multipart === false
+      ? false
+      : {
+          attachBody:
+            typeof options.multipart === 'object' ? (options.multipart.attachBody ?? true) : true,
+          limits:
+            (typeof options.multipart === 'object' ? options.multipart.limits : undefined) ?? {},
+        }
+  const consumes = options.consumes ?? [
+    MEDIA_TYPES.json,
+    ...(formbody === false ? [] : [FORM_URLENCODED]),
+    ...(multipart === false ? [] : [MULTIPART]),
+  ]
+  const languages = options.languages ?? []
+  return {
+    produces: options.produces ?? SUPPORTED_MEDIA_TYPES,
+    defaultType: options.defaultType ?? MEDIA_TYPES.json,
+    consumes: consumes.map((type) => type.toLowerCase()),
+    formatParam: options.formatParam ?? 'format',
+    formats: options.formats ?? DEFAULT_FORMATS,
+    choicesFormat: options.choicesFormat ?? 'choices',
+    languages,
+    defaultLanguage: options.defaultLanguage ?? languages[0],
+    idField: options.idField ?? 'id',
+    xmlRoot: options.xmlRoot ?? 'response',
+    versionedJson: options.versionedJson ?? true,
+    errors: options.errors ?? true,
+    formbody,
+    multipart,
+  }
+}

@@ -1,0 +1,498 @@
+/** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
+import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
+import {
+  ErrorCode,
+  type HttpError,
+  httpErrors,
+  MEDIA_TYPE,
+  pageOf,
+  validateOptions,
+} from '@restwell/errors'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onSendHookHandler,
+  preSerializationHookHandler,
+  preValidationHookHandler,
+  RouteOptions,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import { acceptsUtf8 } from './accept-charset.js'
+import { parseAcceptLanguage, pickLanguage } from './accept-language.js'
+import { type MediaOffer, negotiateMediaType, parseAccept, toOffer } from './accept.js'
+import type { Negotiated } from './augment.js'
+import { parseContentType } from './content-type.js'
+import { createErrorRenderer } from './error-body.js'
+import { readMultipart } from './multipart.js'
+import {
+  checkLanguages,
+  MEDIA_TYPES,
+  MULTIPART,
+  type NegotiationOptions,
+  NegotiationOptionsSchema,
+  type NegotiationRouteConfig,
+  NegotiationRouteSchema,
+  type ResolvedNegotiationOptions,
+  resolveNegotiationOptions,
+  type SupportedMediaType,
+} from './options.js'
+import { CONTENT_TYPES, type SerializeContext } from './serialize.js'
+import { serializePayload } from './serialize.js'
+import { appendVary } from './vary.js'
+
+const PLUGIN = '@restwell/negotiation'
+
+/** Methods whose request body is checked against `consumes` (PATCH is `@restwell/patch`'s). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE'])
+
+/** Everything a route needs per request, computed once in `onRoute`. */
+/** Distinct `Accept` values remembered per route. */
+const ACCEPT_CACHE_SIZE = 64
+const MALFORMED = 0
+const NONE = 1
+/** What an `Accept` value gives on a route: an offer, nothing acceptable, or malformed. */
+type AcceptOutcome = MediaOffer | typeof MALFORMED | typeof NONE
+
+interface RouteSettings {
+  offers: readonly MediaOffer[]
+  acceptCache: Map<string, AcceptOutcome>
+  /** The negotiation result per type, made once, for routes without languages. */
+  negotiated: ReadonlyMap<string, Negotiated>
+  byType: ReadonlyMap<string, MediaOffer>
+  /** `Accept` response header of a 406: the types the route produces. */
+  produces: string
+  consumes: ReadonlySet<string> | undefined
+  /** `Accept` response header of a 415: the types the route consumes. */
+  consumesHeader: string
+  languages: readonly string[]
+  defaultLanguage: string | undefined
+  choices: boolean
+  vary: readonly string[]
+  context: Omit<SerializeContext, 'self' | 'path' | 'page'>
+}
+
+/** Fastify's route hook option: one function or a list. */
+type HookOption<T> = T | T[] | undefined
+
+function hooks<T>(existing: HookOption<T>): T[] {
+  return existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]
+}
+
+/** The last static path segment (`/authors/:id/books/:bookId` → `books`), for default names. */
+export function resourceName(url: string): string {
+  const segments = url.split('/').filter((s) => s !== '' && !s.startsWith(':') && !s.includes('*'))
+  return segments.at(-1) ?? 'resources'
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+function bodyPresent(request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  return (
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+  )
+}
+
+/** Media type → its first `?format=` name. */
+function formatNames(
+  formats: Readonly<Record<string, SupportedMediaType>>,
+): ReadonlyMap<string, string> {
+  const names = new Map<string, string>()
+  for (const [name, type] of Object.entries(formats)) if (!names.has(type)) names.set(type, name)
+  return names
+}
+
+/** A URL with one query parameter set, for the 300 choice list. */
+function withQuery(url: string, name: string, value: string): string {
+  const q = url.indexOf('?')
+  const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
+  params.set(name, value)
+  return `${pathOf(url)}?${params.toString()}`
+}
+
+function notAcceptable(message: string, produces: string): HttpError {
+  return httpErrors.notAcceptable(message, {
+    code: ErrorCode.NOT_ACCEPTABLE,
+    headers: { accept: produces },
+  })
+}
+
+function malformedHeader(name: string): HttpError {
+  return httpErrors.badRequest(`Malformed ${name} header`, {
+    code: ErrorCode.MALFORMED_HEADER,
+    details: [
+      {
+        field: `headers/${name.toLowerCase()}`,
+        message: 'is malformed',
+        code: ErrorCode.MALFORMED_HEADER,
+      },
+    ],
+  })
+}
+
+function unsupportedMediaType(message: string, consumes: string): HttpError {
+  return httpErrors.unsupportedMediaType(message, {
+    code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    headers: { accept: consumes },
+  })
+}
+
+function isUtf8(value: string): boolean {
+  const lower = value.toLowerCase()
+  return lower === 'utf-8' || lower === 'utf8'
+}
+
+const passThrough = (payload: unknown): string => payload as string
+
+type Serializer = (data: unknown) => string
+
+/**
+ * The route's JSON response serializer for a status (`200`, then `2xx`, then `default`), so
+ * the fields a response schema leaves out are left out of every representation.
+ */
+function responseSerializer(reply: FastifyReply, status: number): Serializer | undefined {
+  for (const key of [String(status), `${String(status)[0]}xx`, 'default']) {
+    const found = reply.getSerializationFunction(key) as
+      | Serializer
+      | Record<string, Serializer>
+      | undefined
+    if (typeof found === 'function') return found
+    if (found !== undefined) return found['application/json'] ?? found['*/*']
+  }
+  return undefined
+}
+
+const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOptions) => {
+  const options: ResolvedNegotiationOptions = resolveNegotiationOptions(
+    validateOptions(PLUGIN, NegotiationOptionsSchema, rawOptions) as NegotiationOptions,
+  )
+  const formatParam = options.formatParam
+  const formats = options.formats
+  const names = formatNames(formats)
+
+  fastify.decorateRequest('negotiated', null)
+  fastify.decorateRequest('language', undefined)
+
+  if (
+    options.formbody !== false &&
+    !fastify.hasContentTypeParser('application/x-www-form-urlencoded')
+  ) {
+    await fastify.register(formbody, options.formbody)
+  }
+  if (options.multipart !== false && !fastify.hasContentTypeParser(MULTIPART)) {
+    await fastify.register(multipart, {
+      limits: options.multipart.limits,
+      throwFileSizeLimit: true,
+    })
+  }
+
+  if (options.errors) {
+    fastify.addHook('onReady', async function registerErrorRenderer() {
+      if (fastify.hasDecorator('restwellErrors')) {
+        const api = fastify.restwellErrors
+        api.addRenderer(createErrorRenderer(api.format, options.versionedJson))
+      }
+    })
+  }
+
+  function settingsFor(route: NegotiationRouteConfig, routeOptions: RouteOptions): RouteSettings {
+    const where = `${PLUGIN} route ${String(routeOptions.method)} ${routeOptions.url}`
+    checkLanguages(where, route.languages ?? options.languages, route.defaultLanguage)
+    const produced = route.produces ?? options.produces
+    // The default representation goes first: `*/*` and missing `Accept` both pick it.
+    const ordered = produced.includes(options.defaultType)
+      ? [options.defaultType, ...produced.filter((t) => t !== options.defaultType)]
+      : produced
+    const offers = ordered.map((type) => toOffer(type)!)
+    const methods = Array.isArray(routeOptions.method) ? routeOptions.method : [routeOptions.method]
+    const consumesList = (route.consumes ?? options.consumes).map((t) => t.toLowerCase())
+    const checksBody = route.consumes !== undefined || methods.some((m) => BODY_METHODS.has(m))
+    const languages = route.languages ?? options.languages
+    const name = route.type ?? resourceName(routeOptions.url)
+    return {
+      offers,
+      acceptCache: new Map(),
+      negotiated: new Map(
+        ordered.map((type) => [
+          type,
+          Object.freeze({ type, format: names.get(type), language: undefined, charset: 'utf-8' }),
+        ]),
+      ),
+      byType: new Map(offers.map((offer) => [offer.mediaType, offer])),
+      produces: ordered.join(', '),
+      consumes: checksBody ? new Set(consumesList) : undefined,
+      consumesHeader: consumesList.join(', '),
+      languages,
+      defaultLanguage: route.defaultLanguage ?? route.languages?.[0] ?? options.defaultLanguage,
+      choices: route.choices ?? false,
+      vary: languages.length > 0 ? ['Accept', 'Accept-Language'] : ['Accept'],
+      context: {
+        type: name,
+        collection: route.collection ?? name,
+        idField: route.idField ?? options.idField,
+        xmlRoot: route.xmlRoot ?? options.xmlRoot,
+      },
+    }
+  }
+
+  function choicesBody(request: FastifyRequest, settings: RouteSettings, preferred: MediaOffer) {
+    const choices: { type: string; href: string }[] = []
+    let location: string | undefined
+    for (const offer of settings.offers) {
+      const name = names.get(offer.mediaType)
+      if (name === undefined || formatParam === false) continue
+      const href = withQuery(request.url, formatParam, name)
+      choices.push({ type: offer.mediaType, href })
+      if (offer === preferred) location = href
+    }
+    return { choices, location }
+  }
+
+  function sendChoices(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    settings: RouteSettings,
+  ): void {
+    const preferred = preferredOffer(request, settings) ?? settings.offers[0]!
+    const { choices, location } = choicesBody(request, settings, preferred)
+    if (location !== undefined) reply.header('location', location)
+    reply.code(300).type(CONTENT_TYPES[MEDIA_TYPES.json]).send(JSON.stringify({ choices }))
+  }
+
+  /** The offer `Accept` prefers, or undefined when nothing it lists is produced. */
+  function preferredOffer(
+    request: FastifyRequest,
+    settings: RouteSettings,
+  ): MediaOffer | undefined {
+    const header = request.headers.accept
+    if (header === undefined) return settings.offers[0]
+    let outcome = settings.acceptCache.get(header)
+    if (outcome === undefined) {
+      outcome = acceptOutcome(header, settings.offers)
+      // Clients send a handful of distinct Accept values: remember them, within a bound.
+      if (settings.acceptCache.size >= ACCEPT_CACHE_SIZE) settings.acceptCache.clear()
+      settings.acceptCache.set(header, outcome)
+    }
+    if (outcome === MALFORMED) throw malformedHeader('Accept')
+    return outcome === NONE ? undefined : outcome
+  }
+
+  function acceptOutcome(header: string, offers: readonly MediaOffer[]): AcceptOutcome {
+    const ranges = parseAccept(header, { versionedJson: options.versionedJson })
+    if (ranges === undefined) return MALFORMED
+    if (ranges.length === 0) return offers[0]!
+    return negotiateMediaType(ranges, offers) ?? NONE
+  }
+
+  function checkBody(
+    request: FastifyRequest,
+    settings: RouteSettings,
+    consumes: ReadonlySet<string>,
+  ): void {
+    if (!bodyPresent(request)) return
+    const header = request.headers['content-type']
+    if (header === undefined || header.trim() === '') {
+      throw unsupportedMediaType(
+        'The request has a body but no Content-Type',
+        settings.consumesHeader,
+      )
+    }
+    const contentType = parseContentType(header)
+    if (contentType === undefined) throw malformedHeader('Content-Type')
+    if (!consumes.has(contentType.essence)) {
+      throw unsupportedMediaType(
+        `Content-Type ${contentType.essence} is not supported here; use one of: ${settings.consumesHeader}`,
+        settings.consumesHeader,
+      )
+    }
+    const charset = contentType.params.find(([name]) => name === 'charset')
+    if (charset !== undefined && !isUtf8(charset[1])) {
+      throw unsupportedMediaType(
+        `Request bodies must be UTF-8, got charset ${charset[1]}`,
+        settings.consumesHeader,
+      )
+    }
+  }
+
+  /**
+   * Negotiates one request; returns true when it has answered (300) itself. Throws the 400,
+   * 406 and 415 errors.
+   */
+  function negotiate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    settings: RouteSettings,
+  ): boolean {
+    const charsets = request.headers['accept-charset']
+    if (charsets !== undefined && !acceptsUtf8(String(charsets))) {
+      throw httpErrors.notAcceptable('UTF-8 is the only charset served', {
+        code: ErrorCode.UNSUPPORTED_CHARSET,
+        details: [
+          {
+            field: 'headers/accept-charset',
+            message: 'excludes utf-8',
+            code: ErrorCode.UNSUPPORTED_CHARSET,
+          },
+        ],
+      })
+    }
+    let offer: MediaOffer | undefined
+    const query = request.query as Record<string, unknown> | null
+    const format =
+      formatParam === false || query === null || typeof query !== 'object'
+        ? undefined
+        : query[formatParam]
+    if (format !== undefined) {
+      const name = typeof format === 'string' ? format.toLowerCase() : ''
+      if (name === options.choicesFormat) {
+        sendChoices(request, reply, settings)
+        return true
+      }
+      const type = Object.hasOwn(formats, name) ? formats[name] : undefined
+      if (type === undefined) {
+        throw httpErrors.badRequest(
+          `Unknown format; use one of: ${Object.keys(formats).join(', ')}`,
+          {
+            code: ErrorCode.UNKNOWN_FORMAT,
+            details: [
+              {
+                field: `querystring/${formatParam}`,
+                message: 'is not a known format',
+                code: ErrorCode.UNKNOWN_FORMAT,
+              },
+            ],
+          },
+        )
+      }
+      offer = settings.byType.get(type)
+      if (offer === undefined)
+        throw notAcceptable(`Format ${name} is not available here`, settings.produces)
+    } else if (settings.choices) {
+      sendChoices(request, reply, settings)
+      return true
+    } else {
+      offer = preferredOffer(request, settings)
+      if (offer === undefined) {
+        throw notAcceptable(
+          `None of the accepted media types is available; use one of: ${settings.produces}`,
+          settings.produces,
+        )
+      }
+    }
+    const type = offer.mediaType as SupportedMediaType
+    let language: string | undefined
+    if (settings.defaultLanguage !== undefined) {
+      const header = request.headers['accept-language']
+      language =
+        header === undefined
+          ? settings.defaultLanguage
+          : pickLanguage(parseAcceptLanguage(header), settings.languages, settings.defaultLanguage)
+      request.language = language
+    }
+    if (settings.consumes !== undefined) checkBody(request, settings, settings.consumes)
+    ;(request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE] = type
+    request.negotiated =
+      language === undefined
+        ? settings.negotiated.get(type)!
+        : { type, format: names.get(type), language, charset: 'utf-8' }
+    return false
+  }
+
+  fastify.addHook('onRoute', function negotiationOnRoute(routeOptions) {
+    const config = routeOptions.config?.negotiation
+    if (config === false) return
+    const route: NegotiationRouteConfig =
+      config === undefined
+        ? {}
+        : (validateOptions(
+            `${PLUGIN} route ${String(routeOptions.method)} ${routeOptions.url}`,
+            NegotiationRouteSchema,
+            config,
+          ) as NegotiationRouteConfig)
+    const settings = settingsFor(route, routeOptions)
+
+    const onRequest: onRequestHookHandler = function negotiationOnRequest(request, reply, done) {
+      let answered: boolean
+      try {
+        answered = negotiate(request, reply, settings)
+      } catch (error) {
+        done(error as Error)
+        return
+      }
+      if (!answered) done()
+    }
+    routeOptions.onRequest = [onRequest, ...hooks(routeOptions.onRequest)]
+
+    const onSend: onSendHookHandler = function negotiationOnSend(request, reply, payload, done) {
+      appendVary(reply, ...settings.vary)
+      if (request.language !== undefined && reply.statusCode < 400) {
+        reply.header('content-language', request.language)
+      }
+      done(null, payload)
+    }
+    routeOptions.onSend = [...hooks(routeOptions.onSend), onSend]
+
+    if (settings.offers.some((offer) => offer.mediaType !== MEDIA_TYPES.json)) {
+      const preSerialization: preSerializationHookHandler<unknown> = function negotiationSerialize(
+        request,
+        reply,
+        payload,
+        done,
+      ) {
+        const type = (request as { [MEDIA_TYPE]?: SupportedMediaType })[MEDIA_TYPE]
+        if (type === undefined || type === MEDIA_TYPES.json) {
+          done(null, payload)
+          return
+        }
+        const location = reply.getHeader('location')
+        const filter = responseSerializer(reply, reply.statusCode)
+        const data = filter === undefined ? payload : JSON.parse(filter(payload))
+        const body = serializePayload(type, data, reply.statusCode, {
+          ...settings.context,
+          self: reply.statusCode === 201 && typeof location === 'string' ? location : request.url,
+          path: pathOf(request.url),
+          page: pageOf(reply),
+        })
+        if (body === undefined) {
+          done(null, payload)
+          return
+        }
+        reply.serializer(passThrough).type(CONTENT_TYPES[type])
+        done(null, body)
+      }
+      routeOptions.preSerialization = [...hooks(routeOptions.preSerialization), preSerialization]
+    }
+
+    if (
+      options.multipart !== false &&
+      options.multipart.attachBody &&
+      settings.consumes?.has(MULTIPART)
+    ) {
+      const preValidation: preValidationHookHandler = async function negotiationMultipart(request) {
+        if (request.isMultipart()) request.body = await readMultipart(request)
+      }
+      routeOptions.preValidation = [preValidation, ...hooks(routeOptions.preValidation)]
+    }
+  })
+}
+
+/**
+ * Content negotiation for a Fastify API (spec 4.5): `Accept` with q-values and `?format=`,
+ * 406/415/300, `Vary`, `Accept-Language`, `Accept-Charset`; JSON, XML, HAL, JSON:API and Siren;
+ * form-urlencoded and multipart bodies.
+ *
+ * @example
+ * await app.register(restwellErrors)
+ * await app.register(restwellNegotiation, { languages: ['en', 'de'] })
+ * app.get('/books/:id', { config: { negotiation: { type: 'books' } } }, handler)
+ */
+export const restwellNegotiation: FastifyPluginAsync<NegotiationOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: PLUGIN,
+})

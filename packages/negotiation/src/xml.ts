@@ -1,0 +1,234 @@
+/** `application/xml` via fast-xml-parser: JSON values as XML that round-trips (types in attributes). */
+import { XMLBuilder, XMLParser } from 'fast-xml-parser'
+
+/** Element name of each array entry. */
+export const XML_ITEM = 'item'
+const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
+
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  textNodeName: '#text',
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+  processEntities: true,
+})
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  textNodeName: '#text',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+})
+
+function isNameStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
+}
+function isNameChar(c: number): boolean {
+  return isNameStart(c) || (c >= 48 && c <= 57) || c === 45 || c === 46
+}
+
+/** Names XML parsers (fast-xml-parser among them) refuse or rename, as JavaScript property keys. */
+const RESERVED_NAMES = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+])
+
+/**
+ * Makes a JSON key a safe XML element name: characters outside `[A-Za-z0-9_.-]` become `_`; a
+ * name that does not start with a letter or `_`, starts with `xml`, or is a JavaScript
+ * prototype name (`__proto__`, `constructor`, ...) gets a `_` prefix.
+ */
+export function xmlName(key: string): string {
+  let out = ''
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i)
+    out += isNameChar(c) ? key[i] : '_'
+  }
+  if (
+    out === '' ||
+    !isNameStart(out.charCodeAt(0)) ||
+    out.toLowerCase().startsWith('xml') ||
+    RESERVED_NAMES.has(out)
+  ) {
+    out = `_${out}`
+  }
+  return out
+}
+
+/** True for a UTF-16 code unit XML 1.0 allows outside a surrogate pair (§2.2 Char). */
+function isXmlUnit(c: number): boolean {
+  return c === 9 || c === 10 || c === 13 || (c >= 32 && c < 0xd800) || (c > 0xdfff && c < 0xfffe)
+}
+
+/**
+ * Replaces what XML 1.0 cannot carry at all (C0 controls but tab, LF and CR; lone
+ * surrogates; U+FFFE and U+FFFF) with U+FFFD. One pass; the string is returned as is when clean.
+ */
+export function xmlText(value: string): string {
+  let out: string | undefined
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (isXmlUnit(c)) {
+      if (out !== undefined) out += value[i]
+      continue
+    }
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = value.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        if (out !== undefined) out += value.slice(i, i + 2)
+        i++
+        continue
+      }
+    }
+    out = `${out ?? value.slice(0, i)}\uFFFD`
+  }
+  return out ?? value
+}
+
+type XmlNode = string | { [key: string]: XmlNode | XmlNode[] }
+
+function withAttributes(node: XmlNode, attributes: Record<string, string>): XmlNode {
+  const base: { [key: string]: XmlNode | XmlNode[] } =
+    typeof node === 'string' ? (node === '' ? {} : { '#text': node }) : { ...node }
+  for (const [name, value] of Object.entries(attributes)) base[`@_${name}`] = value
+  return base
+}
+
+function toNode(raw: unknown, ancestors: Set<object>): XmlNode | undefined {
+  let value = raw
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
+    value = (value as { toJSON: () => unknown }).toJSON()
+  }
+  switch (typeof value) {
+    case 'string':
+      return xmlText(value)
+    case 'number':
+      return Number.isFinite(value)
+        ? { '#text': String(value), '@_type': 'number' }
+        : { '@_nil': 'true' }
+    case 'bigint':
+      return { '#text': value.toString(), '@_type': 'number' }
+    case 'boolean':
+      return { '#text': String(value), '@_type': 'boolean' }
+    case 'object':
+      break
+    default:
+      return undefined
+  }
+  if (value === null) return { '@_nil': 'true' }
+  if (ancestors.has(value)) throw new TypeError('Converting circular structure to XML')
+  ancestors.add(value)
+  let node: XmlNode
+  if (Array.isArray(value)) {
+    const items = value.map((item) => toNode(item, ancestors) ?? { '@_nil': 'true' })
+    node = items.length === 0 ? { '@_type': 'array' } : { '@_type': 'array', [XML_ITEM]: items }
+  } else {
+    // No prototype: a JSON key such as `__proto__` stays an ordinary element.
+    const children: { [key: string]: XmlNode | XmlNode[] } = Object.create(null)
+    let count = 0
+    for (const [key, child] of Object.entries(value)) {
+      let converted = toNode(child, ancestors)
+      if (converted === undefined) continue
+      const name = xmlName(key)
+      if (name !== key) converted = withAttributes(converted, { key })
+      const previous = children[name]
+      if (previous === undefined) children[name] = converted
+      else
+        children[name] = Array.isArray(previous) ? [...previous, converted] : [previous, converted]
+      count++
+    }
+    node = count === 0 ? { '@_type': 'object' } : children
+  }
+  ancestors.delete(value)
+  return node
+}
+
+/**
+ * Serializes a JSON value as an XML document under one root element. Arrays become `<item>`
+ * children with `type="array"`; numbers and booleans carry `type`, null `nil="true"`, renamed
+ * keys their original name in `key`, so `fromXml` gives the same JSON back.
+ */
+export function toXml(
+  value: unknown,
+  root: string,
+  attributes: Record<string, string> = {},
+): string {
+  const node = withAttributes(toNode(value, new Set()) ?? { '@_nil': 'true' }, attributes)
+  return DECLARATION + (builder.build({ [xmlName(root)]: node }) as string)
+}
+
+type OrderedNode = { [name: string]: OrderedNode[] | string } & { ':@'?: Record<string, string> }
+
+function textOf(children: readonly OrderedNode[]): string {
+  let text = ''
+  for (const child of children) {
+    const t = child['#text']
+    if (typeof t === 'string') text += t
+  }
+  return text
+}
+
+function fromNode(name: string, node: OrderedNode): unknown {
+  const attributes = node[':@'] ?? {}
+  // With `preserveOrder`, fast-xml-parser gives every element an array of children.
+  const children = node[name] as OrderedNode[]
+  if (attributes['@_nil'] === 'true') return null
+  switch (attributes['@_type']) {
+    case 'number':
+      return Number(textOf(children))
+    case 'boolean':
+      return textOf(children) === 'true'
+    case 'array':
+      return elementsOf(children).map(([childName, child]) => fromNode(childName, child))
+    case 'object':
+      return {}
+  }
+  const elements = elementsOf(children)
+  if (elements.length === 0) return textOf(children)
+  const out: Record<string, unknown> = {}
+  for (const [childName, child] of elements) {
+    const key = child[':@']?.['@_key'] ?? childName
+    // defineProperty, not assignment: a `__proto__` element must not replace the prototype.
+    Object.defineProperty(out, key, {
+      value: fromNode(childName, child),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return out
+}
+
+function elementsOf(children: readonly OrderedNode[]): [string, OrderedNode][] {
+  const out: [string, OrderedNode][] = []
+  for (const child of children) {
+    const name = Object.keys(child).find((key) => key !== ':@' && key !== '#text')
+    if (name !== undefined) out.push([name, child])
+  }
+  return out
+}
+
+/** Reads a document written by `toXml` back into JSON (the root element's content). */
+export function fromXml(xml: string): unknown {
+  const document = parser.parse(xml) as OrderedNode[]
+  const root = elementsOf(document)[0]
+  return root === undefined ? undefined : fromNode(root[0], root[1])
+}

@@ -1,0 +1,276 @@
+import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
+import restwellErrors from '@restwell/errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { test } from 'tap'
+import { type MultipartFile, type NegotiationOptions, restwellNegotiation } from '../src/index.js'
+import { multipartError } from '../src/multipart.js'
+
+async function build(options: NegotiationOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellNegotiation, options)
+  app.post('/books', async (request) => {
+    const body = (request.body ?? {}) as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(body)) {
+      const file = value as MultipartFile
+      out[key] = Buffer.isBuffer(file?.data) ? { ...file, data: file.data.toString() } : value
+    }
+    return out
+  })
+  return app
+}
+
+function form(parts: { name: string; value: string; filename?: string; type?: string }[]): {
+  payload: string
+  headers: Record<string, string>
+} {
+  const boundary = 'restwellBoundary'
+  let payload = ''
+  for (const part of parts) {
+    payload += `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`
+    if (part.filename !== undefined) payload += `; filename="${part.filename}"`
+    payload += '\r\n'
+    if (part.type !== undefined) payload += `Content-Type: ${part.type}\r\n`
+    payload += `\r\n${part.value}\r\n`
+  }
+  payload += `--${boundary}--\r\n`
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
+}
+
+test('JSON and form-urlencoded bodies', async (t) => {
+  const app = await build()
+  const json = await app.inject({ method: 'POST', url: '/books', payload: { title: 'A' } })
+  t.same(json.json(), { title: 'A' })
+  const urlencoded = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: 'title=Dune&tag=a&tag=b',
+    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+  })
+  t.same(urlencoded.json(), { title: 'Dune', tag: ['a', 'b'] })
+})
+
+test('multipart: fields and files with name and filename', async (t) => {
+  const app = await build()
+  const res = await app.inject({
+    method: 'POST',
+    url: '/books',
+    ...form([
+      { name: 'title', value: 'Dune' },
+      { name: 'tag', value: 'a' },
+      { name: 'tag', value: 'b' },
+      { name: 'tag', value: 'c' },
+      { name: 'cover', value: 'PNGDATA', filename: 'cover.png', type: 'image/png' },
+    ]),
+  })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), {
+    title: 'Dune',
+    tag: ['a', 'b', 'c'],
+    cover: { filename: 'cover.png', mimetype: 'image/png', encoding: '7bit', data: 'PNGDATA' },
+  })
+})
+
+test('multipart size limits are 413 in the error form; a bad body is 400', async (t) => {
+  const app = await build({ multipart: { limits: { fileSize: 4, fieldSize: 5, files: 1 } } })
+  const file = await app.inject({
+    method: 'POST',
+    url: '/books',
+    ...form([{ name: 'cover', value: 'too large', filename: 'c.txt' }]),
+  })
+  t.equal(file.statusCode, 413)
+  t.equal(file.json().error.code, 'MULTIPART_LIMIT')
+  const field = await app.inject({
+    method: 'POST',
+    url: '/books',
+    ...form([{ name: 'title', value: 'a long title' }]),
+  })
+  t.equal(field.statusCode, 413)
+  t.equal(field.json().error.details[0].field, 'body/title')
+  const files = await app.inject({
+    method: 'POST',
+    url: '/books',
+    ...form([
+      { name: 'a', value: 'x', filename: 'a' },
+      { name: 'b', value: 'y', filename: 'b' },
+    ]),
+  })
+  t.equal(files.statusCode, 413)
+  const broken = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: '--restwellBoundary\r\nContent-Disposition: form-data; name="a"\r\n\r\nx',
+    headers: { 'content-type': 'multipart/form-data; boundary=restwellBoundary' },
+  })
+  t.equal(broken.statusCode, 400)
+  t.equal(broken.json().error.code, 'MALFORMED_MULTIPART')
+  const proto = await app.inject({
+    method: 'POST',
+    url: '/books',
+    ...form([{ name: '__proto__', value: 'x' }]),
+  })
+  t.equal(proto.statusCode, 400)
+})
+
+test('multipartError keeps HttpErrors and maps anything else', async (t) => {
+  const limit = multipartError(
+    Object.assign(new Error('reach parts limit'), { code: 'FST_PARTS_LIMIT' }),
+  )
+  t.equal(limit.statusCode, 413)
+  t.equal(multipartError('weird').statusCode, 400)
+  t.equal(multipartError(null).message, 'Malformed multipart body: Malformed multipart body')
+  t.equal(multipartError(limit), limit)
+})
+
+test('multipart attachBody: false leaves the parts to the handler (limits still 413)', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellNegotiation, {
+    multipart: { attachBody: false, limits: { fileSize: 3 } },
+  })
+  app.post('/upload', async (request) => {
+    const file = await request.file()
+    return { name: file?.filename, size: (await file!.toBuffer()).length }
+  })
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/upload',
+    ...form([{ name: 'f', value: 'abc', filename: 'f.txt' }]),
+  })
+  t.same(ok.json(), { name: 'f.txt', size: 3 })
+  const big = await app.inject({
+    method: 'POST',
+    url: '/upload',
+    ...form([{ name: 'f', value: 'abcd', filename: 'f.txt' }]),
+  })
+  t.equal(big.statusCode, 413)
+  t.equal(big.json().error.code, 'PAYLOAD_TOO_LARGE')
+})
+
+test('415 for an unsupported Content-Type, listing what the route accepts', async (t) => {
+  const app = await build()
+  const res = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: 'x',
+    headers: { 'content-type': 'text/plain' },
+  })
+  t.equal(res.statusCode, 415)
+  t.equal(res.json().error.code, 'UNSUPPORTED_MEDIA_TYPE')
+  t.equal(
+    res.headers.accept,
+    'application/json, application/x-www-form-urlencoded, multipart/form-data',
+  )
+  const none = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: 'x',
+    headers: { 'content-type': '' },
+  })
+  t.equal(none.statusCode, 415)
+  const malformed = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: 'x',
+    headers: { 'content-type': 'json' },
+  })
+  t.equal(malformed.statusCode, 400)
+  t.equal(malformed.json().error.details[0].field, 'headers/content-type')
+  const latin = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: '{}',
+    headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+  })
+  t.equal(latin.statusCode, 415)
+  const utf8 = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: '{}',
+    headers: { 'content-type': 'application/json; charset=utf8' },
+  })
+  t.equal(utf8.statusCode, 200)
+  const chunked = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: 'x',
+    headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' },
+  })
+  t.equal(chunked.statusCode, 415)
+  const empty = await app.inject({
+    method: 'POST',
+    url: '/books',
+    headers: { 'content-type': 'text/plain', 'content-length': '0' },
+  })
+  t.equal(empty.statusCode, 200, 'no body: nothing to check')
+})
+
+test('consumes per route and plugin; PATCH and GET are not checked unless set', async (t) => {
+  const app = await build({ formbody: false, multipart: false })
+  app.put('/csv', { config: { negotiation: { consumes: ['text/CSV'] } } }, async (request) => ({
+    got: request.body,
+  }))
+  app.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  )
+  app.patch('/books/1', async () => ({ patched: true }))
+  app.addContentTypeParser(
+    'application/merge-patch+json',
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, body),
+  )
+  app.get(
+    '/search',
+    { config: { negotiation: { consumes: ['application/json'] } } },
+    async () => ({}),
+  )
+  const csv = await app.inject({
+    method: 'PUT',
+    url: '/csv',
+    payload: 'a,b',
+    headers: { 'content-type': 'text/csv' },
+  })
+  t.same(csv.json(), { got: 'a,b' })
+  const json = await app.inject({ method: 'PUT', url: '/csv', payload: {} })
+  t.equal(json.statusCode, 415)
+  t.equal(json.headers.accept, 'text/csv')
+  const form415 = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload: 'a=1',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
+  t.equal(form415.statusCode, 415, 'formbody off: not consumed')
+  t.equal(form415.headers.accept, 'application/json')
+  const patch = await app.inject({
+    method: 'PATCH',
+    url: '/books/1',
+    payload: '{}',
+    headers: { 'content-type': 'application/merge-patch+json' },
+  })
+  t.equal(patch.statusCode, 200)
+  const get = await app.inject({
+    method: 'GET',
+    url: '/search',
+    payload: 'x',
+    headers: { 'content-type': 'text/plain' },
+  })
+  t.equal(get.statusCode, 415, 'route consumes set: checked on any method')
+})
+
+test('parsers the app registered already are kept', async (t) => {
+  const app = Fastify()
+  await app.register(formbody)
+  await app.register(multipart)
+  await app.register(restwellNegotiation, { formbody: { bodyLimit: 10 } })
+  app.post('/x', async (request) => request.body)
+  const res = await app.inject({
+    method: 'POST',
+    url: '/x',
+    payload: 'a=123456789012',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
+  t.equal(res.statusCode, 200, 'our bodyLimit was not applied: the app’s formbody parsed it')
+})

@@ -1,0 +1,174 @@
+import restwellErrors, { type ErrorsOptions, httpErrors } from '@restwell/errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { test } from 'tap'
+import {
+  errorMediaType,
+  fromXml,
+  jsonApiErrors,
+  type NegotiationOptions,
+  restwellNegotiation,
+} from '../src/index.js'
+
+async function build(
+  errors: ErrorsOptions = {},
+  options: NegotiationOptions = {},
+  errorsFirst = true,
+): Promise<FastifyInstance> {
+  const app = Fastify()
+  if (errorsFirst) await app.register(restwellErrors, errors)
+  await app.register(restwellNegotiation, options)
+  if (!errorsFirst) await app.register(restwellErrors, errors)
+  app.get('/books/:id', async () => {
+    throw httpErrors.notFound('No book 7', {
+      details: [
+        { field: 'params/id', message: 'unknown', code: 'UNKNOWN_ID' },
+        { field: 'querystring/x', message: 'bad' },
+        { field: 'headers/if-match', message: 'bad' },
+        { field: 'body', message: 'bad' },
+      ],
+    })
+  })
+  app.get('/plain', async () => {
+    throw httpErrors.conflict('taken')
+  })
+  return app
+}
+
+test('an error body goes out as XML to a client that accepts XML but not JSON', async (t) => {
+  const app = await build()
+  const res = await app.inject({ url: '/books/7', headers: { accept: 'application/xml' } })
+  t.equal(res.statusCode, 404)
+  t.equal(res.headers['content-type'], 'application/xml; charset=utf-8')
+  t.equal(res.headers.vary, 'Accept')
+  const body = fromXml(res.body) as { code: string; message: string; details: unknown[] }
+  t.equal(body.code, 'NOT_FOUND')
+  t.equal(body.message, 'No book 7')
+  t.equal(body.details.length, 4)
+  t.match(res.body, /<error><code>NOT_FOUND<\/code>/)
+})
+
+test('the negotiated type wins (?format=xml); JSON clients get JSON', async (t) => {
+  const app = await build()
+  const viaFormat = await app.inject({
+    url: '/plain?format=xml',
+    headers: { accept: 'application/json' },
+  })
+  t.equal(viaFormat.headers['content-type'], 'application/xml; charset=utf-8')
+  const json = await app.inject({
+    url: '/plain',
+    headers: { accept: 'application/xml, application/json' },
+  })
+  t.equal(json.headers['content-type'], 'application/json; charset=utf-8')
+  const star = await app.inject({ url: '/plain', headers: { accept: '*/*' } })
+  t.equal(star.headers['content-type'], 'application/json; charset=utf-8')
+  const none = await app.inject('/plain')
+  t.equal(none.headers['content-type'], 'application/json; charset=utf-8')
+})
+
+test('a 406 and a 404 without a route are negotiated from Accept', async (t) => {
+  const app = await build()
+  app.get(
+    '/json-only',
+    { config: { negotiation: { produces: ['application/json'] } } },
+    async () => ({}),
+  )
+  const notAcceptable = await app.inject({
+    url: '/json-only',
+    headers: { accept: 'application/xml' },
+  })
+  t.equal(notAcceptable.statusCode, 406)
+  t.equal(notAcceptable.headers['content-type'], 'application/xml; charset=utf-8')
+  t.equal(notAcceptable.headers.accept, 'application/json')
+  const missing = await app.inject({ url: '/nowhere', headers: { accept: 'application/xml' } })
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.headers['content-type'], 'application/xml; charset=utf-8')
+  const html = await app.inject({ url: '/nowhere', headers: { accept: 'text/html' } })
+  t.equal(html.headers['content-type'], 'application/json; charset=utf-8', 'nothing we serve: JSON')
+  const malformed = await app.inject({ url: '/nowhere', headers: { accept: 'garbage' } })
+  t.equal(malformed.headers['content-type'], 'application/json; charset=utf-8')
+  const empty = await app.inject({ url: '/nowhere', headers: { accept: '' } })
+  t.equal(empty.headers['content-type'], 'application/json; charset=utf-8')
+})
+
+test('problem form: application/problem+xml in the RFC 7807 namespace; problem+json counts as JSON', async (t) => {
+  const app = await build({ format: 'problem' })
+  const res = await app.inject({ url: '/plain', headers: { accept: 'application/xml' } })
+  t.equal(res.headers['content-type'], 'application/problem+xml; charset=utf-8')
+  t.match(res.body, '<problem xmlns="urn:ietf:rfc:7807">')
+  t.equal((fromXml(res.body) as { status: number }).status, 409)
+  const json = await app.inject({
+    url: '/nowhere',
+    headers: { accept: 'application/problem+json, application/xml' },
+  })
+  t.match(json.headers['content-type'], /^application\/problem\+json/)
+})
+
+test('HAL, JSON:API and Siren error bodies', async (t) => {
+  const app = await build({}, {}, false)
+  const hal = await app.inject({ url: '/plain', headers: { accept: 'application/hal+json' } })
+  t.equal(hal.headers['content-type'], 'application/hal+json; charset=utf-8')
+  t.equal(hal.json().error.code, 'CONFLICT')
+  const api = await app.inject({ url: '/books/7', headers: { accept: 'application/vnd.api+json' } })
+  t.equal(api.headers['content-type'], 'application/vnd.api+json')
+  const errors = api.json().errors
+  t.equal(errors.length, 4)
+  t.same(errors[0].source, { pointer: '/data/attributes/id' })
+  t.equal(errors[0].code, 'UNKNOWN_ID')
+  t.same(errors[1].source, { parameter: 'x' })
+  t.equal(errors[1].code, 'NOT_FOUND')
+  t.same(errors[2].source, { header: 'if-match' })
+  t.same(errors[3].source, { pointer: '/data' })
+  t.equal(errors[0].status, '404')
+  t.equal(errors[0].title, 'Not Found')
+  t.ok(errors[0].meta.requestId)
+  const one = await app.inject({ url: '/plain', headers: { accept: 'application/vnd.api+json' } })
+  t.same(Object.keys(one.json().errors[0]).sort(), ['code', 'detail', 'meta', 'status', 'title'])
+  const siren = await app.inject({
+    url: '/plain',
+    headers: { accept: 'application/vnd.siren+json' },
+  })
+  t.same(siren.json().class, ['error'])
+  t.equal(siren.json().properties.code, 'CONFLICT')
+})
+
+test('simple form in XML, and the renderer switched off', async (t) => {
+  const simple = await build({ format: 'simple' })
+  const res = await simple.inject({ url: '/plain', headers: { accept: 'application/xml' } })
+  t.same(fromXml(res.body), { error: 'taken', requestId: res.headers['x-request-id'] })
+  const off = await build({}, { errors: false })
+  const json = await off.inject({ url: '/plain', headers: { accept: 'application/xml' } })
+  t.equal(json.headers['content-type'], 'application/json; charset=utf-8')
+})
+
+test('errorMediaType and jsonApiErrors directly', async (t) => {
+  t.equal(
+    errorMediaType({ headers: { accept: ['application/xml'] } }, true),
+    undefined,
+    'non-string header',
+  )
+  t.equal(
+    errorMediaType({ headers: { accept: 'application/vnd.api.v2+json' } }, true),
+    undefined,
+    'versioned JSON is JSON',
+  )
+  t.equal(
+    errorMediaType({ headers: { accept: 'application/vnd.api.v2+json' } }, false),
+    undefined,
+    'nothing we serve',
+  )
+  const doc = jsonApiErrors(
+    { error: 'simple', requestId: 'r1' },
+    { statusCode: 400, code: 'BAD_REQUEST', message: 'm', details: [], headers: {} },
+  )
+  t.same(doc, {
+    errors: [
+      {
+        status: '400',
+        code: 'BAD_REQUEST',
+        title: 'Bad Request',
+        detail: 'm',
+        meta: { requestId: 'r1' },
+      },
+    ],
+  })
+})
