@@ -1,10 +1,16 @@
 /** Options of the umbrella: one key per plugin, each `false` (off) or that plugin's options. */
+import type { AuthOptions } from '@restwell/auth'
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { ErrorsOptions } from '@restwell/errors'
+import type { JobsOptions } from '@restwell/jobs'
+import type { MethodOverrideOptions } from '@restwell/method-override'
 import type { MethodsOptions } from '@restwell/methods'
+import type { NamingOptions } from '@restwell/naming'
+import type { NegotiationOptions } from '@restwell/negotiation'
 import type { PaginationOptions } from '@restwell/pagination'
 import type { PatchOptions } from '@restwell/patch'
 import type { SoftDeleteOptions } from '@restwell/soft-delete'
+import type { VersioningOptions } from '@restwell/versioning'
 import { type TSchema, Type } from '@sinclair/typebox'
 import { type CompressSettings, CompressSettingsSchema } from './compress.js'
 import { type CorsSettings, CorsSettingsSchema } from './cors.js'
@@ -14,15 +20,21 @@ import { type RateLimitSettings, RateLimitSettingsSchema } from './rate-limit.js
 /** The plugins the umbrella registers, in registration order (see the README for why). */
 export const PLUGIN_KEYS = [
   'errors',
+  'methodOverride',
+  'versioning',
   'cors',
   'underPressure',
   'rateLimit',
+  'auth',
   'methods',
+  'negotiation',
   'conditional',
   'compress',
   'patch',
   'pagination',
   'softDelete',
+  'naming',
+  'jobs',
 ] as const
 export type PluginKey = (typeof PLUGIN_KEYS)[number]
 
@@ -33,40 +45,59 @@ const off = <T extends TSchema>(schema: T): TSchema => Type.Union([Type.Literal(
 export const RestwellOptionsSchema: TSchema = Type.Object(
   {
     errors: Type.Optional(pluginSetting),
+    methodOverride: Type.Optional(pluginSetting),
+    versioning: Type.Optional(pluginSetting),
     cors: Type.Optional(off(CorsSettingsSchema)),
     underPressure: Type.Optional(off(UnderPressureSettingsSchema)),
     rateLimit: Type.Optional(off(RateLimitSettingsSchema)),
+    auth: Type.Optional(pluginSetting),
     methods: Type.Optional(pluginSetting),
+    negotiation: Type.Optional(pluginSetting),
     conditional: Type.Optional(pluginSetting),
     compress: Type.Optional(off(CompressSettingsSchema)),
     patch: Type.Optional(pluginSetting),
     pagination: Type.Optional(pluginSetting),
     softDelete: Type.Optional(pluginSetting),
+    naming: Type.Optional(pluginSetting),
+    jobs: Type.Optional(pluginSetting),
   },
   { additionalProperties: false },
 )
 
 /**
  * @param errors `@restwell/errors` options, or false to keep Fastify's own error handling. [{}]
+ * @param methodOverride `@restwell/method-override` options, or false. [{}]
+ * @param versioning `@restwell/versioning` options, or false. [{}]
  * @param cors `@fastify/cors`, configured for the spec, or false. [{}]
  * @param underPressure `@fastify/under-pressure`, 503 + Retry-After, or false. [{}]
  * @param rateLimit `@fastify/rate-limit`, 429 in the error form, or false. [{}]
+ * @param auth `@restwell/auth` options (`verify` is required); off unless given. [off]
  * @param methods `@restwell/methods` options, or false. [{}]
+ * @param negotiation `@restwell/negotiation` options, or false. [{ multipart: false }]
  * @param conditional `@restwell/conditional` options, or false. [{}]
  * @param compress `@fastify/compress`, or false. [{}]
  * @param patch `@restwell/patch` options, or false. [{}]
  * @param pagination `@restwell/pagination` options, or false. [{}]
  * @param softDelete `@restwell/soft-delete` options, or false. [{}]
+ * @param naming `@restwell/naming` options, or false. [{ mode: 'warn' }]
+ * @param jobs `@restwell/jobs` options; off unless given (it adds the job status routes). [off]
  */
 export interface RestwellOptions {
   errors?: ErrorsOptions | false
+  methodOverride?: MethodOverrideOptions | false
+  versioning?: VersioningOptions | false
   cors?: CorsSettings | false
   underPressure?: UnderPressureSettings | false
   rateLimit?: RateLimitSettings | false
+  // biome-ignore lint/suspicious/noExplicitAny: the principal type is the app's to narrow (AuthPrincipalRegistry)
+  auth?: AuthOptions<any> | false
   methods?: MethodsOptions | false
+  negotiation?: NegotiationOptions | false
   conditional?: ConditionalOptions | false
   compress?: CompressSettings | false
   patch?: PatchOptions | false
   pagination?: PaginationOptions | false
   softDelete?: SoftDeleteOptions | false
+  naming?: NamingOptions | false
+  jobs?: JobsOptions | false
 }

@@ -4,11 +4,18 @@ import fastifyCors from '@fastify/cors'
 import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, { validateOptions } from '@restwell/errors'
+import restwellAuth from '@restwell/auth'
 import restwellConditional from '@restwell/conditional'
+import restwellJobs from '@restwell/jobs'
+import restwellMethodOverride from '@restwell/method-override'
 import restwellMethods from '@restwell/methods'
+import restwellNaming from '@restwell/naming'
+import restwellNegotiation from '@restwell/negotiation'
 import restwellPagination from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
+import restwellReroute from '@restwell/reroute'
 import restwellSoftDelete from '@restwell/soft-delete'
+import restwellVersioning from '@restwell/versioning'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { compressOptions } from './compress.js'
@@ -23,31 +30,62 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
 
-  // 2. CORS: its onRequest hook adds the headers to every answer (errors included) and
+  // 2. before routing: method override and header/query versioning re-route the request, so
+  //    the one reroute hook comes before every other onRequest hook (CORS, limits and auth
+  //    then run once, on the final method and path) and before methods (which needs it).
+  if (options.methodOverride !== false || options.versioning !== false) {
+    await fastify.register(restwellReroute)
+  }
+  if (options.methodOverride !== false) {
+    await fastify.register(restwellMethodOverride, options.methodOverride ?? {})
+  }
+  if (options.versioning !== false) {
+    await fastify.register(restwellVersioning, options.versioning ?? {})
+  }
+
+  // 3. CORS: its onRequest hook adds the headers to every answer (errors included) and
   //    answers a preflight before rate limits and auth see it.
   if (options.cors !== false) {
+    const override = options.methodOverride
+    const overrideHeader =
+      override === false ? false : (override?.header ?? 'x-http-method-override')
     await fastify.register(
       fastifyCors,
-      corsOptions(options.cors ?? {}, { extraAllowedHeaders: [] }),
+      corsOptions(options.cors ?? {}, {
+        extraAllowedHeaders: overrideHeader === false ? [] : [overrideHeader],
+      }),
     )
   }
 
-  // 3. overload: shed load before doing any other work.
+  // 4. overload: shed load before doing any other work.
   if (options.underPressure !== false) {
     await fastify.register(fastifyUnderPressure, underPressureOptions(options.underPressure ?? {}))
   }
 
-  // 4. rate limits: one root onRequest hook, before auth and before the body is read.
+  // 5. rate limits: one root onRequest hook, before auth and before the body is read.
   if (options.rateLimit !== false) {
     const settings = options.rateLimit ?? {}
     await fastify.register(fastifyRateLimit, rateLimitPluginOptions(settings))
     fastify.addHook('onRequest', rateLimitHook(fastify, settings))
   }
 
-  // 5. methods: 405/OPTIONS/501 on the not-found path only.
+  // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
+  //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
+  if (options.auth !== undefined && options.auth !== false) {
+    await fastify.register(restwellAuth, options.auth)
+  }
+
+  // 7. methods: 405/OPTIONS/501 on the not-found path only.
   if (options.methods !== false) await fastify.register(restwellMethods, options.methods ?? {})
 
-  // 6. conditional before compress: its first onSend hashes the identity bytes and decides
+  // 8. negotiation: 406/415 before the handler, the representation chosen before conditional
+  //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
+  //    plugin adds global hooks every route would pay for.
+  if (options.negotiation !== false) {
+    await fastify.register(restwellNegotiation, { multipart: false, ...options.negotiation })
+  }
+
+  // 9. conditional before compress: its first onSend hashes the identity bytes and decides
   //    304/412/206; its second, after compression, gives each content-coding its own ETag.
   if (options.conditional !== false) {
     await fastify.register(restwellConditional, options.conditional ?? {})
@@ -56,15 +94,21 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
   }
 
-  // 7. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
+  // 10. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
   if (options.patch !== false) await fastify.register(restwellPatch, options.patch ?? {})
 
-  // 8. collections: pagination and soft delete set up the routes that ask for them.
+  // 11. collections: pagination and soft delete set up the routes that ask for them.
   if (options.pagination !== false) {
     await fastify.register(restwellPagination, options.pagination ?? {})
   }
   if (options.softDelete !== false) {
     await fastify.register(restwellSoftDelete, options.softDelete ?? {})
+  }
+
+  // 12. naming rules check every route added from here on; jobs adds its status routes.
+  if (options.naming !== false) await fastify.register(restwellNaming, options.naming ?? {})
+  if (options.jobs !== undefined && options.jobs !== false) {
+    await fastify.register(restwellJobs, options.jobs)
   }
 }
 

@@ -1,0 +1,198 @@
+/** Every ordering constraint of the umbrella, proven with every plugin on. */
+import Fastify, { type FastifyInstance } from 'fastify'
+import tap, { test } from 'tap'
+import restwell, { type RestwellOptions } from '../src/index.js'
+
+const apps: FastifyInstance[] = []
+tap.teardown(() => Promise.all(apps.map((app) => app.close())))
+
+const TOKENS: Record<string, { sub: string; scopes: string[] }> = {
+  reader: { sub: 'r', scopes: ['read'] },
+  writer: { sub: 'w', scopes: ['read', 'write'] },
+}
+
+interface Seen {
+  method: string
+  url: string
+}
+
+async function build(
+  options: RestwellOptions = {},
+): Promise<{ app: FastifyInstance; seen: Seen[] }> {
+  const app = Fastify()
+  apps.push(app)
+  const seen: Seen[] = []
+  await app.register(restwell, {
+    auth: {
+      verify: (token: string) => TOKENS[token] ?? null,
+      scopesOf: (principal: { scopes: string[] }) => principal.scopes,
+    },
+    jobs: { pollMs: 10 },
+    rateLimit: { max: 1000 },
+    ...options,
+  })
+  app.addHook('preHandler', async (request) => {
+    seen.push({ method: request.method, url: request.url })
+  })
+  app.get('/v1/books/:id', async (request) => ({
+    id: Number((request.params as { id: string }).id),
+    v: 1,
+  }))
+  app.get('/v2/books/:id', async (request) => ({
+    id: Number((request.params as { id: string }).id),
+    v: 2,
+  }))
+  app.delete(
+    '/v2/books/:id',
+    { config: { auth: { scopes: ['write'] } } },
+    async (_request, reply) => reply.code(204).send(),
+  )
+  app.get('/v2/health', { config: { auth: false } }, async () => ({ ok: true }))
+  app.jobs.define('export', async () => ({ rows: 3 }), { estimatedTime: 5 })
+  app.post('/v2/exports', { config: { auth: { scopes: ['write'] } } }, async (_request, reply) =>
+    reply.accepted(await app.jobs.enqueue('export', {})),
+  )
+  return { app, seen }
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+test('override and versioning run before routing: the final route, schema and handler run', async (t) => {
+  const { app, seen } = await build()
+  const res = await app.inject({
+    method: 'POST',
+    url: '/books/7',
+    headers: {
+      ...bearer('writer'),
+      'x-http-method-override': 'DELETE',
+      accept: 'application/vnd.api.v2+json',
+    },
+  })
+  t.equal(res.statusCode, 204)
+  t.same(seen, [{ method: 'DELETE', url: '/v2/books/7' }])
+  t.equal(res.headers['api-version'], '2')
+})
+
+test('auth applies to the final method: an override cannot escalate a read token', async (t) => {
+  const { app } = await build()
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v2/books/7?_method=DELETE',
+    headers: bearer('reader'),
+  })
+  t.equal(res.statusCode, 403)
+  t.match(res.headers['www-authenticate'], /error="insufficient_scope"/)
+})
+
+test('CORS before auth: a preflight needs no token, and a 401 carries CORS headers', async (t) => {
+  const { app } = await build()
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/v2/books/7',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'DELETE' },
+  })
+  t.equal(preflight.statusCode, 200)
+  t.match(preflight.headers['access-control-allow-headers'], /x-http-method-override/)
+  const unauthorized = await app.inject({
+    url: '/v2/books/7',
+    headers: { origin: 'https://app.example' },
+  })
+  t.equal(unauthorized.statusCode, 401)
+  t.equal(unauthorized.headers['access-control-allow-origin'], '*')
+  t.equal(unauthorized.headers['www-authenticate'], 'Bearer realm="api"')
+  t.equal(unauthorized.json().error.code, 'MISSING_CREDENTIALS')
+})
+
+test('auth before methods: anonymous clients cannot map paths; authenticated ones get 405/404', async (t) => {
+  const { app } = await build()
+  t.equal((await app.inject({ method: 'PUT', url: '/v2/books/7' })).statusCode, 401)
+  t.equal((await app.inject({ url: '/v2/nowhere' })).statusCode, 401)
+  const put = await app.inject({ method: 'PUT', url: '/v2/books/7', headers: bearer('reader') })
+  t.equal(put.statusCode, 405)
+  t.equal(put.headers.allow, 'GET, HEAD, DELETE, OPTIONS')
+  const missing = await app.inject({ url: '/v2/nowhere', headers: bearer('reader') })
+  t.equal(missing.statusCode, 404)
+  t.equal((await app.inject('/v2/health')).statusCode, 200, 'public routes opt out')
+})
+
+test('rate limits count a rerouted request once', async (t) => {
+  const { app } = await build({ rateLimit: { max: 2 } })
+  const first = await app.inject({
+    method: 'POST',
+    url: '/v2/books/1',
+    headers: { ...bearer('writer'), 'x-http-method-override': 'DELETE' },
+  })
+  t.equal(first.statusCode, 204)
+  t.equal(first.headers['x-ratelimit-remaining'], '1')
+})
+
+test('errors first: a 406 from negotiation goes out in the error form, as XML when only XML is accepted', async (t) => {
+  const { app } = await build()
+  const json = await app.inject({ url: '/v2/health?format=yaml' })
+  t.equal(json.statusCode, 400)
+  t.equal(json.json().error.code, 'UNKNOWN_FORMAT')
+  const xml = await app.inject({ url: '/v2/health', headers: { accept: 'application/xml' } })
+  t.equal(xml.statusCode, 200)
+  t.match(xml.headers['content-type'], /application\/xml/)
+  const notAcceptable = await app.inject({ url: '/v2/health', headers: { accept: 'text/csv' } })
+  t.equal(notAcceptable.statusCode, 406)
+  t.match(notAcceptable.headers.accept, /application\/json/)
+  const xmlError = await app.inject({ url: '/v2/books/1', headers: { accept: 'application/xml' } })
+  t.equal(xmlError.statusCode, 401)
+  t.match(xmlError.headers['content-type'], /xml/)
+  t.match(xmlError.body, /MISSING_CREDENTIALS/)
+})
+
+test('jobs: 202 + Location, then 303 to the result', async (t) => {
+  const { app } = await build()
+  const accepted = await app.inject({
+    method: 'POST',
+    url: '/v2/exports',
+    headers: bearer('writer'),
+  })
+  t.equal(accepted.statusCode, 202)
+  const body = accepted.json()
+  t.match(body, { jobId: String, status: 'queued', estimatedTime: 'PT5S' })
+  const location = String(accepted.headers.location)
+  let status = 0
+  for (let i = 0; i < 100 && status !== 303; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    status = (await app.inject({ url: location, headers: bearer('reader') })).statusCode
+  }
+  t.equal(status, 303)
+})
+
+test('auth and jobs are off unless configured; every plugin can be switched off', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, {
+    methodOverride: false,
+    versioning: false,
+    negotiation: false,
+    naming: false,
+    auth: false,
+    jobs: false,
+  })
+  app.get('/books', async () => [])
+  t.equal((await app.inject('/books')).statusCode, 200)
+  t.equal(app.hasDecorator('jobs'), false)
+  const preflight = {
+    method: 'OPTIONS' as const,
+    url: '/books',
+    headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' },
+  }
+  t.notMatch((await app.inject(preflight)).headers['access-control-allow-headers'], /override/)
+  const renamed = Fastify()
+  apps.push(renamed)
+  await renamed.register(restwell, { methodOverride: { header: 'x-method' } })
+  renamed.get('/books', async () => [])
+  t.match((await renamed.inject(preflight)).headers['access-control-allow-headers'], /x-method/)
+  const bare = Fastify()
+  apps.push(bare)
+  await bare.register(restwell)
+  bare.get('/books', async () => [])
+  t.equal((await bare.inject('/books')).statusCode, 200, 'no auth unless configured')
+  const override = await bare.inject({ method: 'POST', url: '/books?_method=DELETE' })
+  t.equal(override.statusCode, 405, 'override on by default: DELETE /books is not allowed')
+  t.equal(override.headers.allow, 'GET, HEAD, OPTIONS')
+})
