@@ -1,0 +1,28 @@
+/** @restwell/cache-control: an explicit Cache-Control and an exact Vary on every response (RFC 9111). */
+import './augment.js'
+import { restwellCacheControl } from './plugin.js'
+
+export type { CacheRouteConfig } from './augment.js'
+export {
+  type CacheDirectives,
+  formatCacheControl,
+  isSharedCacheControl,
+  isSharedPolicy,
+  MAX_CACHE_CONTROL_LENGTH,
+  MAX_DELTA_SECONDS,
+  MAX_DIRECTIVES,
+  type ParsedCacheControl,
+  parseCacheControl,
+} from './directives.js'
+export {
+  type CacheControlOptions,
+  CacheControlOptionsSchema,
+  CacheDirectivesSchema,
+  CacheRouteConfigSchema,
+  type ResolvedCacheControlOptions,
+  resolveCacheControlOptions,
+} from './options.js'
+export { NO_STORE } from './plugin.js'
+export { appendVary, MAX_VARY_FIELDS, mergeVary } from '@restwell/errors'
+export { restwellCacheControl }
+export default restwellCacheControl

@@ -1,0 +1,181 @@
+/** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
+import { appendVary, validateOptions } from '@restwell/errors'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  RouteOptions,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import type { CacheRouteConfig } from './augment.js'
+import {
+  type CacheDirectives,
+  formatCacheControl,
+  isSharedCacheControl,
+  isSharedPolicy,
+  parseCacheControl,
+} from './directives.js'
+import {
+  type CacheControlOptions,
+  CacheControlOptionsSchema,
+  CacheRouteConfigSchema,
+  type ResolvedCacheControlOptions,
+  resolveCacheControlOptions,
+} from './options.js'
+
+const NAME = '@restwell/cache-control'
+
+/** What an error, an unsafe method and OPTIONS get: nothing may be stored (RFC 9111 §5.2.2.5). */
+export const NO_STORE = 'no-store'
+
+/** A formatted policy and whether a shared cache may store a response carrying it. */
+interface Policy {
+  value: string
+  shared: boolean
+}
+
+/** One route's settings, resolved once when the route is added. */
+interface RouteSettings {
+  /** Policy of successful GET/HEAD responses. */
+  read: Policy
+  /** Extra `Vary` names for every response. */
+  vary: readonly string[]
+  varyAuthorization: boolean
+}
+
+const OVERRIDE: unique symbol = Symbol('restwell.cache-control.override')
+type WithOverride = { [OVERRIDE]: Policy | null }
+
+function toPolicy(directives: CacheDirectives): Policy {
+  return { value: formatCacheControl(directives), shared: isSharedPolicy(directives) }
+}
+
+function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyReply {
+  ;(this as unknown as WithOverride)[OVERRIDE] = toPolicy(directives)
+  return this
+}
+
+/**
+ * Sets `Cache-Control` unless the response already has one, then completes `Vary`:
+ *   - a `Cache-Control` already set (by the handler, `@restwell/errors`, `@restwell/methods`) is kept;
+ *   - status ≥ 400 → `no-store`;
+ *   - `reply.cacheControl(...)` for this response → that policy;
+ *   - GET or HEAD → the route's policy; any other method → `no-store`.
+ * A response a shared cache may store gets `Vary: Authorization` (unless turned off), and the
+ * route's `vary` names; `Vary` comes out with each name once.
+ */
+function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSettings): void {
+  const existing = reply.getHeader('cache-control')
+  let shared: boolean
+  if (existing !== undefined) {
+    shared = existing !== NO_STORE && isSharedCacheControl(parseCacheControl(existing))
+  } else if (reply.statusCode >= 400) {
+    reply.header('cache-control', NO_STORE)
+    shared = false
+  } else {
+    const override = (reply as unknown as WithOverride)[OVERRIDE]
+    const method = request.method
+    const policy =
+      override ??
+      (method === 'GET' || method === 'HEAD' ? settings.read : { value: NO_STORE, shared: false })
+    reply.header('cache-control', policy.value)
+    shared = policy.shared
+  }
+  if (shared && settings.varyAuthorization) {
+    appendVary(reply, ...settings.vary, 'Authorization')
+  } else if (settings.vary.length > 0 || reply.hasHeader('vary')) {
+    appendVary(reply, ...settings.vary)
+  }
+}
+
+function sendHook(settings: RouteSettings): onSendHookHandler {
+  return function cacheControlOnSend(request, reply, payload, done) {
+    decide(request, reply, settings)
+    done(null, payload)
+  }
+}
+
+/** The hook arrays of a route's options, loosely typed so a hook can be appended. */
+type SendSlot = { onSend?: unknown }
+
+function appendSendHook(route: SendSlot, hook: onSendHookHandler): void {
+  const current = route.onSend
+  route.onSend =
+    current === undefined ? [hook] : [...(Array.isArray(current) ? current : [current]), hook]
+}
+
+function routeName(route: RouteOptions): string {
+  const methods = Array.isArray(route.method) ? route.method : [route.method]
+  return `${methods.join(',')} ${route.url}`
+}
+
+function policyOf(where: string, directives: CacheDirectives): Policy {
+  try {
+    return toPolicy(directives)
+  } catch (error) {
+    throw new Error(`${where}: ${(error as Error).message}`)
+  }
+}
+
+function resolveRoute(
+  options: ResolvedCacheControlOptions,
+  pluginPolicy: Policy,
+  route: RouteOptions,
+  raw: CacheRouteConfig | undefined,
+): RouteSettings {
+  if (raw === undefined) {
+    return { read: pluginPolicy, vary: options.vary, varyAuthorization: options.varyAuthorization }
+  }
+  const where = `${NAME} (config.cache of ${routeName(route)})`
+  const { vary, varyAuthorization, ...directives } = validateOptions(
+    where,
+    CacheRouteConfigSchema,
+    raw,
+  )
+  return {
+    read: policyOf(where, directives),
+    vary: vary === undefined ? options.vary : [...options.vary, ...vary],
+    varyAuthorization: varyAuthorization ?? options.varyAuthorization,
+  }
+}
+
+const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptions) => {
+  const options = resolveCacheControlOptions(
+    validateOptions(NAME, CacheControlOptionsSchema, rawOptions),
+  )
+  const pluginPolicy = policyOf(`${NAME} (option policy)`, options.policy)
+  const notFound: RouteSettings = {
+    read: pluginPolicy,
+    vary: options.vary,
+    varyAuthorization: options.varyAuthorization,
+  }
+
+  fastify.decorateReply(OVERRIDE as unknown as string, null)
+  fastify.decorateReply('cacheControl', cacheControl)
+
+  fastify.addHook('onRoute', function cacheControlOnRoute(route) {
+    const raw = route.config?.cache
+    if (raw === false) return
+    const settings = resolveRoute(options, pluginPolicy, route, raw)
+    const hook = sendHook(settings)
+    // Run after every other onSend hook of the route (conditional's 304/412, compression's
+    // Vary): route hooks are read when Fastify builds the route at ready, and a plugin
+    // registered after this one appends its hook in its own onRoute hook, so appending once
+    // this onRoute round is over puts this one last.
+    queueMicrotask(() => appendSendHook(route as SendSlot, hook))
+  })
+
+  // Responses of no route (the not-found handler, Fastify's own 404/400 for a bad URL) never
+  // pass through a route's hooks; this costs matched routes one property read.
+  fastify.addHook('onSend', function cacheControlNotFound(request, reply, payload, done) {
+    if (request.is404) decide(request, reply, notFound)
+    done(null, payload)
+  })
+}
+
+/** The `@restwell/cache-control` plugin. */
+export const restwellCacheControl: FastifyPluginAsync<CacheControlOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: NAME,
+})

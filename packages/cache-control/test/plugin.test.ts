@@ -1,0 +1,354 @@
+import compress from '@fastify/compress'
+import { httpErrors, restwellErrors } from '@restwell/errors'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { test } from 'tap'
+// @restwell/conditional is not a dependency of this package: its source is imported for one
+// composition test (the root test/cache suite covers the full stack).
+import { restwellConditional } from '@restwell/conditional'
+import { type CacheControlOptions, restwellCacheControl } from '../src/index.js'
+
+async function build(
+  options: CacheControlOptions = {},
+  setup?: (app: FastifyInstance) => void,
+  errors = true,
+): Promise<FastifyInstance> {
+  const app = Fastify()
+  if (errors) await app.register(restwellErrors)
+  await app.register(restwellCacheControl, options)
+  app.get('/plain', async () => ({ ok: true }))
+  app.post('/plain', async () => ({ ok: true }))
+  app.put('/plain', async () => ({ ok: true }))
+  app.patch('/plain', async () => ({ ok: true }))
+  app.delete('/plain', async (_request, reply) => reply.code(204).send())
+  app.options('/plain', async (_request, reply) => reply.header('allow', 'GET').send())
+  app.get('/public', { config: { cache: { public: true, maxAge: 60 } } }, async () => 'x')
+  app.get('/fail', async () => {
+    throw httpErrors.notFound('gone')
+  })
+  app.get('/crash', { config: { cache: { public: true, maxAge: 60 } } }, async () => {
+    throw new Error('kaput')
+  })
+  setup?.(app)
+  return app
+}
+
+test('defaults: a successful GET or HEAD is private, no-cache', async (t) => {
+  const app = await build()
+  const get = await app.inject('/plain')
+  t.equal(get.statusCode, 200)
+  t.equal(get.headers['cache-control'], 'private, no-cache')
+  t.equal(get.headers.vary, undefined, 'nothing varies')
+  const head = await app.inject({ method: 'HEAD', url: '/plain' })
+  t.equal(head.headers['cache-control'], 'private, no-cache')
+})
+
+test('defaults: writes and OPTIONS are no-store', async (t) => {
+  const app = await build()
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
+    const res = await app.inject({ method, url: '/plain' })
+    t.ok(res.statusCode < 300, `${method} succeeds`)
+    t.equal(res.headers['cache-control'], 'no-store', method)
+  }
+})
+
+test('defaults: errors are no-store, with or without @restwell/errors', async (t) => {
+  for (const errors of [true, false]) {
+    const app = await build({}, undefined, errors)
+    for (const url of ['/fail', '/crash', '/nowhere']) {
+      const res = await app.inject(url)
+      t.ok(res.statusCode >= 400, `${url} fails`)
+      t.equal(res.headers['cache-control'], 'no-store', `${url}, errors plugin: ${errors}`)
+      t.equal(res.headers.vary, undefined, 'an error never gets Vary: Authorization')
+    }
+    const sent = await build(
+      {},
+      (app) => {
+        app.get('/teapot', async (_request, reply) => reply.code(418).send('short and stout'))
+      },
+      errors,
+    )
+    t.equal(
+      (await sent.inject('/teapot')).headers['cache-control'],
+      'no-store',
+      'a 4xx sent by hand',
+    )
+  }
+})
+
+test('a route policy replaces the default for GET and HEAD only', async (t) => {
+  const app = await build({}, (app) => {
+    app.route({
+      method: ['GET', 'POST'],
+      url: '/both',
+      config: { cache: { public: true, maxAge: 30, staleWhileRevalidate: 10 } },
+      handler: async () => 'x',
+    })
+  })
+  const get = await app.inject('/both')
+  t.equal(get.headers['cache-control'], 'public, max-age=30, stale-while-revalidate=10')
+  const head = await app.inject({ method: 'HEAD', url: '/both' })
+  t.equal(head.headers['cache-control'], 'public, max-age=30, stale-while-revalidate=10')
+  const post = await app.inject({ method: 'POST', url: '/both' })
+  t.equal(post.headers['cache-control'], 'no-store', 'a write never takes the read policy')
+})
+
+test('the plugin-wide policy', async (t) => {
+  const app = await build({ policy: { maxAge: 5, mustRevalidate: true } })
+  t.equal(
+    (await app.inject('/plain')).headers['cache-control'],
+    'private, max-age=5, must-revalidate',
+  )
+  t.equal(
+    (await app.inject('/public')).headers['cache-control'],
+    'public, max-age=60',
+    'a route replaces it whole',
+  )
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/plain' })).headers['cache-control'],
+    'no-store',
+  )
+  t.equal((await app.inject('/fail')).headers['cache-control'], 'no-store')
+})
+
+test('a 304 and a redirect take the route policy; a 5xx from a public route is no-store', async (t) => {
+  const app = await build({}, (app) => {
+    app.get('/same', { config: { cache: { public: true, maxAge: 9 } } }, async (_request, reply) =>
+      reply.code(304).send(),
+    )
+    app.get('/moved', async (_request, reply) => reply.redirect('/plain', 301))
+  })
+  t.equal((await app.inject('/same')).headers['cache-control'], 'public, max-age=9')
+  t.equal((await app.inject('/moved')).headers['cache-control'], 'private, no-cache')
+  t.equal((await app.inject('/crash')).headers['cache-control'], 'no-store')
+})
+
+test('reply.cacheControl() sets this response policy, for any method', async (t) => {
+  const app = await build({}, (app) => {
+    app.get('/per-response', async (request, reply) => {
+      if (request.query && (request.query as { shared?: string }).shared === '1') {
+        reply.cacheControl({ public: true, maxAge: 120, immutable: true })
+      } else {
+        reply.cacheControl({ noStore: true })
+      }
+      return 'x'
+    })
+    app.post('/search', async (_request, reply) => reply.cacheControl({ maxAge: 10 }).send('x'))
+    app.get('/then-fails', async (_request, reply) => {
+      reply.cacheControl({ public: true, maxAge: 600 })
+      throw httpErrors.conflict('no')
+    })
+    app.get('/bad', async (_request, reply) => reply.cacheControl({ public: true, private: true }))
+  })
+  const shared = await app.inject('/per-response?shared=1')
+  t.equal(shared.headers['cache-control'], 'public, max-age=120, immutable')
+  t.equal(shared.headers.vary, 'Authorization')
+  t.equal((await app.inject('/per-response')).headers['cache-control'], 'no-store')
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/search' })).headers['cache-control'],
+    'private, max-age=10',
+  )
+  const failed = await app.inject('/then-fails')
+  t.equal(failed.statusCode, 409)
+  t.equal(failed.headers['cache-control'], 'no-store', 'the policy never leaks onto an error')
+  const bad = await app.inject('/bad')
+  t.equal(bad.statusCode, 500, 'an impossible policy is a programming error')
+  t.equal(bad.headers['cache-control'], 'no-store')
+})
+
+test('reply.cacheControl() never leaks onto an error, even without @restwell/errors', async (t) => {
+  const app = await build(
+    {},
+    (app) => {
+      app.get('/then-fails', async (_request, reply) => {
+        reply.cacheControl({ public: true, maxAge: 600 })
+        throw httpErrors.conflict('no')
+      })
+    },
+    false,
+  )
+  const res = await app.inject('/then-fails')
+  t.equal(res.statusCode, 409)
+  t.equal(res.headers['cache-control'], 'no-store')
+})
+
+test('a Cache-Control set by the handler is never overwritten', async (t) => {
+  const app = await build({}, (app) => {
+    app.get('/own', async (_request, reply) => reply.header('cache-control', 'max-age=3').send('x'))
+    app.post('/own', async (_request, reply) =>
+      reply.header('cache-control', 'private, max-age=3').send('x'),
+    )
+    app.get('/own-404', async (_request, reply) =>
+      reply.code(404).header('cache-control', 'public, max-age=30').send('none'),
+    )
+    app.get('/own-error', async () => {
+      throw httpErrors.notFound('none', { headers: { 'cache-control': 'public, max-age=30' } })
+    })
+  })
+  const own = await app.inject('/own')
+  t.equal(own.headers['cache-control'], 'max-age=3')
+  t.equal(own.headers.vary, 'Authorization', 'storable by a shared cache: keyed by the credential')
+  const post = await app.inject({ method: 'POST', url: '/own' })
+  t.equal(post.headers['cache-control'], 'private, max-age=3')
+  t.equal(post.headers.vary, undefined)
+  t.equal((await app.inject('/own-404')).headers['cache-control'], 'public, max-age=30')
+  t.equal((await app.inject('/own-error')).headers['cache-control'], 'public, max-age=30')
+})
+
+test('Vary: Authorization on every response a shared cache may store', async (t) => {
+  const app = await build({}, (app) => {
+    app.get('/shared', { config: { cache: { sMaxAge: 60 } } }, async () => 'x')
+    app.get(
+      '/no-vary',
+      { config: { cache: { public: true, varyAuthorization: false } } },
+      async () => 'x',
+    )
+  })
+  for (const headers of [{}, { authorization: 'Bearer a' }]) {
+    const pub = await app.inject({ url: '/public', headers })
+    t.equal(pub.headers.vary, 'Authorization', 'public: with and without credentials alike')
+    t.equal((await app.inject({ url: '/shared', headers })).headers.vary, 'Authorization')
+    t.equal((await app.inject({ url: '/plain', headers })).headers.vary, undefined, 'private: none')
+    t.equal((await app.inject({ url: '/no-vary', headers })).headers.vary, undefined)
+  }
+  const off = await build({ varyAuthorization: false })
+  t.equal((await off.inject('/public')).headers.vary, undefined)
+})
+
+test('vary names from the plugin and the route, once each, merged with what is there', async (t) => {
+  const app = await build({ vary: ['X-Api-Version'] }, (app) => {
+    app.get(
+      '/negotiated',
+      { config: { cache: { public: true, maxAge: 1, vary: ['Accept', 'x-api-version'] } } },
+      async (_request, reply) => reply.header('vary', 'accept, Accept-Encoding').send('x'),
+    )
+    app.get('/star', async (_request, reply) => reply.header('vary', '*').send('x'))
+    app.get('/dup', async (_request, reply) => reply.header('vary', 'Origin, origin').send('x'))
+  })
+  const res = await app.inject('/negotiated')
+  t.equal(res.headers.vary, 'accept, Accept-Encoding, X-Api-Version, Authorization')
+  t.equal((await app.inject('/plain')).headers.vary, 'X-Api-Version')
+  t.equal((await app.inject('/fail')).headers.vary, 'X-Api-Version', 'an error states it too')
+  t.equal((await app.inject('/nowhere')).headers.vary, 'X-Api-Version', 'the not-found path too')
+  t.equal((await app.inject('/star')).headers.vary, '*')
+  const bare = await build()
+  bare.get('/dup', async (_request, reply) => reply.header('vary', 'Origin, origin').send('x'))
+  t.equal((await bare.inject('/dup')).headers.vary, 'Origin', 'de-duplicated')
+})
+
+test('config.cache: false leaves the route alone', async (t) => {
+  const app = await build({}, (app) => {
+    app.get('/off', { config: { cache: false } }, async () => 'x')
+  })
+  const res = await app.inject('/off')
+  t.equal(res.headers['cache-control'], undefined)
+})
+
+test('routes registered before the plugin are not seen; the not-found path is', async (t) => {
+  const app = Fastify()
+  app.get('/early', async () => 'x')
+  await app.register(restwellCacheControl)
+  t.equal((await app.inject('/early')).headers['cache-control'], undefined)
+  t.equal((await app.inject('/missing')).headers['cache-control'], 'no-store')
+})
+
+test('a custom not-found handler that answers 200 gets the plugin policy', async (t) => {
+  const app = Fastify()
+  await app.register(restwellCacheControl, { policy: { public: true, maxAge: 5 } })
+  app.setNotFoundHandler(async (_request, reply) => reply.send('fallback'))
+  const res = await app.inject('/anything')
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['cache-control'], 'public, max-age=5')
+  t.equal(res.headers.vary, 'Authorization')
+})
+
+test('route onSend hooks given as one function or a list are kept, and run first', async (t) => {
+  const app = await build({}, (app) => {
+    app.get(
+      '/one',
+      {
+        onSend: (_request, reply, payload, done) => {
+          reply.header('vary', 'Accept')
+          done(null, payload)
+        },
+      },
+      async () => 'x',
+    )
+    app.get(
+      '/list',
+      {
+        config: { cache: { public: true } },
+        onSend: [
+          (_request, reply, payload, done) => {
+            reply.header('vary', 'Accept-Language')
+            done(null, payload)
+          },
+        ],
+      },
+      async () => 'x',
+    )
+  })
+  t.equal((await app.inject('/one')).headers.vary, 'Accept')
+  t.equal((await app.inject('/list')).headers.vary, 'Accept-Language, Authorization')
+})
+
+test('the policy is decided after compression and preconditions', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellConditional)
+  await app.register(compress, { threshold: 1 })
+  await app.register(restwellCacheControl)
+  app.get('/doc', { config: { cache: { public: true, maxAge: 60 } } }, async () => ({
+    a: 'b'.repeat(50),
+  }))
+  app.put(
+    '/doc',
+    { config: { conditional: { getValidator: () => ({ etag: 'v1' }) } } },
+    async () => 'ok',
+  )
+  const res = await app.inject({ url: '/doc', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(res.headers['content-encoding'], 'gzip')
+  t.equal(res.headers.vary, 'accept-encoding, Authorization')
+  const etag = res.headers.etag as string
+  const same = await app.inject({
+    url: '/doc',
+    headers: { 'accept-encoding': 'gzip', 'if-none-match': etag },
+  })
+  t.equal(same.statusCode, 304)
+  t.equal(same.headers['cache-control'], 'public, max-age=60', 'the 304 carries the 200 policy')
+  t.equal(same.headers.vary, 'accept-encoding, Authorization', 'and the same Vary')
+  t.equal(same.headers['content-length'], undefined)
+  t.equal(same.headers['content-type'], undefined)
+  const failed = await app.inject({ method: 'PUT', url: '/doc', headers: { 'if-match': '"v0"' } })
+  t.equal(failed.statusCode, 412)
+  t.equal(failed.headers['cache-control'], 'no-store')
+})
+
+test('invalid options and route configs throw at registration, naming them', async (t) => {
+  await t.rejects(
+    async () => {
+      const app = Fastify()
+      await app.register(restwellCacheControl, { policy: { maxAge: -1 } })
+    },
+    { code: 'RESTWELL_INVALID_OPTION', message: /policy\.maxAge/ },
+  )
+  await t.rejects(async () => {
+    const app = Fastify()
+    await app.register(restwellCacheControl, { policy: { public: true, private: true } })
+  }, /option policy.*both public and private/)
+  await t.rejects(async () => {
+    const app = Fastify()
+    await app.register(restwellCacheControl, { vary: ['bad header'] } as CacheControlOptions)
+  }, /vary/)
+  await t.rejects(async () => {
+    const app = Fastify()
+    await app.register(restwellCacheControl)
+    app.get('/x', { config: { cache: { maxAge: 'soon' as unknown as number } } }, async () => 'x')
+    await app.ready()
+  }, /config\.cache of GET \/x.*maxAge/)
+  await t.rejects(async () => {
+    const app = Fastify()
+    await app.register(restwellCacheControl)
+    app.get('/y', { config: { cache: { public: true, private: true } } }, async () => 'x')
+    await app.ready()
+  }, /config\.cache of GET \/y\): Cache-Control cannot be both public and private/)
+})
