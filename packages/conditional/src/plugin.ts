@@ -1,5 +1,11 @@
 /** The `@restwell/conditional` plugin: validators, preconditions (304/412/428) and byte ranges (206/416). */
-import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import {
+  appendVary,
+  ErrorCode,
+  type HttpError,
+  httpErrors,
+  validateOptions,
+} from '@restwell/errors'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -132,25 +138,6 @@ function addSendHook(options: HookSlots, hook: unknown): boolean {
   return beforeHead
 }
 
-function hasToken(list: string, token: string): boolean {
-  for (const part of list.split(',')) {
-    const t = part.trim().toLowerCase()
-    if (t === token || t === '*') return true
-  }
-  return false
-}
-
-/** Adds `accept-encoding` to Vary unless it (or `*`) is already there. */
-function varyOnEncoding(reply: FastifyReply): void {
-  const current = reply.getHeader('vary')
-  if (current === undefined) {
-    reply.header('vary', 'accept-encoding')
-    return
-  }
-  const text = Array.isArray(current) ? current.join(', ') : String(current)
-  if (!hasToken(text, 'accept-encoding')) reply.header('vary', `${text}, accept-encoding`)
-}
-
 function contentCoding(reply: FastifyReply): string | undefined {
   const value = reply.getHeader('content-encoding')
   if (typeof value !== 'string') return undefined
@@ -209,7 +196,7 @@ function notModified(
   reply.code(304)
   strip304(reply)
   if (tag !== null) reply.header('etag', formatEntityTag(tag))
-  if (settings.vary) varyOnEncoding(reply)
+  if (settings.vary) appendVary(reply, 'accept-encoding')
   return settings.beforeHeadHook ? '' : null
 }
 
@@ -363,7 +350,7 @@ function buildRouteHooks(settings: RouteSettings) {
         return done(null, notModified(reply, outcome.etag ?? null, settings))
       }
     }
-    if (vary) varyOnEncoding(reply)
+    if (vary) appendVary(reply, 'accept-encoding')
     if (!settings.ranges || !bytes || encoded) return done()
     if (request.method === 'GET' && request.headers.range !== undefined) {
       let ranged: Buffer | undefined

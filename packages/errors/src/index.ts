@@ -39,6 +39,7 @@ export {
 } from './request-id.js'
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { OptionsError, validateOptions } from './validate-options.js'
+export { appendVary, MAX_VARY_FIELDS, mergeVary } from './vary.js'
 export { restwellErrors }
 export default restwellErrors
 export {

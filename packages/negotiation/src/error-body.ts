@@ -1,10 +1,9 @@
 /** Error bodies of `@restwell/errors` in the other representations (XML, HAL, JSON:API, Siren). */
 import type { ErrorBody, ErrorFormat, ErrorRenderer, NormalizedError } from '@restwell/errors'
-import { mediaTypeOf, reasonPhrase } from '@restwell/errors'
+import { appendVary, mediaTypeOf, reasonPhrase } from '@restwell/errors'
 import { type MediaOffer, negotiateMediaType, parseAccept, qualityOf, toOffer } from './accept.js'
 import { MEDIA_TYPES, type SupportedMediaType } from './options.js'
 import { CONTENT_TYPES } from './serialize.js'
-import { appendVary } from './vary.js'
 import { toXml } from './xml.js'
 
 /** RFC 9457 Appendix B (RFC 7807 Appendix A): the XML problem namespace and type. */

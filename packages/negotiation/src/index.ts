@@ -41,7 +41,7 @@ export {
 export { resourceName } from './plugin.js'
 export { type RepresentationContext, toHal, toJsonApi, toSiren } from './representations.js'
 export { CONTENT_TYPES, serializePayload } from './serialize.js'
-export { appendVary, mergeVary } from './vary.js'
+export { appendVary, mergeVary } from '@restwell/errors'
 export { fromXml, toXml, xmlName } from './xml.js'
 export { restwellNegotiation }
 export default restwellNegotiation

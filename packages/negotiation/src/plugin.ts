@@ -2,6 +2,7 @@
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import {
+  appendVary,
   ErrorCode,
   type HttpError,
   httpErrors,
@@ -41,7 +42,6 @@ import {
 } from './options.js'
 import { CONTENT_TYPES, type SerializeContext } from './serialize.js'
 import { serializePayload } from './serialize.js'
-import { appendVary } from './vary.js'
 
 const PLUGIN = '@restwell/negotiation'
 
