@@ -164,3 +164,32 @@ test('a job claimed while the worker closes is given back, not run', async (t) =
   t.same(store.released, ['late'])
   t.equal(ran, false)
 })
+
+test('a store that fails to claim is logged and tried again after pollMs', async (t) => {
+  class FlakyStore extends SlowStore {
+    failures = 0
+    override claim(): Promise<JobRecord | undefined> {
+      if (this.failures === 0) {
+        this.failures++
+        return Promise.reject(new Error('store down'))
+      }
+      return super.claim()
+    }
+  }
+  const store = new FlakyStore()
+  const warnings: unknown[] = []
+  const log = Fastify().log
+  const worker = new Worker(
+    store,
+    new Map(),
+    { instance: 'w', concurrency: 1, leaseMs: 1000, pollMs: 5, closeTimeoutMs: 100 },
+    Object.assign(Object.create(log), { warn: (...args: unknown[]) => warnings.push(args) }),
+  )
+  worker.start()
+  while (store.claimed === 0) await new Promise((r) => setTimeout(r, 5))
+  t.equal(store.failures, 1)
+  t.match(warnings[0], [{ err: { message: 'store down' } }, /unavailable/])
+  const closing = worker.close()
+  store.answer?.(undefined)
+  await closing
+})
