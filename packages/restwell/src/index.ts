@@ -9,5 +9,13 @@ export {
   type RestwellOptions,
   RestwellOptionsSchema,
 } from './options.js'
+export {
+  describeRoute,
+  ERROR_SCHEMA_ID,
+  errorBodySchema,
+  type OpenapiPlan,
+  restwellOpenapi,
+  routeResponses,
+} from './openapi.js'
 export { restwell }
 export default restwell

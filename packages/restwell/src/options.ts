@@ -1,5 +1,6 @@
 /** Options of the umbrella: one key per plugin, each `false` (off) or that plugin's options. */
 import type { AuthOptions } from '@restwell/auth'
+import type { CacheControlOptions } from '@restwell/cache-control'
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { ErrorsOptions } from '@restwell/errors'
 import type { JobsOptions } from '@restwell/jobs'
@@ -30,6 +31,7 @@ export const PLUGIN_KEYS = [
   'negotiation',
   'conditional',
   'compress',
+  'cacheControl',
   'patch',
   'pagination',
   'softDelete',
@@ -55,6 +57,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     negotiation: Type.Optional(pluginSetting),
     conditional: Type.Optional(pluginSetting),
     compress: Type.Optional(off(CompressSettingsSchema)),
+    cacheControl: Type.Optional(pluginSetting),
     patch: Type.Optional(pluginSetting),
     pagination: Type.Optional(pluginSetting),
     softDelete: Type.Optional(pluginSetting),
@@ -76,6 +79,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
  * @param negotiation `@restwell/negotiation` options, or false. [{ multipart: false }]
  * @param conditional `@restwell/conditional` options, or false. [{}]
  * @param compress `@fastify/compress`, or false. [{}]
+ * @param cacheControl `@restwell/cache-control` options, or false. [{}]
  * @param patch `@restwell/patch` options, or false. [{}]
  * @param pagination `@restwell/pagination` options, or false. [{}]
  * @param softDelete `@restwell/soft-delete` options, or false. [{}]
@@ -95,6 +99,7 @@ export interface RestwellOptions {
   negotiation?: NegotiationOptions | false
   conditional?: ConditionalOptions | false
   compress?: CompressSettings | false
+  cacheControl?: CacheControlOptions | false
   patch?: PatchOptions | false
   pagination?: PaginationOptions | false
   softDelete?: SoftDeleteOptions | false

@@ -5,6 +5,7 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, { validateOptions } from '@restwell/errors'
 import restwellAuth from '@restwell/auth'
+import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
 import restwellJobs from '@restwell/jobs'
 import restwellMethodOverride from '@restwell/method-override'
@@ -20,6 +21,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { compressOptions } from './compress.js'
 import { corsOptions } from './cors.js'
+import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
 import { rateLimitHook, rateLimitPluginOptions } from './rate-limit.js'
@@ -94,6 +96,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
   }
 
+  // Cache-Control on every response: its onSend hook reads the final status (after
+  // conditional's 304/412 and compression) and never overwrites a policy already set.
+  if (options.cacheControl !== false) {
+    await fastify.register(restwellCacheControl, options.cacheControl ?? {})
+  }
+
   // 10. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
   if (options.patch !== false) await fastify.register(restwellPatch, options.patch ?? {})
 
@@ -110,6 +118,21 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.jobs !== undefined && options.jobs !== false) {
     await fastify.register(restwellJobs, options.jobs)
   }
+
+  // 13. last: with @fastify/swagger registered, describe what restwell adds to every route.
+  const auth = options.auth === undefined || options.auth === false ? undefined : options.auth
+  const conditional = options.conditional === false ? undefined : options.conditional
+  installOpenapi(fastify, {
+    errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
+    auth: auth !== undefined,
+    authByDefault: auth?.defaultProtected ?? true,
+    negotiation: options.negotiation !== false,
+    conditional: options.conditional !== false,
+    requirePrecondition: conditional?.requirePrecondition ?? false,
+    rateLimit: options.rateLimit !== false,
+    underPressure: options.underPressure !== false,
+    versioning: options.versioning !== false,
+  })
 }
 
 /** Registers every restwell plugin with the spec's defaults; `{ <plugin>: false }` turns one off. */

@@ -1,0 +1,268 @@
+/**
+ * OpenAPI: with `@fastify/swagger` registered before restwell, every route's schema gains what
+ * restwell adds to it (error responses in the configured body form, 304/405/406/412/415/428/
+ * 429, validator and precondition headers, version tags, the Bearer requirement). Without
+ * swagger nothing is touched, so an app that publishes no description pays nothing.
+ */
+import type { ErrorFormat } from '@restwell/errors'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+
+/** The `$id` of the shared error body schema (`components.schemas.RestwellError`). */
+export const ERROR_SCHEMA_ID = 'RestwellError'
+
+type Json = Record<string, unknown>
+
+const str = { type: 'string' }
+const detail = (withCode: boolean): Json => ({
+  type: 'object',
+  required: ['field', 'message'],
+  properties: withCode ? { field: str, message: str, code: str } : { field: str, message: str },
+})
+
+/** The JSON schema of an error body in one form. */
+export function errorBodySchema(format: ErrorFormat): Json {
+  const details = { type: 'array', items: detail(format !== 'validation') }
+  switch (format) {
+    case 'simple':
+      return {
+        type: 'object',
+        required: ['error', 'requestId'],
+        properties: { error: str, requestId: str },
+      }
+    case 'validation':
+      return {
+        type: 'object',
+        required: ['error', 'details', 'requestId'],
+        properties: { error: str, details, requestId: str },
+      }
+    case 'problem':
+      return {
+        type: 'object',
+        required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+        properties: {
+          type: str,
+          title: str,
+          status: { type: 'integer' },
+          detail: str,
+          instance: str,
+          code: str,
+          details,
+          requestId: str,
+          timestamp: { type: 'string', format: 'date-time' },
+        },
+      }
+    default:
+      return {
+        type: 'object',
+        required: ['error'],
+        properties: {
+          error: {
+            type: 'object',
+            required: ['code', 'message', 'details', 'requestId', 'timestamp'],
+            properties: {
+              code: str,
+              message: str,
+              details,
+              requestId: str,
+              timestamp: { type: 'string', format: 'date-time' },
+            },
+          },
+        },
+      }
+  }
+}
+
+/** Which plugins are on, as the umbrella registered them. */
+export interface OpenapiPlan {
+  errors: ErrorFormat | false
+  auth: boolean
+  authByDefault: boolean
+  negotiation: boolean
+  conditional: boolean
+  requirePrecondition: boolean
+  rateLimit: boolean
+  underPressure: boolean
+  versioning: boolean
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+function methodsOf(route: RouteOptions): string[] {
+  return Array.isArray(route.method) ? route.method : [route.method]
+}
+
+function configOf(route: RouteOptions): Json {
+  return (route.config ?? {}) as Json
+}
+
+function headerProps(entries: [string, string][]): Json {
+  return Object.fromEntries(
+    entries.map(([name, description]) => [name, { type: 'string', description }]),
+  )
+}
+
+/** The error and conditional responses one route can produce, with their descriptions. */
+export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<number, string> {
+  const methods = methodsOf(route)
+  const config = configOf(route)
+  const out = new Map<number, string>()
+  const conditional = plan.conditional && config.conditional !== false
+  const validator =
+    conditional && typeof (config.conditional as Json | undefined)?.getValidator === 'function'
+  if (conditional && methods.includes('GET')) {
+    out.set(206, 'Partial Content: the requested byte range (`Content-Range`)')
+    out.set(
+      304,
+      'Not Modified: the client holds the current representation (`If-None-Match`, `If-Modified-Since`)',
+    )
+  }
+  out.set(400, 'Bad Request: malformed syntax or invalid parameters (`details` names each)')
+  const protectedRoute =
+    plan.auth && config.auth !== false && (config.auth !== undefined || plan.authByDefault)
+  if (protectedRoute) {
+    out.set(401, 'Unauthorized: missing or invalid Bearer token (`WWW-Authenticate`)')
+    out.set(403, 'Forbidden: the token lacks a required scope')
+  }
+  out.set(404, 'Not Found')
+  out.set(405, 'Method Not Allowed on this path (`Allow` lists the supported methods)')
+  if (plan.negotiation && config.negotiation !== false) {
+    out.set(
+      406,
+      'Not Acceptable: no representation matches `Accept` (`Accept` lists the supported types)',
+    )
+  }
+  if (validator || (conditional && methods.includes('GET'))) {
+    out.set(412, 'Precondition Failed: `If-Match` or `If-Unmodified-Since` did not hold')
+  }
+  if (methods.some((m) => BODY_METHODS.has(m))) {
+    out.set(413, 'Payload Too Large')
+    out.set(415, 'Unsupported Media Type')
+  }
+  if (conditional && methods.includes('GET'))
+    out.set(416, 'Range Not Satisfiable (`Content-Range: bytes */<total>`)')
+  if (validator && methods.some((m) => UNSAFE_METHODS.has(m))) {
+    const required = (config.conditional as Json).requirePrecondition ?? plan.requirePrecondition
+    if (required === true)
+      out.set(428, 'Precondition Required: send `If-Match` with the current ETag')
+  }
+  if (plan.rateLimit && config.rateLimit !== false) {
+    out.set(429, 'Too Many Requests (`Retry-After`, `X-RateLimit-*`)')
+  }
+  out.set(500, 'Internal Server Error (the body carries `requestId`)')
+  if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
+  return out
+}
+
+function asObject(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Json)
+    : undefined
+}
+
+/** Adds what restwell does to one route's schema (a copy: shared schemas are not mutated). */
+export function describeRoute(route: RouteOptions, plan: OpenapiPlan): void {
+  const schema: Json = { ...(route.schema as Json | undefined) }
+  if (schema.hide === true) return
+  const methods = methodsOf(route)
+  const response: Json = { ...asObject(schema.response) }
+  const contentType = plan.errors === 'problem' ? 'application/problem+json' : 'application/json'
+  for (const [status, description] of routeResponses(route, plan)) {
+    if (response[status] !== undefined) continue
+    response[status] =
+      status < 400 || plan.errors === false
+        ? { description, type: 'null' }
+        : { description, content: { [contentType]: { schema: { $ref: `${ERROR_SCHEMA_ID}#` } } } }
+  }
+  const config = configOf(route)
+  const conditional = plan.conditional && config.conditional !== false
+  const requestHeaders: [string, string][] = []
+  if (conditional && methods.includes('GET')) {
+    const ok = asObject(response[200]) ?? { description: 'OK' }
+    response[200] = {
+      ...ok,
+      headers: {
+        ...asObject(ok.headers),
+        ...headerProps([
+          ['etag', 'Strong entity tag of this representation (per content coding)'],
+          ['last-modified', 'When the resource last changed (IMF-fixdate), when known'],
+          ['accept-ranges', '`bytes`'],
+        ]),
+      },
+    }
+    requestHeaders.push(
+      ['if-none-match', 'Entity tags the client holds: 304 when one matches'],
+      ['if-modified-since', 'HTTP date: 304 when unchanged since'],
+      ['range', '`bytes=<start>-<end>`: 206 with that range'],
+      ['if-range', 'An ETag or date: the range only if it still matches'],
+    )
+  }
+  if (conditional && methods.some((m) => UNSAFE_METHODS.has(m))) {
+    requestHeaders.push(
+      ['if-match', 'The ETag the client last saw: 412 when the resource changed since'],
+      ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
+    )
+  }
+  if (requestHeaders.length > 0) {
+    const headers = asObject(schema.headers)
+    if (headers === undefined || headers.type === 'object') {
+      schema.headers = {
+        type: 'object',
+        ...headers,
+        properties: { ...asObject(headers?.properties), ...headerProps(requestHeaders) },
+      }
+    }
+  }
+  schema.response = response
+  const version = plan.versioning ? /^\/v(\d+)(?:\/|$)/.exec(route.url) : null
+  if (version !== null && schema.tags === undefined) schema.tags = [`v${version[1]}`]
+  const protectedRoute =
+    plan.auth && config.auth !== false && (config.auth !== undefined || plan.authByDefault)
+  if (protectedRoute && schema.security === undefined) {
+    const scopes = asObject(config.auth)?.scopes
+    schema.security = [{ bearerAuth: Array.isArray(scopes) ? scopes : [] }]
+  }
+  route.schema = schema
+}
+
+/** Turns the descriptions on when `@fastify/swagger` is registered. */
+export function installOpenapi(fastify: FastifyInstance, plan: OpenapiPlan): boolean {
+  if (!fastify.hasDecorator('swagger')) return false
+  if (plan.errors !== false)
+    fastify.addSchema({ $id: ERROR_SCHEMA_ID, ...errorBodySchema(plan.errors) })
+  fastify.addHook('onRoute', (route) => describeRoute(route, plan))
+  return true
+}
+
+/** An OpenAPI document's top: `info`, `servers`, `tags`, `components`... */
+export type OpenapiTop = Record<string, unknown> & { components?: Record<string, unknown> }
+
+/**
+ * Options for `@fastify/swagger` that name restwell's Bearer scheme and keep shared schemas
+ * under their `$id` (`#/components/schemas/RestwellError`, not `def-0`):
+ * `app.register(swagger, restwellOpenapi({ info: { title: 'Books', version: '1.0.0' } }))`.
+ */
+export function restwellOpenapi(openapi: OpenapiTop = {}): {
+  openapi: OpenapiTop
+  refResolver: {
+    buildLocalReference: (json: Json, baseUri: unknown, fragment: unknown, i: number) => string
+  }
+} {
+  const components = openapi.components ?? {}
+  return {
+    openapi: {
+      ...openapi,
+      components: {
+        ...components,
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' },
+          ...(components.securitySchemes as Json | undefined),
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  }
+}
