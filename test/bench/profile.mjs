@@ -1,0 +1,106 @@
+// Reads a V8 .cpuprofile and says where the server's time went: self time per function and
+// per package (restwell's own packages by folder, dependencies by their node_modules name).
+// Usable alone: node test/bench/profile.mjs <file.cpuprofile> [top]
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+function owner(url) {
+  if (!url) return '(native / V8)'
+  const workspace = /\/packages\/([^/]+)\/src\//.exec(url)
+  if (workspace) return workspace[1] === 'restwell' ? 'restwell' : `@restwell/${workspace[1]}`
+  const dep = /node_modules\/\.pnpm\/((?:@[^+/]+\+)?[^@/]+)@/.exec(url)
+  if (dep) return dep[1].replace('+', '/')
+  if (url.includes('/test/bench/')) return 'bench routes'
+  if (url.startsWith('node:')) {
+    // node:internal/streams/writable -> node:streams, node:zlib -> node:zlib
+    const parts = url.slice(5).split('/')
+    return `node:${parts[0] === 'internal' && parts.length > 1 ? parts[1].replace(/\.js$/, '') : parts[0]}`
+  }
+  return url.split('/').slice(-2).join('/')
+}
+
+const IDLE = new Set(['(idle)', '(program)', '(garbage collector)'])
+
+export function summarizeProfile(file, top = 15) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'))
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const self = new Map()
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i]
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  }
+  // Node core and native frames are charged to the nearest calling package frame too, so
+  // `charged` says what each package costs with the runtime work it causes.
+  const parent = new Map()
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  const chargedOwner = new Map()
+  const ownerOf = (id) => {
+    if (chargedOwner.has(id)) return chargedOwner.get(id)
+    const { url } = byId.get(id).callFrame
+    const own = owner(url)
+    const isRuntime = !url || own.startsWith('node:')
+    const up = parent.get(id)
+    const result = isRuntime ? (up === undefined ? own : ownerOf(up)) : own
+    chargedOwner.set(id, result === '(root)' ? own : result)
+    return chargedOwner.get(id)
+  }
+  const functions = new Map()
+  const packages = new Map()
+  const charged = new Map()
+  let busy = 0
+  let idle = 0
+  let gc = 0
+  for (const [id, micros] of self) {
+    const { functionName, url, lineNumber } = byId.get(id).callFrame
+    if (functionName === '(garbage collector)') gc += micros
+    if (IDLE.has(functionName) && functionName !== '(garbage collector)') {
+      idle += micros
+      continue
+    }
+    busy += micros
+    const pkg = functionName === '(garbage collector)' ? '(garbage collector)' : owner(url)
+    const key = `${functionName || '(anonymous)'} ${pkg}${url ? `:${lineNumber + 1}` : ''}`
+    functions.set(key, (functions.get(key) ?? 0) + micros)
+    packages.set(pkg, (packages.get(pkg) ?? 0) + micros)
+    const payer = functionName === '(garbage collector)' ? pkg : ownerOf(id)
+    charged.set(payer, (charged.get(payer) ?? 0) + micros)
+  }
+  const rank = (map) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, micros]) => ({ name, ms: micros / 1000, share: busy ? micros / busy : 0 }))
+  return {
+    busyMs: busy / 1000,
+    idleMs: idle / 1000,
+    gcMs: gc / 1000,
+    packages: rank(packages),
+    charged: rank(charged),
+    functions: rank(functions),
+  }
+}
+
+export function printProfile(file, log, top = 12) {
+  const s = summarizeProfile(file, top)
+  const line = (r) =>
+    `    ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(6)} ms  ${r.name}`
+  log(`  ${file}`)
+  log(
+    `    busy ${s.busyMs.toFixed(0)} ms (gc ${s.gcMs.toFixed(0)} ms), idle ${s.idleMs.toFixed(0)} ms`,
+  )
+  log('    self time by package:')
+  for (const r of s.packages) log(line(r))
+  log('    time by package, node core and native work charged to the calling package:')
+  for (const r of s.charged) log(line(r))
+  log('    self time by function:')
+  for (const r of s.functions) log(line(r))
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [file, top] = process.argv.slice(2)
+  if (!file) {
+    console.error('usage: node test/bench/profile.mjs <file.cpuprofile> [top]')
+    process.exit(2)
+  }
+  printProfile(file, console.log, Number(top) || 15)
+}

@@ -1,0 +1,297 @@
+// Turns the rounds into figures: medians over rounds, ratios, the issue's targets, a console
+// table and an SVG bar chart.
+
+const median = (values) => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b)
+  if (sorted.length === 0) return undefined
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+export function summarize(rounds, servers, workloadIds) {
+  const summary = {}
+  for (const server of servers) {
+    const mine = rounds.filter((r) => r.server === server.id)
+    const entry = {
+      label: server.label,
+      roundsRun: mine.length,
+      rssReady: median(mine.map((r) => r.rssReady)),
+      rssPeak: Math.max(0, ...mine.map((r) => r.rssPeak ?? 0)) || undefined,
+      info: mine[0]?.info ?? {},
+      profiled: mine.some((r) => r.profile),
+      workloads: {},
+    }
+    for (const id of workloadIds) {
+      const runs = mine.flatMap((r) => r.runs.filter((run) => run.workload === id))
+      if (runs.length === 0) continue
+      const rps = runs.map((r) => r.rps)
+      entry.workloads[id] = {
+        rps: median(rps),
+        rpsMin: Math.min(...rps),
+        rpsMax: Math.max(...rps),
+        p50: median(runs.map((r) => r.p50)),
+        p99: median(runs.map((r) => r.p99)),
+        answered: runs.reduce((n, r) => n + r.answered, 0),
+        mismatched: runs.reduce((n, r) => n + r.mismatched, 0),
+        expectedStatus: runs[0].expected.status,
+        note:
+          new Set(runs.map((r) => r.expected.status)).size > 1
+            ? `expected status changed between rounds (${runs.map((r) => r.expected.status).join(', ')}): the umbrella was edited during the run`
+            : runs[0].expected.note,
+        bytesPerResponse: runs[0].bytesPerResponse,
+        rounds: runs.length,
+      }
+    }
+    summary[server.id] = entry
+  }
+  for (const entry of Object.values(summary)) {
+    for (const [id, w] of Object.entries(entry.workloads)) {
+      const base = (serverId) => summary[serverId]?.workloads[id]?.rps
+      w.vsFastify = base('fastify') ? w.rps / base('fastify') : undefined
+      w.vsNode = base('node') ? w.rps / base('node') : undefined
+    }
+  }
+  return summary
+}
+
+const valid = (w) => w !== undefined && w.mismatched === 0 && Number.isFinite(w.rps)
+
+function ratioTarget(id, text, threshold, num, den) {
+  if (num === undefined || den === undefined) {
+    return { id, text, threshold, status: 'not run', detail: 'needs both servers and workloads' }
+  }
+  if (!valid(num) || !valid(den)) {
+    return { id, text, threshold, status: 'invalid', detail: 'wrong statuses answered' }
+  }
+  const value = num.rps / den.rps
+  return { id, text, threshold, value, status: value >= threshold ? 'pass' : 'fail' }
+}
+
+function everyWorkloadTarget(id, text, threshold, summary, other) {
+  const mine = summary.restwell?.workloads ?? {}
+  const theirs = summary[other]?.workloads ?? {}
+  const ids = Object.keys(mine).filter((w) => theirs[w] !== undefined)
+  if (ids.length === 0) {
+    return { id, text, threshold, status: 'not run', detail: `needs restwell and ${other}` }
+  }
+  const per = {}
+  let invalid = false
+  for (const w of ids) {
+    if (!valid(mine[w]) || !valid(theirs[w])) invalid = true
+    per[w] = mine[w].rps / theirs[w].rps
+  }
+  const value = Math.min(...Object.values(per))
+  const detail = ids.map((w) => `${w} ${per[w].toFixed(2)}x`).join(', ')
+  if (invalid) return { id, text, threshold, value, per, status: 'invalid', detail }
+  return { id, text, threshold, value, per, status: value >= threshold ? 'pass' : 'fail', detail }
+}
+
+/** The issue's targets, each pass / fail / n/a (with the reason) / not run / invalid. */
+export function evaluateTargets(summary) {
+  const w = (server, workload) => summary[server]?.workloads[workload]
+  const targets = [
+    ratioTarget(
+      'umbrella-get1k',
+      'restwell (all on) vs bare Fastify, 1 KB GET',
+      0.85,
+      w('restwell', 'get1k'),
+      w('fastify', 'get1k'),
+    ),
+    ratioTarget(
+      'optout-get1k',
+      'restwell, route opted out, vs bare Fastify, 1 KB GET',
+      0.95,
+      w('restwell-optout', 'get1k'),
+      w('fastify', 'get1k'),
+    ),
+    everyWorkloadTarget(
+      'vs-express',
+      'restwell (all on) vs Express stack, every workload',
+      3,
+      summary,
+      'express',
+    ),
+    everyWorkloadTarget(
+      'vs-official',
+      'restwell (all on) vs official plugins, every workload',
+      1,
+      summary,
+      'official',
+    ),
+  ]
+  const t304 = ratioTarget(
+    'page-304',
+    'restwell 304 path vs 200 path, 20 KB page',
+    1.2,
+    w('restwell', 'page-304'),
+    w('restwell', 'page-gzip'),
+  )
+  const r304 = w('restwell', 'page-304')
+  if (r304 !== undefined && r304.expectedStatus !== 304) {
+    t304.status = 'n/a'
+    t304.detail = `${r304.note ?? 'no 304 path'}; both answer 200`
+  }
+  targets.push(t304)
+  return targets
+}
+
+const fmt = {
+  int: (n) => (n === undefined ? '-' : Math.round(n).toLocaleString('en-US')),
+  ratio: (n) => (n === undefined ? '-' : `${n.toFixed(2)}x`),
+  ms: (n) => (n === undefined ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1)),
+  mb: (n) => (n === undefined ? '-' : `${(n / 1048576).toFixed(0)} MB`),
+  spread: (w) =>
+    w.rounds > 1 && w.rps > 0 ? `±${(((w.rpsMax - w.rpsMin) / 2 / w.rps) * 100).toFixed(0)}%` : '-',
+}
+
+const pad = (s, n) => String(s).padEnd(n)
+const lpad = (s, n) => String(s).padStart(n)
+
+export function printReport(report, log) {
+  const { summary, workloads, servers, targets } = report
+  log('')
+  log(
+    `${pad('workload / server', 38)}${lpad('req/s', 9)}${lpad('spread', 8)}${lpad('p50 ms', 8)}` +
+      `${lpad('p99 ms', 8)}${lpad('xFastify', 10)}${lpad('xNode', 8)}${lpad('status', 8)}${lpad('bad', 6)}  note`,
+  )
+  for (const workload of workloads) {
+    log(`${workload.title} (${workload.id}: ${workload.method} ${workload.path})`)
+    for (const server of servers) {
+      const w = summary[server.id]?.workloads[workload.id]
+      if (!w) {
+        log(`  ${pad(server.label, 36)}  not measured`)
+        continue
+      }
+      const note = [w.note, summary[server.id].profiled ? 'profiled: skewed' : undefined]
+        .filter(Boolean)
+        .join('; ')
+      log(
+        `  ${pad(server.label, 36)}${lpad(fmt.int(w.rps), 9)}${lpad(fmt.spread(w), 8)}` +
+          `${lpad(fmt.ms(w.p50), 8)}${lpad(fmt.ms(w.p99), 8)}${lpad(fmt.ratio(w.vsFastify), 10)}` +
+          `${lpad(fmt.ratio(w.vsNode), 8)}${lpad(w.expectedStatus, 8)}${lpad(w.mismatched, 6)}` +
+          `${note ? `  ${note}` : ''}`,
+      )
+    }
+  }
+  log('')
+  log(`${pad('server memory', 38)}${lpad('RSS ready', 11)}${lpad('peak RSS', 11)}`)
+  for (const server of servers) {
+    const s = summary[server.id]
+    if (!s) continue
+    log(`  ${pad(server.label, 36)}${lpad(fmt.mb(s.rssReady), 11)}${lpad(fmt.mb(s.rssPeak), 11)}`)
+  }
+  const rateLimit = summary.restwell?.info?.rateLimit
+  if (rateLimit) log(`\nrestwell rate limit: ${rateLimit}`)
+  const features = summary.restwell?.info?.features
+  if (features) {
+    const missing = Object.entries(features)
+      .filter(([, on]) => !on)
+      .map(([f]) => f)
+    if (missing.length > 0) log(`feature not yet in restwell: ${missing.join(', ')}`)
+  }
+  log('\ntargets (ratios of median req/s, this run):')
+  for (const t of targets) {
+    const mark = { pass: 'PASS', fail: 'FAIL' }[t.status] ?? t.status.toUpperCase()
+    const value = t.value === undefined ? '' : ` ${t.value.toFixed(3)}x`
+    log(
+      `  [${pad(mark, 7)}] ${pad(t.text, 56)} >= ${t.threshold}x:${value}${t.detail ? ` (${t.detail})` : ''}`,
+    )
+  }
+  log(
+    `\n${report.seconds} s; load average before ${report.machine.loadAverageBefore.join(' ')}, after ${report.machine.loadAverageAfter.join(' ')}`,
+  )
+}
+
+const COLORS = {
+  node: '#7f8c8d',
+  fastify: '#2c3e50',
+  restwell: '#27ae60',
+  'restwell-optout': '#82e0aa',
+  official: '#2980b9',
+  express: '#e67e22',
+}
+
+const xmlText = (s) =>
+  String(s).replace(
+    /[&<>"]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c],
+  )
+
+/** Horizontal bars of median req/s, one group per workload. */
+export function renderSvg(report) {
+  const { summary, workloads, servers } = report
+  const width = 860
+  const labelWidth = 250
+  const barArea = width - labelWidth - 150
+  const bar = 14
+  const gap = 4
+  const groupGap = 26
+  let y = 40
+  const parts = []
+  for (const workload of workloads) {
+    const rows = servers
+      .map((s) => ({ server: s, w: summary[s.id]?.workloads[workload.id] }))
+      .filter((r) => r.w)
+    const max = Math.max(1, ...rows.map((r) => r.w.rps))
+    parts.push(
+      `<text x="10" y="${y}" font-weight="bold">${xmlText(`${workload.title} (${workload.id})`)}</text>`,
+    )
+    y += 8
+    for (const { server, w } of rows) {
+      const length = Math.max(1, (w.rps / max) * barArea)
+      const flag = w.mismatched > 0 ? ' WRONG STATUS' : w.note ? ' *' : ''
+      parts.push(
+        `<text x="${labelWidth - 6}" y="${y + bar - 3}" text-anchor="end">${xmlText(server.label)}</text>`,
+        `<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${bar}" fill="${COLORS[server.id] ?? '#999'}"><title>${xmlText(w.note ?? '')}</title></rect>`,
+        `<text x="${(labelWidth + length + 6).toFixed(1)}" y="${y + bar - 3}">${xmlText(
+          `${fmt.int(w.rps)} req/s${w.vsFastify ? ` (${fmt.ratio(w.vsFastify)})` : ''}${flag}`,
+        )}</text>`,
+      )
+      y += bar + gap
+    }
+    y += groupGap
+  }
+  const footer = `${report.date.slice(0, 10)}, ${report.machine.cpus} CPUs, ${report.options.rounds} rounds x ${report.options.duration} s, load ${report.machine.loadAverageBefore.join(' ')}; (x) = ratio to bare Fastify; * = see note in latest.json`
+  parts.push(`<text x="10" y="${y}" font-size="10">${xmlText(footer)}</text>`)
+  const height = y + 16
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">
+<rect width="100%" height="100%" fill="white"/>
+<text x="10" y="20" font-size="14" font-weight="bold">restwell bench: median requests/s (higher is better)</text>
+${parts.join('\n')}
+</svg>
+`
+}
+
+/** The figures as Markdown tables, for the README (written to results/latest.md). */
+export function renderMarkdown(report) {
+  const { summary, workloads, servers, targets } = report
+  const lines = [
+    `Run of ${report.date.slice(0, 16).replace('T', ' ')} UTC: ${report.options.rounds} rounds x ${report.options.duration} s (+${report.options.warmup} s warm-up), ${report.options.connections} connections, ${report.machine.cpus} CPUs (${report.machine.cpuModel}), Node ${report.machine.node}, load average ${report.machine.loadAverageBefore.join(' ')} before and ${report.machine.loadAverageAfter.join(' ')} after; ${report.seconds} s.`,
+    '',
+    '| workload | server | req/s (median) | spread | p50 ms | p99 ms | x bare Fastify | x raw node | status | note |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  ]
+  for (const workload of workloads) {
+    for (const server of servers) {
+      const w = summary[server.id]?.workloads[workload.id]
+      if (!w) continue
+      const bad = w.mismatched > 0 ? ` (${w.mismatched} wrong)` : ''
+      lines.push(
+        `| ${workload.id} | ${server.label} | ${fmt.int(w.rps)} | ${fmt.spread(w)} | ${fmt.ms(w.p50)} | ${fmt.ms(w.p99)} | ${fmt.ratio(w.vsFastify)} | ${fmt.ratio(w.vsNode)} | ${w.expectedStatus}${bad} | ${w.note ?? ''} |`,
+      )
+    }
+  }
+  lines.push('', '| server | RSS ready | peak RSS |', '|---|---:|---:|')
+  for (const server of servers) {
+    const s = summary[server.id]
+    if (s) lines.push(`| ${server.label} | ${fmt.mb(s.rssReady)} | ${fmt.mb(s.rssPeak)} |`)
+  }
+  lines.push('', '| target | wanted | measured | result |', '|---|---:|---:|---|')
+  for (const t of targets) {
+    const value = t.value === undefined ? '-' : `${t.value.toFixed(2)}x`
+    lines.push(
+      `| ${t.text} | >= ${t.threshold}x | ${value} | ${t.status.toUpperCase()}${t.detail ? ` (${t.detail})` : ''} |`,
+    )
+  }
+  return `${lines.join('\n')}\n`
+}

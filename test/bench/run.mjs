@@ -1,0 +1,469 @@
+#!/usr/bin/env node
+// `pnpm bench`: restwell's cost, side by side with what users would pick instead.
+// Each server runs alone in its own child process on 127.0.0.1 (port 0, reported over IPC);
+// autocannon generates the load from this process. Rounds are interleaved (A B C ... A B C)
+// so drift hits every server alike. See test/bench/README.md.
+import { fork } from 'node:child_process'
+import { request } from 'node:http'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { cpus, loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import { WORKLOAD_IDS, WORKLOADS } from './data.mjs'
+import { printProfile } from './profile.mjs'
+import { evaluateTargets, printReport, renderMarkdown, renderSvg, summarize } from './report.mjs'
+
+const HERE = fileURLToPath(new URL('.', import.meta.url))
+const RESULTS = `${HERE}results`
+const PROFILES = `${RESULTS}/profiles`
+
+/** The servers, in the order each round runs them. */
+export const SERVERS = [
+  { id: 'node', label: 'raw node:http', file: 'node' },
+  { id: 'fastify', label: 'bare Fastify (response schema)', file: 'fastify' },
+  { id: 'restwell', label: 'Fastify + restwell (all on)', file: 'restwell', variant: 'all' },
+  {
+    id: 'restwell-optout',
+    label: 'Fastify + restwell (route opts out)',
+    file: 'restwell',
+    variant: 'optout',
+  },
+  { id: 'official', label: 'Fastify + official plugins', file: 'fastify-official' },
+  { id: 'express', label: 'Express 5 stack', file: 'express' },
+]
+const SERVER_IDS = SERVERS.map((s) => s.id)
+
+const HELP = `Usage: pnpm bench [-- options]   (or: node test/bench/run.mjs [options])
+
+  --rounds=N           interleaved rounds (default 3)
+  --duration=S         seconds measured per server, workload and round (default 2)
+  --warmup=S           seconds of warm-up per server, workload and round (default 1)
+  --connections=N      concurrent connections (default 10)
+  --only=a,b           servers: ${SERVER_IDS.join(', ')}
+  --workloads=a,b      workloads: ${WORKLOAD_IDS.join(', ')}
+  --quick              smoke run: 1 round, 1 s, 0.3 s warm-up; writes quick.* (not latest.*)
+  --profile[=a,b]      run these servers (default: restwell) with --cpu-prof; profiles go to
+                       test/bench/results/profiles/ (their figures are then skewed)
+  --no-write           print only; write no JSON/SVG/Markdown
+  --help
+
+Exits 1 when a server fails to start or answers a workload with a status other than expected.`
+
+function parseArgs(argv) {
+  const opts = {
+    rounds: 3,
+    duration: 2,
+    warmup: 1,
+    connections: 10,
+    only: SERVER_IDS,
+    workloads: WORKLOAD_IDS,
+    profile: [],
+    write: true,
+    quick: false,
+  }
+  const explicit = new Set()
+  for (const arg of argv) {
+    if (arg === '--') continue
+    const [flag, value] = arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined]
+    const list = (known) => {
+      const ids = (value ?? '').split(',').filter(Boolean)
+      const bad = ids.filter((id) => !known.includes(id))
+      if (ids.length === 0 || bad.length > 0) {
+        throw new Error(
+          `${flag}: unknown ${bad.join(', ') || '(empty)'}; known: ${known.join(', ')}`,
+        )
+      }
+      return ids
+    }
+    const number = () => {
+      const n = Number(value)
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number`)
+      return n
+    }
+    switch (flag) {
+      case '--help':
+      case '-h':
+        console.log(HELP)
+        process.exit(0)
+        break
+      case '--rounds':
+        opts.rounds = Math.round(number())
+        explicit.add('rounds')
+        break
+      case '--duration':
+        opts.duration = number()
+        explicit.add('duration')
+        break
+      case '--warmup':
+        opts.warmup = number()
+        explicit.add('warmup')
+        break
+      case '--connections':
+        opts.connections = Math.round(number())
+        break
+      case '--only':
+        opts.only = list(SERVER_IDS)
+        break
+      case '--workloads':
+        opts.workloads = list(WORKLOAD_IDS)
+        break
+      case '--quick':
+        opts.quick = true
+        break
+      case '--profile':
+      case '--cpu-prof':
+        opts.profile = value === undefined ? ['restwell'] : list(SERVER_IDS)
+        break
+      case '--no-write':
+        opts.write = false
+        break
+      default:
+        throw new Error(`unknown option ${arg}\n\n${HELP}`)
+    }
+  }
+  if (opts.quick) {
+    if (!explicit.has('rounds')) opts.rounds = 1
+    if (!explicit.has('duration')) opts.duration = 1
+    if (!explicit.has('warmup')) opts.warmup = 0.3
+  }
+  for (const id of opts.profile) if (!opts.only.includes(id)) opts.only = [...opts.only, id]
+  return opts
+}
+
+/** Starts one server child; resolves with its `ready` message. */
+function startServer(server, opts, round) {
+  const execArgv = ['--conditions=restwell-source', '--import', 'tsx']
+  let profileDir
+  if (opts.profile.includes(server.id)) {
+    // One folder per child: with `--import tsx` the module-loader thread writes a profile too,
+    // so Node's own file names (…<pid>.<thread id>…) are kept and the main thread's is picked.
+    profileDir = `${PROFILES}/${server.id}-round${round + 1}`
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
+  }
+  const args = [server.file, ...(server.variant ? [server.variant] : [])]
+  const child = fork(`${HERE}server.mjs`, args, {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill()
+      reject(new Error(`${server.id}: not ready within 60 s`))
+    }, 60_000)
+    const onExit = (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${server.id}: exited with code ${code} before it was ready`))
+    }
+    child.once('exit', onExit)
+    child.on('message', (message) => {
+      if (message.type === 'error') {
+        clearTimeout(timer)
+        child.off('exit', onExit)
+        reject(new Error(`${server.id} failed to start:\n${message.message}`))
+      } else if (message.type === 'ready') {
+        clearTimeout(timer)
+        child.off('exit', onExit)
+        resolve({ ...message, child, profileDir })
+      }
+    })
+  })
+}
+
+function stopServer(ready) {
+  const { child } = ready
+  return new Promise((resolve) => {
+    let rssPeak
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+    child.on('message', (message) => {
+      if (message.type === 'stopped') rssPeak = message.rssPeak
+    })
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve(rssPeak)
+    })
+    child.send({ type: 'stop' })
+  })
+}
+
+/** The main thread's profile of a child (thread id 0 in Node's file name). */
+async function mainThreadProfile(dir, pid) {
+  const files = await readdir(dir).catch(() => [])
+  const main = files.find((f) => f.includes(`.${pid}.0.`)) ?? files[0]
+  return main ? `${dir}/${main}` : undefined
+}
+
+/** One plain request, for the probe and for reading an ETag. */
+function probe(port, workload, extraHeaders = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: workload.method,
+        path: workload.path,
+        headers: {
+          ...workload.headers,
+          ...extraHeaders,
+          ...(workload.body ? { 'content-length': Buffer.byteLength(workload.body) } : {}),
+        },
+      },
+      (res) => {
+        const chunks = []
+        res.on('data', (c) => chunks.push(c))
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, bytes: Buffer.concat(chunks) }),
+        )
+      },
+    )
+    req.on('error', reject)
+    req.end(workload.body)
+  })
+}
+
+const WORKLOAD_BY_ID = new Map(WORKLOADS.map((w) => [w.id, w]))
+
+/** What this server must answer to a workload: the spec, unless the server declares otherwise. */
+function expectationFor(workload, declared) {
+  const own = declared[workload.id]
+  return {
+    status: own?.status ?? workload.spec,
+    gzip: own?.gzip ?? workload.id === 'page-gzip',
+    note: own?.note,
+  }
+}
+
+/** Checks one probe response beyond its status: the headers the convention promises. */
+function probeProblems(workload, expected, response) {
+  const problems = []
+  if (response.status !== expected.status) {
+    const body = response.headers['content-encoding'] ? '' : response.bytes.toString('utf8', 0, 300)
+    problems.push(
+      `status ${response.status}, expected ${expected.status}${body ? `: ${body}` : ''}`,
+    )
+  }
+  const encoding = response.headers['content-encoding']
+  if (expected.gzip && encoding !== 'gzip')
+    problems.push(`content-encoding ${encoding ?? 'none'}, expected gzip`)
+  if (!expected.gzip && encoding === 'gzip' && workload.id === 'page-gzip') {
+    problems.push('gzip sent although the server declared no compression')
+  }
+  if (expected.status === 405 && !response.headers.allow) problems.push('405 without Allow')
+  if (expected.status === 304 && !response.headers.etag) problems.push('304 without ETag')
+  return problems
+}
+
+/**
+ * One autocannon run. Latencies are collected from its `response` events (float ms): its own
+ * histogram keeps whole milliseconds, too coarse for sub-millisecond answers.
+ */
+function runCannon(port, workload, headers, seconds, connections) {
+  return new Promise((resolve, reject) => {
+    const latencies = []
+    const instance = autocannon(
+      {
+        url: `http://127.0.0.1:${port}${workload.path}`,
+        method: workload.method,
+        headers,
+        body: workload.body,
+        connections,
+        pipelining: 1,
+        duration: seconds,
+      },
+      (error, result) => {
+        if (error) return reject(error)
+        latencies.sort((a, b) => a - b)
+        const at = (q) =>
+          latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]
+        resolve({ ...result, p50: at(0.5), p99: at(0.99) })
+      },
+    )
+    instance.on('response', (_client, _status, _bytes, responseTime) =>
+      latencies.push(responseTime),
+    )
+    instance.on('error', () => {})
+  })
+}
+
+function countMismatches(result, status) {
+  let answered = 0
+  let matching = 0
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
+    answered += stats.count
+    if (Number(code) === status) matching += stats.count
+  }
+  return { answered, mismatched: answered - matching + result.errors + result.timeouts }
+}
+
+async function benchServer(server, opts, round, log) {
+  const ready = await startServer(server, opts, round)
+  const runs = []
+  const problems = []
+  try {
+    // Values the workloads need from one request first (an ETag), then a probe of each.
+    const etags = {}
+    const needed = new Set()
+    for (const id of opts.workloads) {
+      const from = WORKLOAD_BY_ID.get(id).setup?.etagFrom
+      if (from) needed.add(from)
+    }
+    for (const id of needed) {
+      const res = await probe(ready.port, WORKLOAD_BY_ID.get(id))
+      etags[id] = res.headers.etag
+    }
+    for (const id of opts.workloads) {
+      const workload = WORKLOAD_BY_ID.get(id)
+      const headers = { ...workload.headers }
+      if (workload.setup) {
+        // A server without ETags gets a tag that cannot match; its expectation says 200.
+        headers[workload.setup.header] = etags[workload.setup.etagFrom] ?? '"no-etag-from-server"'
+      }
+      const expected = expectationFor(workload, ready.expect)
+      const response = await probe(ready.port, workload, headers)
+      const found = probeProblems(workload, expected, response)
+      for (const p of found) problems.push(`${server.id} ${id}: ${p}`)
+      const warm = await runCannon(ready.port, workload, headers, opts.warmup, opts.connections)
+      const result = await runCannon(ready.port, workload, headers, opts.duration, opts.connections)
+      const warmCheck = countMismatches(warm, expected.status)
+      const check = countMismatches(result, expected.status)
+      const statuses = Object.fromEntries(
+        Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
+      )
+      runs.push({
+        workload: id,
+        expected,
+        rps: result.requests.average,
+        p50: result.p50,
+        p99: result.p99,
+        answered: check.answered,
+        mismatched: check.mismatched + warmCheck.mismatched,
+        statuses,
+        bytesPerResponse: response.bytes.length,
+        probeProblems: found,
+      })
+      log(
+        `  ${server.id.padEnd(16)} ${id.padEnd(10)} ${Math.round(result.requests.average)
+          .toString()
+          .padStart(7)} req/s  p99 ${result.p99?.toFixed(2)} ms${
+          check.mismatched + warmCheck.mismatched > 0
+            ? `  MISMATCHED ${check.mismatched + warmCheck.mismatched} (got ${JSON.stringify(statuses)})`
+            : ''
+        }`,
+      )
+    }
+  } finally {
+    ready.rssPeak = await stopServer(ready)
+  }
+  return {
+    server: server.id,
+    round,
+    port: ready.port,
+    rssReady: ready.rssReady,
+    rssPeak: ready.rssPeak,
+    info: ready.info,
+    profile: ready.profileDir ? await mainThreadProfile(ready.profileDir, ready.pid) : undefined,
+    runs,
+    problems,
+  }
+}
+
+async function main() {
+  let opts
+  try {
+    opts = parseArgs(process.argv.slice(2))
+  } catch (error) {
+    console.error(error.message)
+    process.exit(2)
+  }
+  const servers = SERVERS.filter((s) => opts.only.includes(s.id))
+  const perRound = servers.length * opts.workloads.length * (opts.duration + opts.warmup)
+  const estimate = Math.round(opts.rounds * (perRound + servers.length * 2))
+  const started = new Date()
+  const load = loadavg().map((n) => n.toFixed(2))
+  console.log(
+    `restwell bench: ${servers.length} servers x ${opts.workloads.length} workloads x ${opts.rounds} rounds, ` +
+      `${opts.duration} s each (+${opts.warmup} s warm-up), ${opts.connections} connections; ` +
+      `about ${estimate} s. ${cpus().length} CPUs, load average ${load.join(' ')}`,
+  )
+  if (opts.profile.length > 0) await mkdir(PROFILES, { recursive: true })
+
+  const rounds = []
+  const failures = []
+  for (let round = 0; round < opts.rounds; round++) {
+    console.log(`round ${round + 1}/${opts.rounds}`)
+    for (const server of servers) {
+      try {
+        const result = await benchServer(server, opts, round, console.log)
+        rounds.push(result)
+        failures.push(...result.problems)
+        for (const run of result.runs) {
+          if (run.mismatched > 0) {
+            failures.push(
+              `${server.id} ${run.workload}: ${run.mismatched} responses not ${run.expected.status} (${JSON.stringify(run.statuses)})`,
+            )
+          }
+        }
+      } catch (error) {
+        failures.push(error.message)
+        console.error(`  ${server.id}: ${error.message}`)
+      }
+    }
+  }
+
+  const summary = summarize(rounds, servers, opts.workloads)
+  const targets = evaluateTargets(summary)
+  const finished = new Date()
+  const report = {
+    date: started.toISOString(),
+    seconds: Math.round((finished - started) / 1000),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      node: process.version,
+      loadAverageBefore: load,
+      loadAverageAfter: loadavg().map((n) => n.toFixed(2)),
+    },
+    options: {
+      rounds: opts.rounds,
+      duration: opts.duration,
+      warmup: opts.warmup,
+      connections: opts.connections,
+      profile: opts.profile,
+    },
+    servers: servers.map((s) => ({ id: s.id, label: s.label })),
+    workloads: WORKLOADS.filter((w) => opts.workloads.includes(w.id)).map(
+      ({ id, title, method, path, spec }) => ({ id, title, method, path, spec }),
+    ),
+    summary,
+    targets,
+    failures,
+    rounds,
+  }
+  printReport(report, console.log)
+
+  if (opts.write) {
+    await mkdir(RESULTS, { recursive: true })
+    const stamp = started.toISOString().replace(/[:.]/g, '-')
+    const json = `${JSON.stringify(report, null, 2)}\n`
+    // A --quick smoke run does not replace the figures of the last full run.
+    const name = opts.quick ? 'quick' : 'latest'
+    await writeFile(`${RESULTS}/bench-${stamp}.json`, json)
+    await writeFile(`${RESULTS}/${name}.json`, json)
+    await writeFile(`${RESULTS}/${name}.svg`, renderSvg(report))
+    await writeFile(`${RESULTS}/${name}.md`, renderMarkdown(report))
+    console.log(
+      `\nwrote test/bench/results/${name}.json, ${name}.svg, ${name}.md and bench-${stamp}.json`,
+    )
+  }
+  const profiles = rounds.filter((r) => r.profile).map((r) => r.profile)
+  if (profiles.length > 0) {
+    console.log('\nCPU profiles (open in Chrome DevTools > Performance, or speedscope.app):')
+    for (const p of profiles) printProfile(p, console.log)
+  }
+  if (failures.length > 0) {
+    console.error(`\n${failures.length} failure(s):`)
+    for (const f of failures) console.error(`  - ${f}`)
+    process.exitCode = 1
+  }
+}
+
+await main()

@@ -1,0 +1,78 @@
+// Express 5 + cors + compression + method-override + the built-in ETag (weak, over the
+// identity body; req.fresh -> 304) + a negotiator-based Accept check (406). Express has no
+// 405: a known path with an unrouted method is a 404.
+import compression from 'compression'
+import cors from 'cors'
+import express from 'express'
+import methodOverride from 'method-override'
+import Negotiator from 'negotiator'
+import {
+  etagListHas,
+  ITEM_BY_ID,
+  itemEtag,
+  mergePatch,
+  pageBody,
+  pageLink,
+  readPageQuery,
+} from '../data.mjs'
+
+const SERVED = ['application/json']
+
+export async function build() {
+  const app = express()
+  app.disable('x-powered-by')
+  app.use(cors({ origin: '*', maxAge: 86400 }))
+  app.use(compression())
+  app.use(methodOverride('X-HTTP-Method-Override'))
+  app.use((req, res, next) => {
+    if (new Negotiator(req).mediaType(SERVED) === undefined) {
+      res.status(406).set('accept', SERVED.join(', ')).json({ error: 'Not Acceptable' })
+      return
+    }
+    next()
+  })
+  app.use(express.json({ type: ['application/json', 'application/merge-patch+json'] }))
+
+  app.get('/items/:id', (req, res) => {
+    const item = ITEM_BY_ID.get(req.params.id)
+    if (!item) return res.status(404).json({ error: 'Not found' })
+    res.set('etag', itemEtag(item)).json(item)
+  })
+  app.get('/items', (req, res) => {
+    const { page, limit } = readPageQuery(req.query)
+    const body = pageBody(page, limit)
+    res.set('link', pageLink(body)).json(body)
+  })
+  app.patch('/items/:id', (req, res) => {
+    const item = ITEM_BY_ID.get(req.params.id)
+    if (!item) return res.status(404).json({ error: 'Not found' })
+    if (!req.is('application/merge-patch+json')) {
+      return res.status(415).json({ error: 'Unsupported Media Type' })
+    }
+    const etag = itemEtag(item)
+    const ifMatch = req.get('if-match')
+    if (ifMatch !== undefined && !etagListHas(ifMatch, etag, false)) {
+      return res.status(412).json({ error: 'Precondition Failed' })
+    }
+    res.set('etag', etag).json(mergePatch(item, req.body))
+  })
+  app.put('/items/:id', (req, res) => {
+    const item = ITEM_BY_ID.get(req.params.id)
+    if (!item) return res.status(404).json({ error: 'Not found' })
+    res.json({ ...req.body, id: item.id })
+  })
+
+  let server
+  return {
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server = app.listen(0, '127.0.0.1', (err) =>
+          err ? reject(err) : resolve(server.address().port),
+        )
+      }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+    expect: {
+      405: { status: 404, note: 'Express answers 404, no 405: not in this stack' },
+    },
+  }
+}

@@ -1,0 +1,185 @@
+// Fastify + the restwell umbrella, in two variants sharing these routes:
+//   all     every convention on (the umbrella's defaults; only the rate limit's max raised so
+//           the single load-generating client is never throttled: it is still counted);
+//   optout  the same umbrella, every route opting out of everything it can in its config.
+// Each feature is detected from what the umbrella actually registered (fastify.hasPlugin), so
+// this file grows with the umbrella: a feature not in it yet is reported as such, and the
+// route still answers (e.g. 200 where 304 belongs) instead of faking the feature.
+import { readFileSync } from 'node:fs'
+import Fastify from 'fastify'
+import {
+  ITEM_BY_ID,
+  ITEM_SCHEMA,
+  mergePatch,
+  PAGE_SCHEMA,
+  pageBody,
+  pageLink,
+  readPageQuery,
+} from '../data.mjs'
+import { RATE_LIMIT_MAX } from './limits.mjs'
+
+// The umbrella is a workspace package, not a root dependency: load it from its folder, through
+// the `restwell-source` export (TypeScript via tsx) as the tests do.
+const PACKAGE_DIR = new URL('../../../packages/restwell/', import.meta.url)
+const manifest = JSON.parse(readFileSync(new URL('package.json', PACKAGE_DIR), 'utf8'))
+const {
+  default: restwell,
+  genReqId,
+  httpErrors,
+} = await import(new URL(manifest.exports['.']['restwell-source'], PACKAGE_DIR).href)
+
+/** Feature -> the plugin name the umbrella registers it under. */
+const FEATURES = {
+  conditional: '@restwell/conditional',
+  compression: '@fastify/compress',
+  patch: '@restwell/patch',
+  pagination: '@restwell/pagination',
+  methodOverride: '@restwell/method-override',
+  negotiation: '@restwell/negotiation',
+  methods: '@restwell/methods',
+  rateLimit: '@fastify/rate-limit',
+  cors: '@fastify/cors',
+  versioning: '@restwell/versioning',
+  softDelete: '@restwell/soft-delete',
+  naming: '@restwell/naming',
+}
+// @restwell/auth and @restwell/jobs are registered only when given options (a `verify`, a
+// store); no workload uses them and none of the compared stacks authenticates, so they stay off.
+
+/** Everything a route can switch off in its config (keys of plugins not registered are inert). */
+const OPT_OUT = {
+  rateLimit: false,
+  cors: false,
+  conditional: false,
+  negotiation: false,
+  pagination: false,
+  patch: false,
+  versioning: false,
+  softDelete: false,
+  naming: false,
+  auth: false,
+}
+
+const NOT_YET = 'feature not yet in restwell'
+
+export async function build(variant = 'all') {
+  const optOut = variant === 'optout'
+  const app = Fastify({ genReqId })
+  await app.register(restwell, { rateLimit: { max: RATE_LIMIT_MAX } })
+  const has = Object.fromEntries(
+    Object.entries(FEATURES).map(([feature, name]) => [feature, app.hasPlugin(name)]),
+  )
+  if (!app.hasContentTypeParser('application/merge-patch+json')) {
+    // Without @restwell/patch, Fastify would answer 415: parse it as JSON, as bare Fastify does.
+    app.addContentTypeParser(
+      'application/merge-patch+json',
+      { parseAs: 'string' },
+      app.getDefaultJsonParser('error', 'error'),
+    )
+  }
+  // Route options: `config` for the restwell plugins, `compress` (a route option, not config)
+  // for @fastify/compress. Routes are public (`auth: false`): the bench sends no credentials.
+  // `keep` is what an opted-out route cannot drop and still serve its workload: a PATCH route
+  // that opts out of @restwell/patch answers a merge patch with 415.
+  const route = (own, keep = {}) =>
+    optOut
+      ? { config: { ...OPT_OUT, ...keep }, compress: false }
+      : { config: { auth: false, ...own } }
+
+  const getItem = (request) => {
+    const item = ITEM_BY_ID.get(request.params.id)
+    if (!item) throw httpErrors.notFound('No such item')
+    return item
+  }
+
+  app.get(
+    '/items/:id',
+    {
+      // The version is the validator: no hashing of the body (DESIGN principle 5).
+      ...route({ conditional: { etagField: 'version' } }),
+      schema: { response: { 200: ITEM_SCHEMA } },
+    },
+    async (request) => getItem(request),
+  )
+
+  app.get(
+    '/items',
+    {
+      ...route({ pagination: true }),
+      schema: { response: { 200: PAGE_SCHEMA } },
+    },
+    async (request, reply) => {
+      const { page, limit } = readPageQuery(request.query)
+      if (has.pagination && !optOut) {
+        const body = pageBody(page, limit)
+        return reply.paginate(body.data, { total: body.meta.total })
+      }
+      const body = pageBody(page, limit)
+      reply.header('link', pageLink(body))
+      return body
+    },
+  )
+
+  app.patch(
+    '/items/:id',
+    {
+      ...route(
+        {
+          patch: true,
+          conditional: { getValidator: (request) => ({ etag: getItem(request).version }) },
+        },
+        { patch: true },
+      ),
+      schema: { response: { 200: ITEM_SCHEMA } },
+    },
+    async (request) => {
+      const item = getItem(request)
+      return request.patch ? request.applyPatch(item) : mergePatch(item, request.body)
+    },
+  )
+
+  app.put(
+    '/items/:id',
+    { ...route({}), schema: { response: { 200: ITEM_SCHEMA } } },
+    async (request) => ({ ...request.body, id: getItem(request).id }),
+  )
+
+  const expect = {}
+  const on = (feature) => has[feature] && !optOut
+  const why = (feature) => (has[feature] ? 'the route opts out' : `${NOT_YET} (${feature})`)
+  if (!on('compression')) {
+    expect['page-gzip'] = { status: 200, gzip: false, note: `no gzip: ${why('compression')}` }
+  }
+  if (!on('conditional')) {
+    expect['page-304'] = { status: 200, note: `no 304: ${why('conditional')}` }
+  }
+  const patchNotes = []
+  if (!on('conditional')) patchNotes.push(`If-Match not checked: ${why('conditional')}`)
+  if (!has.patch) patchNotes.push(`merge patch by hand: ${NOT_YET} (patch)`)
+  if (patchNotes.length > 0) expect.patch = { status: 200, note: patchNotes.join('; ') }
+  if (!has.methods) expect['405'] = { status: 404, note: `no 405: ${NOT_YET} (methods)` }
+  if (!has.methodOverride) {
+    // @restwell/methods answers a POST to a GET/PATCH/PUT path with 405 + Allow.
+    expect.override = {
+      status: has.methods ? 405 : 404,
+      note: `no method override: ${NOT_YET} (methodOverride)`,
+    }
+  }
+
+  return {
+    listen: async () => {
+      await app.listen({ port: 0, host: '127.0.0.1' })
+      return app.server.address().port
+    },
+    close: () => app.close(),
+    expect,
+    info: {
+      features: has,
+      rateLimit: has.rateLimit
+        ? optOut
+          ? 'route opts out (config.rateLimit: false)'
+          : `on, max ${RATE_LIMIT_MAX}/min so the bench is not throttled; still computed per request`
+        : `${NOT_YET} (rateLimit)`,
+    },
+  }
+}
