@@ -1,7 +1,8 @@
 /** CORS through `@fastify/cors`, configured for the spec (4.2) and the other restwell plugins. */
-import type { FastifyCorsOptions, FastifyCorsOptionsDelegateCallback } from '@fastify/cors'
+import type { FastifyCorsOptions } from '@fastify/cors'
 import { OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
+import type { onRequestHookHandler } from 'fastify'
 
 export const CorsSettingsSchema = Type.Object(
   {
@@ -73,12 +74,22 @@ export interface CorsContext {
   extraAllowedHeaders: readonly string[]
 }
 
+/** What the umbrella registers: `@fastify/cors` options and the preflight answer. */
+export interface CorsPlan {
+  /** Static options for `@fastify/cors` (no per-request delegator). */
+  plugin: FastifyCorsOptions
+  /** The headers a preflight adds to the CORS headers `@fastify/cors` already set. */
+  preflightHeaders: Readonly<Record<string, string>>
+}
+
 /**
- * Options for `@fastify/cors`. A delegator makes an OPTIONS request a preflight only when it
- * carries `Origin` and `Access-Control-Request-Method`: a plain OPTIONS then reaches
- * `@restwell/methods` (200 + Allow) instead of `@fastify/cors`'s "Invalid Preflight" 400.
+ * `@fastify/cors` puts the origin, credentials and exposed headers on every response (static
+ * options: nothing rebuilt per request), with its own preflight answer off. Its own answer
+ * treats every OPTIONS as a preflight (a 400 "Invalid Preflight Request" for a plain OPTIONS);
+ * restwell's `preflightHook` answers only a real preflight (`Origin` and
+ * `Access-Control-Request-Method`), so a plain OPTIONS reaches `@restwell/methods` (200 + Allow).
  */
-export function corsOptions(settings: CorsSettings, context: CorsContext): FastifyCorsOptions {
+export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan {
   const origin = settings.origin ?? '*'
   const credentials = settings.credentials ?? false
   if (credentials && (origin === '*' || origin === true)) {
@@ -91,28 +102,45 @@ export function corsOptions(settings: CorsSettings, context: CorsContext): Fasti
   const unique = (list: readonly string[]): string[] => [
     ...new Map(list.map((h) => [h.toLowerCase(), h])).values(),
   ]
-  const base: FastifyCorsOptions = {
-    origin,
-    credentials,
-    methods: settings.methods ?? DEFAULT_METHODS,
-    allowedHeaders: unique([
-      ...DEFAULT_ALLOWED_HEADERS,
-      ...context.extraAllowedHeaders,
-      ...(settings.allowedHeaders ?? []),
-    ]),
-    exposedHeaders: unique([...DEFAULT_EXPOSED_HEADERS, ...(settings.exposedHeaders ?? [])]),
-    maxAge: settings.maxAge ?? 86400,
-    optionsSuccessStatus: 200,
-    strictPreflight: true,
+  return {
+    plugin: {
+      origin,
+      credentials,
+      exposedHeaders: unique([...DEFAULT_EXPOSED_HEADERS, ...(settings.exposedHeaders ?? [])]),
+      preflight: false,
+      hideOptionsRoute: true,
+    },
+    preflightHeaders: {
+      'access-control-allow-methods': (settings.methods ?? DEFAULT_METHODS).join(', '),
+      'access-control-allow-headers': unique([
+        ...DEFAULT_ALLOWED_HEADERS,
+        ...context.extraAllowedHeaders,
+        ...(settings.allowedHeaders ?? []),
+      ]).join(', '),
+      'access-control-max-age': String(settings.maxAge ?? 86400),
+      'cache-control': 'no-store',
+    },
   }
-  const preflight: FastifyCorsOptions = { ...base, preflight: true }
-  const simple: FastifyCorsOptions = { ...base, preflight: false }
-  const delegator: FastifyCorsOptionsDelegateCallback = (request, callback) => {
-    const isPreflight =
-      request.method === 'OPTIONS' &&
-      request.headers.origin !== undefined &&
-      request.headers['access-control-request-method'] !== undefined
-    callback(null, isPreflight ? preflight : simple)
+}
+
+/**
+ * Answers a CORS preflight (OPTIONS with `Origin` and `Access-Control-Request-Method`) with 200,
+ * after `@fastify/cors` has decided the origin: the preflight headers go only on an allowed
+ * origin's answer (a refused origin gets a 200 without them, which the browser refuses).
+ * Every other request pays one string comparison.
+ */
+export function preflightHook(plan: CorsPlan): onRequestHookHandler {
+  const headers = plan.preflightHeaders
+  return function restwellPreflight(request, reply, done) {
+    if (
+      request.method !== 'OPTIONS' ||
+      request.headers.origin === undefined ||
+      request.headers['access-control-request-method'] === undefined
+    ) {
+      return done()
+    }
+    if (reply.hasHeader('access-control-allow-origin')) reply.headers(headers)
+    reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers')
+    reply.code(200).header('content-length', '0').send()
   }
-  return { delegator, hideOptionsRoute: true }
 }

@@ -29,8 +29,20 @@ export const UnderPressureSettingsSchema = Type.Object(
  */
 export type UnderPressureSettings = Static<typeof UnderPressureSettingsSchema>
 
-export function underPressureOptions(settings: UnderPressureSettings): UnderPressureOptions {
+/** Event-loop measures: the first samples after start-up include the start-up itself. */
+const LOOP_MEASURES: ReadonlySet<string> = new Set(['eventLoopDelay', 'eventLoopUtilization'])
+
+/** When the app became ready; event-loop pressure is ignored for two samples after it. */
+export interface PressureClock {
+  readyAt: number
+}
+
+export function underPressureOptions(
+  settings: UnderPressureSettings,
+  clock: PressureClock = { readyAt: 0 },
+): UnderPressureOptions {
   const retryAfter = settings.retryAfter ?? 10
+  const sampleInterval = settings.sampleInterval ?? 1000
   const check = settings.healthCheck
   return {
     maxEventLoopDelay: settings.maxEventLoopDelay ?? 1000,
@@ -42,7 +54,7 @@ export function underPressureOptions(settings: UnderPressureSettings): UnderPres
       : { maxHeapUsedBytes: settings.maxHeapUsedBytes }),
     ...(settings.maxRssBytes === undefined ? {} : { maxRssBytes: settings.maxRssBytes }),
     retryAfter,
-    sampleInterval: settings.sampleInterval ?? 1000,
+    sampleInterval,
     ...(check === undefined
       ? {}
       : {
@@ -51,6 +63,8 @@ export function underPressureOptions(settings: UnderPressureSettings): UnderPres
         }),
     exposeStatusRoute: false,
     pressureHandler: (_request, reply, type) => {
+      // Compiling schemas and warming caches stalls the loop once; that is not overload.
+      if (LOOP_MEASURES.has(type) && Date.now() - clock.readyAt < 2 * sampleInterval) return
       reply.header('retry-after', retryAfter)
       throw httpErrors.serviceUnavailable(`Server overloaded (${type}); retry later`, {
         code: ErrorCode.OVERLOADED,

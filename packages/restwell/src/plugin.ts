@@ -20,7 +20,7 @@ import restwellVersioning from '@restwell/versioning'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { compressOptions } from './compress.js'
-import { corsOptions } from './cors.js'
+import { corsPlan, preflightHook } from './cors.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
@@ -51,17 +51,23 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     const override = options.methodOverride
     const overrideHeader =
       override === false ? false : (override?.header ?? 'x-http-method-override')
-    await fastify.register(
-      fastifyCors,
-      corsOptions(options.cors ?? {}, {
-        extraAllowedHeaders: overrideHeader === false ? [] : [overrideHeader],
-      }),
-    )
+    const plan = corsPlan(options.cors ?? {}, {
+      extraAllowedHeaders: overrideHeader === false ? [] : [overrideHeader],
+    })
+    await fastify.register(fastifyCors, plan.plugin)
+    fastify.addHook('onRequest', preflightHook(plan))
   }
 
   // 4. overload: shed load before doing any other work.
   if (options.underPressure !== false) {
-    await fastify.register(fastifyUnderPressure, underPressureOptions(options.underPressure ?? {}))
+    const clock = { readyAt: Date.now() }
+    fastify.addHook('onReady', async () => {
+      clock.readyAt = Date.now()
+    })
+    await fastify.register(
+      fastifyUnderPressure,
+      underPressureOptions(options.underPressure ?? {}, clock),
+    )
   }
 
   // 5. rate limits: one root onRequest hook, before auth and before the body is read.

@@ -1,6 +1,7 @@
 import Fastify from 'fastify'
 import { test } from 'tap'
 import restwell from '../src/index.js'
+import { underPressureOptions } from '../src/overload.js'
 
 test('an unhealthy service answers 503 + Retry-After in the error form', async (t) => {
   let healthy = true
@@ -41,4 +42,34 @@ test('thresholds are passed on; underPressure: false registers nothing', async (
   const off = Fastify()
   await off.register(restwell, { underPressure: false })
   t.equal(off.hasDecorator('memoryUsage'), false)
+})
+
+test('a start-up stall of the event loop is not overload; a later one is', async (t) => {
+  const clock = { readyAt: Date.now() }
+  const options = underPressureOptions({ sampleInterval: 1000, retryAfter: 3 }, clock)
+  const handler = options.pressureHandler as unknown as (
+    request: unknown,
+    reply: { header: (name: string, value: unknown) => void },
+    type: string,
+  ) => unknown
+  const headers: Record<string, unknown> = {}
+  const reply = { header: (name: string, value: unknown) => void (headers[name] = value) }
+  t.equal(
+    handler({}, reply, 'eventLoopDelay'),
+    undefined,
+    'within two samples of ready: let through',
+  )
+  t.equal(handler({}, reply, 'eventLoopUtilization'), undefined)
+  t.throws(
+    () => handler({}, reply, 'heapUsedBytes'),
+    { code: 'OVERLOADED' },
+    'memory is never excused',
+  )
+  clock.readyAt = Date.now() - 2001
+  t.throws(() => handler({}, reply, 'eventLoopDelay'), {
+    code: 'OVERLOADED',
+    message: /eventLoopDelay/,
+  })
+  t.equal(headers['retry-after'], 3)
+  t.ok(underPressureOptions({}).pressureHandler, 'a clock is optional')
 })
