@@ -1,100 +1,150 @@
-/** The bookshelf API: a small library catalogue built on Fastify + restwell. */
+/** The bookshelf API: a library catalogue on PostgreSQL, built with Fastify + restwell. */
+import { timingSafeEqual } from 'node:crypto'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
-import restwell, { genReqId, httpErrors } from 'restwell'
+import restwell, { genReqId, restwellOpenapi } from 'restwell'
+import { type Database, migrate } from './db.js'
+import { guarded } from './db-errors.js'
+import { authorsRoutes } from './routes/authors.js'
+import { booksRoutes } from './routes/books.js'
+import { coversRoutes } from './routes/covers.js'
+import { exportsRoutes } from './routes/exports.js'
+import { v2Routes } from './routes/v2.js'
+import { seed } from './seed.js'
 
-export interface Book {
-  id: number
-  title: string
-  isbn: string
-  status: 'available' | 'checked-out' | 'archived'
+export interface Tokens {
+  /** Bearer token with the `read` scope. */
+  read: string
+  /** Bearer token with the `read` and `write` scopes. */
+  write: string
 }
-
-const bookSchema = {
-  type: 'object',
-  required: ['id', 'title', 'isbn', 'status'],
-  properties: {
-    id: { type: 'integer' },
-    title: { type: 'string' },
-    isbn: { type: 'string' },
-    status: { type: 'string', enum: ['available', 'checked-out', 'archived'] },
-  },
-} as const
-
-const newBookSchema = {
-  type: 'object',
-  required: ['title', 'isbn'],
-  additionalProperties: false,
-  properties: {
-    title: { type: 'string', minLength: 1, maxLength: 300 },
-    isbn: { type: 'string', pattern: '^[0-9-]{10,17}$' },
-    status: { type: 'string', enum: ['available', 'checked-out', 'archived'] },
-  },
-} as const
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1 } },
-} as const
 
 export interface AppOptions {
+  db: Database
+  tokens: Tokens
+  /** Origins allowed by CORS: `'*'` (default) or a list. */
+  corsOrigins?: '*' | string[]
+  /** Requests per client per minute. [600] */
+  rateLimitMax?: number
   logger?: boolean
+  /** Event-loop delay (ms) above which requests get 503; 0 turns the check off. [1000] */
+  maxEventLoopDelay?: number
+  /** How often the database is pinged (ms); a failed ping makes every request 503. [5000] */
+  healthCheckInterval?: number
+  /** Close the database when the app closes. [true] */
+  closeDatabase?: boolean
 }
 
-/** Builds the app with an in-memory store seeded with two books. */
-export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false, genReqId })
-  await app.register(restwell)
+/** Languages of the `statusLabel` field (`Accept-Language`); the first is the default. */
+export const LANGUAGES = ['en', 'de', 'fr'] as const
 
-  const books = new Map<number, Book>()
-  let nextId = 1
-  for (const seed of [
-    { title: 'The Left Hand of Darkness', isbn: '978-0441478125' },
-    { title: 'A Wizard of Earthsea', isbn: '978-0547773742' },
-  ]) {
-    const id = nextId++
-    books.set(id, { id, status: 'available', ...seed })
+/** Paths that are documentation, not resources: public, and outside the naming rules. */
+export const DOC_PATHS: readonly string[] = ['/docs', '/openapi.json']
+
+/** A principal: who the token belongs to and what it may do. */
+export interface Principal {
+  name: 'reader' | 'writer'
+  scopes: string[]
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** The Bearer check: the write token reads and writes, the read token reads. */
+export function verifyToken(tokens: Tokens): (token: string) => Principal | null {
+  return (token) => {
+    if (sameToken(token, tokens.write)) return { name: 'writer', scopes: ['read', 'write'] }
+    if (sameToken(token, tokens.read)) return { name: 'reader', scopes: ['read'] }
+    return null
   }
+}
 
-  app.get(
-    '/v1/books',
-    { schema: { response: { 200: { type: 'array', items: bookSchema } } } },
-    async () => [...books.values()],
+/** Migrates the database and seeds it when the schema was just created. */
+export async function prepareDatabase(
+  db: Database,
+): Promise<{ migrated: number; seeded: boolean }> {
+  const existing = await db.query<{ n: number | string }>(
+    "select count(*)::int as n from information_schema.tables where table_name = 'schema_migrations'",
   )
+  const fresh = Number(existing.rows[0]?.n ?? 0) === 0
+  const migrated = await migrate(db)
+  if (fresh) await seed(db)
+  return { migrated, seeded: fresh }
+}
 
-  app.get(
-    '/v1/books/:id',
-    { schema: { params: idParams, response: { 200: bookSchema } } },
-    async (request) => {
-      const { id } = request.params as { id: number }
-      const book = books.get(id)
-      if (book === undefined) throw httpErrors.notFound(`No book ${id}`)
-      return book
-    },
-  )
+/** Builds the app over an open, migrated database. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const db = guarded(options.db)
+  const app = Fastify({ logger: options.logger ?? false, genReqId })
+  if (options.closeDatabase !== false) app.addHook('onClose', () => options.db.close())
 
-  app.post(
-    '/v1/books',
-    { schema: { body: newBookSchema, response: { 201: bookSchema } } },
-    async (request, reply) => {
-      const input = request.body as Omit<Book, 'id' | 'status'> & { status?: Book['status'] }
-      const id = nextId++
-      const book: Book = {
-        id,
-        status: input.status ?? 'available',
-        title: input.title,
-        isbn: input.isbn,
-      }
-      books.set(id, book)
-      return reply.created(`/v1/books/${id}`, book)
-    },
-  )
-
-  app.delete('/v1/books/:id', { schema: { params: idParams } }, async (request, reply) => {
-    const { id } = request.params as { id: number }
-    if (!books.delete(id)) throw httpErrors.notFound(`No book ${id}`)
-    return reply.code(204).send()
+  // The documentation routes are public and are not resources (no naming rules, no negotiation).
+  app.addHook('onRoute', (route) => {
+    if (DOC_PATHS.some((p) => route.url === p || route.url.startsWith(`${p}/`))) {
+      const publicDocs: Record<string, unknown> = { auth: false, naming: false, negotiation: false }
+      route.config = { ...route.config, ...publicDocs }
+    }
   })
 
+  // restwellOpenapi names restwell's Bearer scheme (`bearerAuth`, put on every protected route
+  // by the umbrella) and keeps shared schemas under their $id.
+  await app.register(
+    swagger,
+    restwellOpenapi({
+      openapi: '3.0.3',
+      info: {
+        title: 'Bookshelf',
+        description:
+          'The restwell example API: a library catalogue. Every resource needs `Authorization: Bearer <token>`: the read token for GET, the write token for writes.',
+        version: '1.0.0',
+      },
+    }),
+  )
+
+  const healthCheck = async (): Promise<boolean> => {
+    try {
+      await db.query('select 1')
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  await app.register(restwell, {
+    methodOverride: {},
+    versioning: { versions: [1, 2], defaultVersion: 1, moved: { '/v1/titles': '/v2/books' } },
+    cors: {
+      origin: options.corsOrigins ?? '*',
+      allowedHeaders: ['x-http-method-override', 'accept-language'],
+    },
+    underPressure: {
+      maxEventLoopDelay: options.maxEventLoopDelay ?? 1000,
+      healthCheck,
+      healthCheckInterval: options.healthCheckInterval ?? 5000,
+      retryAfter: 10,
+    },
+    rateLimit: { max: options.rateLimitMax ?? 600, timeWindow: '1 minute' },
+    auth: { verify: verifyToken(options.tokens), requirement: { scopes: ['read'] } },
+    negotiation: { languages: [...LANGUAGES] },
+    pagination: { defaultLimit: 10, maxLimit: 100 },
+    softDelete: { mode: 'soft', gone: false },
+    naming: { mode: 'error', exclude: [...DOC_PATHS], allow: ['cover', 'result'] },
+    jobs: { basePath: '/jobs', estimatedTime: 5 },
+  })
+
+  // Swagger UI and the OpenAPI document: after restwell, so errors, compression and ETags
+  // apply to them too; the onRoute hook above made them public.
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  await app.register(booksRoutes, { prefix: '/v1', db })
+  await app.register(authorsRoutes, { prefix: '/v1', db })
+  await app.register(coversRoutes, { prefix: '/v1', db })
+  await app.register(exportsRoutes, { prefix: '/v1', db })
+  await app.register(v2Routes, { prefix: '/v2', db })
   return app
 }

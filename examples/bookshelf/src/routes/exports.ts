@@ -1,0 +1,74 @@
+/**
+ * /v1/exports: a bulk export of the catalogue that runs as an asynchronous job. POST answers
+ * 202 with `{ jobId, status, estimatedTime }` and a Location to the job's status resource
+ * (`/jobs/{jobId}`, from `@restwell/jobs`), which answers 303 to `/v1/exports/{id}` when done.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { Database } from '../db.js'
+import { findExport, insertExport } from '../repository.js'
+import { ExportDocument, ExportInput, IdParams } from '../schemas.js'
+import { notFound, READ, WRITE } from './books.js'
+
+/** The part of `@restwell/jobs`' decorators this module uses. */
+interface JobsApi {
+  define<P>(
+    name: string,
+    handler: (payload: P, ctx: { progress(percent: number): Promise<void> }) => Promise<unknown>,
+    options?: { estimatedTime?: number | string },
+  ): void
+  enqueue<P>(name: string, payload: P): Promise<unknown>
+}
+type AcceptingReply = FastifyReply & { accepted(job: unknown): FastifyReply }
+
+export async function exportsRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
+  const { db } = opts
+
+  app.get<{ Params: IdParams }>(
+    '/exports/:id',
+    {
+      schema: {
+        summary: 'A finished export',
+        tags: ['exports'],
+        params: IdParams,
+        response: { 200: ExportDocument },
+      },
+      config: { auth: READ },
+    },
+    async (request) => {
+      const found = await findExport(db, request.params.id)
+      if (found === undefined) throw notFound('export', request.params.id)
+      return { id: found.id, createdAt: found.createdAt, ...found.body }
+    },
+  )
+
+  // POST needs the jobs plugin (its decorators); without it there is no asynchronous export.
+  if (!app.hasDecorator('jobs')) return
+  const jobs = (app as unknown as { jobs: JobsApi }).jobs
+  jobs.define<ExportInput>(
+    'book-export',
+    async (filter, ctx) => {
+      await ctx.progress(10)
+      const id = await insertExport(db, filter)
+      return { location: `/v1/exports/${id}` }
+    },
+    { estimatedTime: 5 },
+  )
+
+  app.post<{ Body: ExportInput }>(
+    '/exports',
+    {
+      schema: {
+        summary: 'Export the catalogue (asynchronous)',
+        description:
+          'Answers 202 with the job; its status resource answers 303 to the export when done.',
+        tags: ['exports'],
+        body: ExportInput,
+      },
+      config: { auth: WRITE },
+    },
+    async (request, reply) => {
+      const job = await jobs.enqueue('book-export', request.body ?? {})
+      return (reply as AcceptingReply).accepted(job)
+    },
+  )
+}

@@ -1,0 +1,125 @@
+/** TypeBox schemas of the bookshelf's representations and request bodies. */
+import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
+
+/** ISBN-10 or ISBN-13: digits with optional hyphens (and a final X for ISBN-10). */
+const ISBN_PATTERN = '^[0-9][0-9-]{8,15}[0-9Xx]$'
+
+export const BookStatus = Type.Union(
+  [Type.Literal('available'), Type.Literal('checked-out'), Type.Literal('archived')],
+  { description: 'Lending state of the copy' },
+)
+export type BookStatus = Static<typeof BookStatus>
+
+const Timestamp = (description: string): TSchema =>
+  Type.String({ format: 'date-time', readOnly: true, description })
+
+export const Author = Type.Object(
+  {
+    id: Type.Integer({ readOnly: true }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    bio: Type.Optional(Type.String({ maxLength: 2000 })),
+    createdAt: Timestamp('ISO 8601 UTC'),
+    updatedAt: Timestamp('ISO 8601 UTC'),
+  },
+  { additionalProperties: false, title: 'Author' },
+)
+export type Author = Static<typeof Author>
+
+export const AuthorInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    bio: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false, title: 'AuthorInput' },
+)
+export type AuthorInput = Static<typeof AuthorInput>
+
+export const Book = Type.Object(
+  {
+    id: Type.Integer({ readOnly: true }),
+    title: Type.String({ minLength: 1, maxLength: 300 }),
+    isbn: Type.String({ pattern: ISBN_PATTERN }),
+    status: BookStatus,
+    statusLabel: Type.Optional(
+      Type.String({ readOnly: true, description: 'the status in the negotiated language' }),
+    ),
+    authorId: Type.Integer({ minimum: 1 }),
+    publishedAt: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD' })),
+    createdAt: Timestamp('ISO 8601 UTC'),
+    updatedAt: Timestamp('ISO 8601 UTC'),
+    deleted: Type.Optional(Type.Boolean({ description: 'true when soft-deleted' })),
+    deletedAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'when it was soft-deleted (ISO 8601 UTC)' }),
+    ),
+  },
+  { additionalProperties: false, title: 'Book' },
+)
+export type Book = Static<typeof Book>
+
+export const BookInput = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 300 }),
+    isbn: Type.String({ pattern: ISBN_PATTERN }),
+    status: Type.Optional(BookStatus),
+    authorId: Type.Integer({ minimum: 1 }),
+    publishedAt: Type.Optional(Type.String({ format: 'date' })),
+  },
+  { additionalProperties: false, title: 'BookInput' },
+)
+export type BookInput = Static<typeof BookInput>
+
+/** Version 2 of a book: the author is embedded, `publishedAt` became `published` (a year and a date). */
+export const BookV2 = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    isbn: Type.String(),
+    status: BookStatus,
+    author: Type.Object({ id: Type.Integer(), name: Type.String() }),
+    published: Type.Optional(
+      Type.Object({ date: Type.String({ format: 'date' }), year: Type.Integer() }),
+    ),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false, title: 'BookV2' },
+)
+export type BookV2 = Static<typeof BookV2>
+
+export const ExportInput = Type.Object(
+  {
+    status: Type.Optional(BookStatus),
+    authorId: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false, title: 'ExportInput' },
+)
+export type ExportInput = Static<typeof ExportInput>
+
+export const ExportDocument = Type.Object(
+  {
+    id: Type.Integer(),
+    createdAt: Type.String({ format: 'date-time' }),
+    filter: ExportInput,
+    count: Type.Integer(),
+    books: Type.Array(Book),
+  },
+  { title: 'Export' },
+)
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+export type IdParams = Static<typeof IdParams>
+
+/** The envelope `reply.paginate()` sends: `{ data, meta, links }`. */
+export function Page(item: TSchema): TObject {
+  const link = Type.Optional(Type.String())
+  return Type.Object({
+    data: Type.Array(item),
+    meta: Type.Object({
+      page: Type.Optional(Type.Integer({ minimum: 1 })),
+      limit: Type.Integer({ minimum: 1 }),
+      total: Type.Optional(Type.Integer({ minimum: 0 })),
+      totalPages: Type.Optional(Type.Integer({ minimum: 0 })),
+    }),
+    links: Type.Object({ self: Type.String(), first: link, prev: link, next: link, last: link }),
+  })
+}
