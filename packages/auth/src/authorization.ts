@@ -1,4 +1,5 @@
 /** The `Authorization` header, read as RFC 6750 §2.1 Bearer credentials (scheme per RFC 9110 §11). */
+import { isTchar } from '@restwell/errors'
 
 /** What one `Authorization` header value holds. */
 export type ParsedAuthorization =
@@ -13,24 +14,14 @@ export type ParsedAuthorization =
 
 const NONE: ParsedAuthorization = { kind: 'none' }
 
-/** RFC 9110 tchar, by char code. */
-const TCHAR: Uint8Array = new Uint8Array(128)
-for (const c of "!#$%&'*+-.^_`|~") TCHAR[c.charCodeAt(0)] = 1
 /** RFC 6750 b64token chars (before the trailing `=` padding), by char code. */
 const B64TOKEN: Uint8Array = new Uint8Array(128)
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c)
   const alnum = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')
-  if (alnum) {
-    TCHAR[c] = 1
-    B64TOKEN[c] = 1
-  }
+  if (alnum) B64TOKEN[c] = 1
 }
 for (const c of '-._~+/') B64TOKEN[c.charCodeAt(0)] = 1
-
-function isTchar(code: number): boolean {
-  return code < 128 && TCHAR[code] === 1
-}
 
 /**
  * Parses one `Authorization` value. Linear in its length, never throws. The scheme is matched

@@ -1,4 +1,5 @@
 /** `Cache-Control` (RFC 9111 §5.2): build a response policy, and read one back without throwing. */
+import { isOws, isTchar } from '@restwell/errors'
 
 /** Most directives read from one `Cache-Control` value; the rest are ignored. */
 export const MAX_DIRECTIVES = 64
@@ -90,30 +91,6 @@ export function formatCacheControl(directives: CacheDirectives): string {
 /** Directives read from a `Cache-Control` value: lower-case name → argument (`''` when none). */
 export type ParsedCacheControl = Map<string, string>
 
-function isTchar(code: number): boolean {
-  // RFC 9110 §5.6.2 tchar: ALPHA / DIGIT / "!#$%&'*+-.^_`|~"
-  return (
-    (code >= 0x61 && code <= 0x7a) ||
-    (code >= 0x41 && code <= 0x5a) ||
-    (code >= 0x30 && code <= 0x39) ||
-    code === 0x21 ||
-    (code >= 0x23 && code <= 0x27) ||
-    code === 0x2a ||
-    code === 0x2b ||
-    code === 0x2d ||
-    code === 0x2e ||
-    code === 0x5e ||
-    code === 0x5f ||
-    code === 0x60 ||
-    code === 0x7c ||
-    code === 0x7e
-  )
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09
-}
-
 /**
  * Reads a `Cache-Control` value (or a list of them) into its directives. Linear in the
  * length, never throws: a malformed member is skipped up to the next comma; the first of a
@@ -131,7 +108,7 @@ export function parseCacheControl(value: unknown): ParsedCacheControl {
   let i = 0
   let count = 0
   while (i < end && count < MAX_DIRECTIVES) {
-    while (i < end && (isSpace(text.charCodeAt(i)) || text.charCodeAt(i) === 0x2c)) i++
+    while (i < end && (isOws(text.charCodeAt(i)) || text.charCodeAt(i) === 0x2c)) i++
     const start = i
     while (i < end && isTchar(text.charCodeAt(i))) i++
     const name = text.slice(start, i).toLowerCase()
@@ -162,7 +139,7 @@ export function parseCacheControl(value: unknown): ParsedCacheControl {
         valid = argument !== ''
       }
     }
-    while (i < end && isSpace(text.charCodeAt(i))) i++
+    while (i < end && isOws(text.charCodeAt(i))) i++
     if (i < end && text.charCodeAt(i) !== 0x2c) {
       valid = false
       while (i < end && text.charCodeAt(i) !== 0x2c) i++

@@ -1,4 +1,5 @@
 /** Entity-tags (RFC 9110 §8.8.3): parsing If-Match / If-None-Match lists, comparison, formatting, hashing. */
+import { isOws } from '@restwell/errors'
 import { hash } from 'node:crypto'
 
 /** One entity-tag: `opaque` keeps its double quotes (`"abc"`), `weak` is the `W/` prefix. */
@@ -22,10 +23,6 @@ export const CODING_SUFFIXES: readonly string[] = ['gzip', 'br', 'deflate', 'zst
 /** etagc = %x21 / %x23-7E / obs-text (RFC 9110 §8.8.3). */
 function isEtagc(code: number): boolean {
   return code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff)
-}
-
-function isOws(code: number): boolean {
-  return code === 0x20 || code === 0x09
 }
 
 /**

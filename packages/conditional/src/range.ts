@@ -1,4 +1,5 @@
 /** Byte ranges (RFC 9110 §14): the Range parser, satisfiability, coalescing and multipart/byteranges. */
+import { isOws } from '@restwell/errors'
 import { randomBytes } from 'node:crypto'
 
 /** One range-spec as sent: `first-last`, `first-` (last undefined) or `-suffix` (first undefined). */
@@ -20,10 +21,6 @@ export const DEFAULT_MAX_RANGES = 8
 export const MAX_RANGE_HEADER_LENGTH = 1024
 /** Longest run of digits read as one position (past 2^53 is not a real offset). */
 const MAX_DIGITS = 16
-
-function isOws(code: number): boolean {
-  return code === 0x20 || code === 0x09
-}
 
 /** Digits from `from` to `to` (exclusive) → number, or -1 when empty, too long or not all digits. */
 function position(value: string, from: number, to: number): number {

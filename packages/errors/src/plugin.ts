@@ -1,4 +1,5 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
+import { pathOf } from './http.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
@@ -11,11 +12,6 @@ import { validateOptions } from './validate-options.js'
 
 /** Longest path echoed in a 404 message. */
 const MAX_ECHOED_PATH = 200
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
-}
 
 const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) => {
   const options = resolveErrorsOptions(

@@ -1,5 +1,5 @@
 /** The `@restwell/methods` plugin: 405 + Allow, automatic OPTIONS, 501, TRACE/CONNECT refused, 201. */
-import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
+import { ErrorCode, httpErrors, pathOf, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -10,11 +10,6 @@ import type {
 import fp from 'fastify-plugin'
 import { allowedMethods, REFUSED_METHODS } from './allow.js'
 import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
-}
 
 /** No CR, LF or NUL: a `Location` that cannot split the response. */
 const SAFE_LOCATION = /^[^\r\n\0]+$/

@@ -1,4 +1,5 @@
 /** A linear, non-throwing parser for the comma lists of RFC 9110 §5.6.1 with `;` parameters and a weight. */
+import { isOws, isTchar, isToken } from '@restwell/errors'
 
 /** One list element: its value, its parameters (before `q`, lowercased names) and its weight. */
 export interface ListElement {
@@ -21,39 +22,13 @@ export const MAX_LIST_ELEMENTS = 64
 /** Most parameters kept per element. */
 export const MAX_PARAMS = 16
 
-const TAB = 9
-const SPACE = 32
 const QUOTE = 34
 const COMMA = 44
 const SEMICOLON = 59
 const EQUALS = 61
 const BACKSLASH = 92
 
-/** RFC 9110 tchar, as a lookup table over ASCII. */
-const TCHAR: Uint8Array = (() => {
-  const table = new Uint8Array(128)
-  for (const c of "!#$%&'*+-.^_`|~") table[c.charCodeAt(0)] = 1
-  for (let c = 48; c <= 57; c++) table[c] = 1
-  for (let c = 65; c <= 90; c++) table[c] = 1
-  for (let c = 97; c <= 122; c++) table[c] = 1
-  return table
-})()
-
-/** True for an RFC 9110 token character. */
-export function isTchar(code: number): boolean {
-  return code < 128 && TCHAR[code] === 1
-}
-
-/** True when the whole string is a non-empty RFC 9110 token. */
-export function isToken(value: string): boolean {
-  if (value.length === 0) return false
-  for (let i = 0; i < value.length; i++) if (!isTchar(value.charCodeAt(i))) return false
-  return true
-}
-
-function isOws(code: number): boolean {
-  return code === SPACE || code === TAB
-}
+export { isTchar, isToken }
 
 /**
  * Parses a weight: `0`, `1`, `0.5`, leniently also `.5` and more than three decimals (Java's

@@ -3,11 +3,13 @@ import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import {
   appendVary,
+  asList,
   ErrorCode,
   type HttpError,
   httpErrors,
   MEDIA_TYPE,
   pageOf,
+  pathOf,
   validateOptions,
 } from '@restwell/errors'
 import type {
@@ -75,21 +77,11 @@ interface RouteSettings {
 }
 
 /** Fastify's route hook option: one function or a list. */
-type HookOption<T> = T | T[] | undefined
-
-function hooks<T>(existing: HookOption<T>): T[] {
-  return existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]
-}
 
 /** The last static path segment (`/authors/:id/books/:bookId` → `books`), for default names. */
 export function resourceName(url: string): string {
   const segments = url.split('/').filter((s) => s !== '' && !s.startsWith(':') && !s.includes('*'))
   return segments.at(-1) ?? 'resources'
-}
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
 }
 
 function bodyPresent(request: FastifyRequest): boolean {
@@ -427,7 +419,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       }
       if (!answered) done()
     }
-    routeOptions.onRequest = [onRequest, ...hooks(routeOptions.onRequest)]
+    routeOptions.onRequest = [onRequest, ...asList(routeOptions.onRequest)]
 
     const onSend: onSendHookHandler = function negotiationOnSend(request, reply, payload, done) {
       appendVary(reply, ...settings.vary)
@@ -436,7 +428,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       }
       done(null, payload)
     }
-    routeOptions.onSend = [...hooks(routeOptions.onSend), onSend]
+    routeOptions.onSend = [...asList(routeOptions.onSend), onSend]
 
     if (settings.offers.some((offer) => offer.mediaType !== MEDIA_TYPES.json)) {
       const preSerialization: preSerializationHookHandler<unknown> = function negotiationSerialize(
@@ -466,7 +458,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         reply.serializer(passThrough).type(CONTENT_TYPES[type])
         done(null, body)
       }
-      routeOptions.preSerialization = [...hooks(routeOptions.preSerialization), preSerialization]
+      routeOptions.preSerialization = [...asList(routeOptions.preSerialization), preSerialization]
     }
 
     if (
@@ -477,7 +469,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       const preValidation: preValidationHookHandler = async function negotiationMultipart(request) {
         if (request.isMultipart()) request.body = await readMultipart(request)
       }
-      routeOptions.preValidation = [preValidation, ...hooks(routeOptions.preValidation)]
+      routeOptions.preValidation = [preValidation, ...asList(routeOptions.preValidation)]
     }
   })
 }

@@ -1,5 +1,5 @@
 /** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
-import { PAGE, validateOptions } from '@restwell/errors'
+import { asList, PAGE, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -30,11 +30,6 @@ const PLUGIN = '@restwell/pagination'
 const PLAN: unique symbol = Symbol('restwell.pagination.plan')
 
 type Planned = FastifyRequest & { [PLAN]?: RoutePlan }
-
-function hooksOf<T>(existing: T | T[] | undefined): T[] {
-  if (existing === undefined) return []
-  return Array.isArray(existing) ? existing : [existing]
-}
 
 /** Reads `config.pagination` of a route and decides everything once, at registration. */
 function planRoute(
@@ -160,7 +155,7 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
       )
       done()
     }
-    routeOptions.preValidation = [readPage, ...hooksOf(routeOptions.preValidation)]
+    routeOptions.preValidation = [readPage, ...asList(routeOptions.preValidation)]
   }
   fastify.addHook('onRoute', onRoute)
 }

@@ -1,4 +1,5 @@
 /** The two patch media types (RFC 6902 §6, RFC 7396 §4), read from Content-Type. */
+import { isOws } from '@restwell/errors'
 
 /** A patch document format. */
 export type PatchFormat = 'json-patch' | 'merge-patch'
@@ -15,10 +16,6 @@ export const PATCH_FORMATS: readonly PatchFormat[] = ['json-patch', 'merge-patch
 /** Longest Content-Type value looked at; a media type longer than this matches nothing. */
 const MAX_CONTENT_TYPE = 1024
 
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09
-}
-
 /**
  * The patch format a Content-Type names (RFC 9110 §8.3: `type/subtype` case-insensitive,
  * parameters ignored), or `undefined`. Never throws; linear in the header's length.
@@ -28,8 +25,8 @@ export function patchFormatOf(contentType: string | undefined): PatchFormat | un
   const semicolon = contentType.indexOf(';')
   let end = semicolon === -1 ? contentType.length : semicolon
   let start = 0
-  while (start < end && isSpace(contentType.charCodeAt(start))) start++
-  while (end > start && isSpace(contentType.charCodeAt(end - 1))) end--
+  while (start < end && isOws(contentType.charCodeAt(start))) start++
+  while (end > start && isOws(contentType.charCodeAt(end - 1))) end--
   const type = contentType.slice(start, end).toLowerCase()
   for (const format of PATCH_FORMATS) if (PATCH_MEDIA_TYPES[format] === type) return format
   return undefined

@@ -1,5 +1,5 @@
 /** The `@restwell/patch` plugin: patch media types, 415 + Accept-Patch, `request.applyPatch`. */
-import { ErrorCode, httpErrors, OptionsError, validateOptions } from '@restwell/errors'
+import { asList, ErrorCode, httpErrors, OptionsError, validateOptions } from '@restwell/errors'
 import type { ValidateFunction } from 'ajv'
 import type {
   FastifyInstance,
@@ -64,11 +64,6 @@ const PARSED: unique symbol = Symbol('restwell.patch.parsed')
 interface PatchRequest {
   [ROUTE]?: RouteSettings
   [PARSED]?: ParsedState
-}
-
-function hooks<T>(existing: T | T[] | undefined): T[] {
-  if (existing === undefined) return []
-  return Array.isArray(existing) ? existing : [existing]
 }
 
 function readOnlyOf(list: readonly string[], where: string): string[][] {
@@ -241,7 +236,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   }
 
   function routeConfigOf(route: RouteOptions): PatchRouteConfig | undefined {
-    const methods = hooks(route.method).map((method) => method.toUpperCase())
+    const methods = asList(route.method).map((method) => method.toUpperCase())
     const value: unknown = (route.config as { patch?: unknown } | undefined)?.patch
     if (value === false) return undefined
     if (value === undefined) {
@@ -278,7 +273,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
 
     // A route for several methods (PUT and PATCH) is a patch route for its PATCH requests only;
     // a route without PATCH that opted in (a POST) is one for all its methods.
-    const onlyPatch = hooks(route.method).some((method) => method.toUpperCase() === 'PATCH')
+    const onlyPatch = asList(route.method).some((method) => method.toUpperCase() === 'PATCH')
     const checkContentType: onRequestHookHandler = (
       request: FastifyRequest,
       _reply: FastifyReply,
@@ -310,10 +305,10 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         ),
       )
     }
-    route.onRequest = [...hooks(route.onRequest), checkContentType]
+    route.onRequest = [...asList(route.onRequest), checkContentType]
     describeBody(route, formats)
     if ((routeConfig.status ?? options.status) === 204) {
-      route.onSend = [...hooks(route.onSend), noContent]
+      route.onSend = [...asList(route.onSend), noContent]
     }
     advertised.push({ pattern: compileRoutePattern(route.url, matchOptions), formats })
   })

@@ -13,6 +13,7 @@ export const RateLimitSettingsSchema = Type.Object(
     redis: Type.Optional(Type.Unsafe<object>(Type.Object({}))),
     nameSpace: Type.Optional(Type.String({ minLength: 1 })),
     failOpen: Type.Optional(Type.Boolean()),
+    storeTimeout: Type.Optional(Type.Integer({ minimum: 1 })),
     allowList: Type.Optional(Type.Array(Type.String())),
     keyGenerator: Type.Optional(Type.Unsafe<RateLimitPluginOptions['keyGenerator']>(Type.Any())),
   },
@@ -25,6 +26,7 @@ export const RateLimitSettingsSchema = Type.Object(
  * @param redis An ioredis client: counters shared by every instance. [in memory]
  * @param nameSpace Redis key prefix. ['restwell-rate-limit-']
  * @param failOpen When the store fails, let requests through (true) or answer 503 (false). [false]
+ * @param storeTimeout Longest wait (ms) for the Redis store; then it counts as failed. [1000]
  * @param allowList Client keys (IPs by default) never limited. [[]]
  * @param keyGenerator `(request) => key`. [the client IP]
  */
@@ -32,6 +34,26 @@ export type RateLimitSettings = Static<typeof RateLimitSettingsSchema>
 
 /** Seconds a client is told to wait when the rate-limit store is unavailable. */
 const STORE_DOWN_RETRY_AFTER = 5
+
+/** Default longest wait for the Redis store, in ms. */
+export const DEFAULT_STORE_TIMEOUT = 1000
+
+/**
+ * `work`, or a rejection after `ms`. An ioredis client queues commands while it reconnects
+ * (by default for 20 reconnection attempts, tens of seconds), so a lost Redis would otherwise
+ * hold every request that long. A late answer after the timeout is dropped.
+ */
+function withTimeout(work: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`rate-limit store did not answer within ${ms} ms`)),
+      ms,
+    )
+  })
+  work.catch(() => {})
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+}
 
 export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPluginOptions {
   return {
@@ -67,11 +89,15 @@ export function rateLimitHook(
 ): onRequestHookHandler {
   const limit = fastify.rateLimit()
   const failOpen = settings.failOpen ?? false
+  // The memory store answers at once; only a remote store gets a timer (no cost otherwise).
+  const storeTimeout =
+    settings.redis === undefined ? 0 : (settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT)
   return async function restwellRateLimit(request, reply) {
     const own = (request.routeOptions.config as { rateLimit?: unknown }).rateLimit
     if (own !== undefined && own !== null) return
     try {
-      await limit.call(fastify, request, reply)
+      const work = limit.call(fastify, request, reply) as Promise<unknown>
+      await (storeTimeout === 0 ? work : withTimeout(work, storeTimeout))
     } catch (error) {
       if ((error as { statusCode?: unknown }).statusCode === 429) throw error
       request.log.error({ err: error }, 'rate-limit store failed')

@@ -90,3 +90,48 @@ test('rateLimit: false', async (t) => {
   const res = await app.inject('/books')
   t.equal(res.headers['x-ratelimit-limit'], undefined)
 })
+
+/** A Redis double whose rate-limit command answers after `delay` ms (never, when undefined). */
+function slowStore(delay: number | undefined, outcome: 'ok' | 'error' = 'ok') {
+  return {
+    defineCommand() {},
+    rateLimit(
+      _key: string,
+      _window: number,
+      _max: number,
+      _ban: number,
+      _continue: boolean,
+      cb: (e: Error | null, result?: [number, number]) => void,
+    ) {
+      if (delay === undefined) return
+      setTimeout(
+        () => (outcome === 'ok' ? cb(null, [1, 60_000]) : cb(new Error('late failure'))),
+        delay,
+      )
+    },
+  }
+}
+
+test('a store that never answers (Redis lost, ioredis queueing): 503 after storeTimeout, not a hang', async (t) => {
+  const closed = await build({ rateLimit: { redis: slowStore(undefined), storeTimeout: 50 } })
+  const res = await closed.inject('/books')
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '5')
+  t.equal(res.json().error.code, 'OVERLOADED')
+  const open = await build({
+    rateLimit: { redis: slowStore(undefined), storeTimeout: 50, failOpen: true },
+  })
+  t.equal((await open.inject('/books')).statusCode, 200, 'failOpen: served after the timeout')
+})
+
+test('a late answer after storeTimeout is dropped; a prompt one is used', async (t) => {
+  const late = await build({
+    rateLimit: { redis: slowStore(100, 'error'), storeTimeout: 20, failOpen: true },
+  })
+  t.equal((await late.inject('/books')).statusCode, 200)
+  await new Promise((resolve) => setTimeout(resolve, 150)) // the late failure lands: nothing happens
+  const prompt = await build({ rateLimit: { redis: slowStore(1), storeTimeout: 1000 } })
+  const res = await prompt.inject('/books')
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['x-ratelimit-remaining'], '999')
+})

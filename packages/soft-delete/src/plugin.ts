@@ -1,5 +1,5 @@
 /** The `@restwell/soft-delete` plugin: soft and hard DELETE, hidden deleted items, 410, restore. */
-import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
+import { asList, ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -28,11 +28,6 @@ import {
 import { withInclusionParam } from './schema.js'
 
 const PLUGIN = '@restwell/soft-delete'
-
-function hooksOf<T>(existing: T | T[] | undefined): T[] {
-  if (existing === undefined) return []
-  return Array.isArray(existing) ? existing : [existing]
-}
 
 const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions) => {
   const options = resolveSoftDeleteOptions(
@@ -88,7 +83,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
     const mode = config.mode ?? options.mode
     const gone = config.gone ?? options.gone
     const filterArrays = config.filterArrays ?? options.filterArrays
-    const methods = new Set(hooksOf(routeOptions.method))
+    const methods = new Set(asList(routeOptions.method))
 
     const shape: preSerializationHookHandler<unknown> = (request, reply, payload, done) => {
       const method = request.method
@@ -133,10 +128,10 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
     if (methods.has('GET') || methods.has('HEAD')) {
       routeOptions.schema = withInclusionParam(routeOptions.schema, options.param)
     }
-    routeOptions.onRequest = [readRequest, ...hooksOf(routeOptions.onRequest)]
-    routeOptions.preSerialization = [...hooksOf(routeOptions.preSerialization), shape]
+    routeOptions.onRequest = [readRequest, ...asList(routeOptions.onRequest)]
+    routeOptions.preSerialization = [...asList(routeOptions.preSerialization), shape]
     if (methods.has('PATCH')) {
-      routeOptions.preHandler = [detectRestore, ...hooksOf(routeOptions.preHandler)]
+      routeOptions.preHandler = [detectRestore, ...asList(routeOptions.preHandler)]
     }
     if (mode === 'hard' && methods.has('DELETE')) {
       const noContent: onSendHookHandler<unknown> = (request, reply, payload, done) => {
@@ -144,7 +139,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
         reply.code(204)
         done(null, null)
       }
-      routeOptions.onSend = [...hooksOf(routeOptions.onSend), noContent]
+      routeOptions.onSend = [...asList(routeOptions.onSend), noContent]
     }
   }
   fastify.addHook('onRoute', onRoute)

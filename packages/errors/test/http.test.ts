@@ -1,0 +1,30 @@
+import fc from 'fast-check'
+import { test } from 'tap'
+import { asList, isOws, isTchar, isToken, pathOf } from '../src/index.js'
+
+test('pathOf drops the query string', async (t) => {
+  t.equal(pathOf('/a/b?c=1&d'), '/a/b')
+  t.equal(pathOf('/a/b'), '/a/b')
+  t.equal(pathOf('?x'), '')
+})
+
+test('RFC 9110 characters: OWS, tchar, token', async (t) => {
+  t.ok(isOws(0x20))
+  t.ok(isOws(0x09))
+  t.notOk(isOws(0x0a))
+  for (const c of "!#$%&'*+-.^_`|~azAZ09") t.ok(isTchar(c.charCodeAt(0)), c)
+  for (const c of ' "(),/:;<=>?@[\\]{}\u00e9') t.notOk(isTchar(c.charCodeAt(0)), JSON.stringify(c))
+  t.ok(isToken('gzip'))
+  t.notOk(isToken(''))
+  t.notOk(isToken('a b'))
+  fc.assert(
+    fc.property(fc.string(), (s) => isToken(s) === /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(s)),
+  )
+})
+
+test('asList', async (t) => {
+  t.same(asList(undefined), [])
+  t.same(asList('GET'), ['GET'])
+  const list = ['GET', 'HEAD']
+  t.equal(asList(list), list)
+})
