@@ -152,6 +152,7 @@ const routeSchema = Type.Object(
     type: Type.Optional(Name),
     collection: Type.Optional(Name),
     idField: Type.Optional(Name),
+    itemPath: Type.Optional(Type.String({ pattern: '^/[^?#\\s]*$' })),
     languages: Type.Optional(Languages),
     defaultLanguage: Type.Optional(LanguageTag),
     choices: Type.Optional(Type.Boolean()),
@@ -172,6 +173,11 @@ export interface NegotiationRouteConfig {
   collection?: string
   /** Field holding the id. [plugin's `idField`] */
   idField?: string
+  /**
+   * Absolute path the items of a collection live under: item links are `<itemPath>/<id>`
+   * (`/v1/books` for `/v1/authors/:id/books`). [the request path]
+   */
+  itemPath?: string
   /** Languages of this route. [plugin's `languages`] */
   languages?: string[]
   /** Default language of this route. [first of the route's `languages`, else plugin's] */

@@ -73,6 +73,8 @@ interface RouteSettings {
   defaultLanguage: string | undefined
   choices: boolean
   vary: readonly string[]
+  /** Base of item links in a collection; undefined: the request path. */
+  itemPath: string | undefined
   context: Omit<SerializeContext, 'self' | 'path' | 'page'>
 }
 
@@ -224,6 +226,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       defaultLanguage: route.defaultLanguage ?? route.languages?.[0] ?? options.defaultLanguage,
       choices: route.choices ?? false,
       vary: languages.length > 0 ? ['Accept', 'Accept-Language'] : ['Accept'],
+      itemPath: route.itemPath,
       context: {
         type: name,
         collection: route.collection ?? name,
@@ -448,7 +451,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         const body = serializePayload(type, data, reply.statusCode, {
           ...settings.context,
           self: reply.statusCode === 201 && typeof location === 'string' ? location : request.url,
-          path: pathOf(request.url),
+          path: settings.itemPath ?? pathOf(request.url),
           page: pageOf(reply),
         })
         if (body === undefined) {

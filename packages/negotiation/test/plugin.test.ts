@@ -343,6 +343,23 @@ test('pages: HAL, JSON:API and Siren build the collection from reply[PAGE]', asy
   t.same(xml.data, page.items, 'XML: the envelope as sent')
 })
 
+test('itemPath: items of a nested collection link to where they live', async (t) => {
+  const app = await build()
+  app.get(
+    '/authors/:id/books',
+    { config: { negotiation: { collection: 'books', type: 'books', itemPath: '/books' } } },
+    async () => [{ id: 4, title: 'D' }],
+  )
+  const hal = (
+    await app.inject({ url: '/authors/2/books', headers: { accept: 'application/hal+json' } })
+  ).json()
+  t.same(hal._embedded.books[0]._links.self, { href: '/books/4' })
+  t.same(hal._links.self, { href: '/authors/2/books' })
+  t.throws(() =>
+    app.get('/bad', { config: { negotiation: { itemPath: 'books?x' } } }, async () => []),
+  )
+})
+
 test('201 with Location: self is the new resource; non-2xx hypermedia stays JSON', async (t) => {
   const app = await build()
   app.post('/books', async (_request, reply) => {
