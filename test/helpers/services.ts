@@ -27,10 +27,18 @@ export function freePort(): Promise<number> {
   })
 }
 
-function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, ms = 20_000): Promise<void> {
+function waitForOutput(
+  child: ChildProcess,
+  pattern: RegExp,
+  what: string,
+  ms = 20_000,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = ''
-    const timer = setTimeout(() => reject(new Error(`${what} did not start in ${ms} ms:\n${seen}`)), ms)
+    const timer = setTimeout(
+      () => reject(new Error(`${what} did not start in ${ms} ms:\n${seen}`)),
+      ms,
+    )
     const onData = (chunk: Buffer) => {
       seen += chunk.toString()
       if (pattern.test(seen)) {
@@ -66,7 +74,11 @@ export async function startRedis(): Promise<Service> {
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
   child.once('error', () => {})
-  await waitForOutput(child, /Ready to accept connections/, 'redis-server (install it: apt-get install redis-server)')
+  await waitForOutput(
+    child,
+    /Ready to accept connections/,
+    'redis-server (install it: apt-get install redis-server)',
+  )
   return { url: `redis://127.0.0.1:${port}`, stop: () => stopChild(child) }
 }
 
@@ -74,7 +86,8 @@ function postgresBin(name: string): string {
   const root = '/usr/lib/postgresql'
   const versions = existsSync(root) ? readdirSync(root).sort() : []
   const version = versions.at(-1)
-  if (version === undefined) throw new Error('PostgreSQL is not installed (apt-get install postgresql)')
+  if (version === undefined)
+    throw new Error('PostgreSQL is not installed (apt-get install postgresql)')
   return join(root, version, 'bin', name)
 }
 
@@ -89,10 +102,27 @@ export async function startPostgres(): Promise<Service> {
   const as = (command: string, args: string[]): [string, string[]] =>
     asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir])
-  const [initCmd, initArgs] = as(postgresBin('initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8'])
+  const [initCmd, initArgs] = as(postgresBin('initdb'), [
+    '-D',
+    join(dir, 'data'),
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+  ])
   execFileSync(initCmd, initArgs, { stdio: 'ignore' })
   const [cmd, args] = as(postgresBin('postgres'), [
-    '-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
+    '-D',
+    join(dir, 'data'),
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
   ])
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   await waitForOutput(child, /ready to accept connections/, 'postgres')

@@ -183,7 +183,13 @@ export async function authorsRoutes(app: FastifyInstance, opts: { db: Database }
         querystring: AuthorBooksQuery,
         response: { 200: Page(Book) },
       },
-      config: { pagination: BOOK_PAGINATION, softDelete: true, auth: READ },
+      config: {
+        pagination: BOOK_PAGINATION,
+        softDelete: true,
+        auth: READ,
+        // the books of an author live at /v1/books/:id, not under the author
+        negotiation: { type: 'books', itemPath: '/v1/books' },
+      },
     },
     async (request, reply) => {
       if ((await findAuthor(db, request.params.id)) === undefined) {
