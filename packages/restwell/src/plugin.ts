@@ -24,7 +24,7 @@ import { corsPlan, preflightHook } from './cors.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
-import { rateLimitHook, rateLimitPluginOptions } from './rate-limit.js'
+import { rateLimitHook, rateLimitPluginOptions, routeFailOpen } from './rate-limit.js'
 
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
@@ -73,6 +73,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 5. rate limits: one root onRequest hook, before auth and before the body is read.
   if (options.rateLimit !== false) {
     const settings = options.rateLimit ?? {}
+    // Before @fastify/rate-limit's own onRoute hook: a route's own limit follows failOpen too.
+    fastify.addHook('onRoute', routeFailOpen(settings))
     await fastify.register(fastifyRateLimit, rateLimitPluginOptions(settings))
     fastify.addHook('onRequest', rateLimitHook(fastify, settings))
   }

@@ -1,7 +1,7 @@
 /** Rate limits through `@fastify/rate-limit`: 429 in restwell's form, one root hook, Redis or memory. */
 import { type Static, Type } from '@sinclair/typebox'
 import { ErrorCode, httpErrors } from '@restwell/errors'
-import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler, onRouteHookHandler } from 'fastify'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 
 export const RateLimitSettingsSchema = Type.Object(
@@ -107,5 +107,23 @@ export function rateLimitHook(
         headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
       })
     }
+  }
+}
+
+/**
+ * A route with its own `config.rateLimit` object is limited by `@fastify/rate-limit`'s per-route
+ * hook, not by the umbrella's: `failOpen: true` becomes that route's `skipOnError` (unless the
+ * route sets it), so a store failure lets its requests through as on every other route. With
+ * `failOpen: false` the store's error goes to the error handler (a masked 500).
+ */
+export function routeFailOpen(settings: RateLimitSettings): onRouteHookHandler {
+  const failOpen = settings.failOpen ?? false
+  return (route) => {
+    const own = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit
+    if (!failOpen || typeof own !== 'object' || own === null || 'skipOnError' in own) return
+    route.config = {
+      ...route.config,
+      rateLimit: { skipOnError: true, ...own },
+    } as typeof route.config
   }
 }

@@ -135,3 +135,26 @@ test('a late answer after storeTimeout is dropped; a prompt one is used', async 
   t.equal(res.statusCode, 200)
   t.equal(res.headers['x-ratelimit-remaining'], '999')
 })
+
+test("failOpen also covers a route's own limit (its skipOnError), unless the route sets it", async (t) => {
+  const broken = slowStore(1, 'error')
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: { redis: broken, failOpen: true } })
+  app.get('/tight', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => 'tight')
+  app.get(
+    '/strict',
+    { config: { rateLimit: { max: 1, timeWindow: 60_000, skipOnError: false } } },
+    async () => 'strict',
+  )
+  app.get('/books', async () => [])
+  t.equal((await app.inject('/tight')).statusCode, 200, 'served although the store failed')
+  t.equal((await app.inject('/strict')).statusCode, 500, "the route's own skipOnError wins")
+  t.equal((await app.inject('/books')).statusCode, 200)
+  const closed = await build({ rateLimit: { redis: slowStore(1, 'error') } })
+  t.equal(
+    (await closed.inject('/tight')).statusCode,
+    500,
+    'failOpen false: the store error is a (masked) 500',
+  )
+})
