@@ -40,7 +40,15 @@ export class HttpError extends Error {
     if (!Number.isInteger(statusCode) || statusCode < 400 || statusCode > 599) {
       throw new RangeError(`HttpError status must be an integer from 400 to 599, got ${statusCode}`)
     }
-    super(message ?? reasonPhrase(statusCode), { cause: options.cause })
+    // A 4xx is an answer, not a fault: no stack trace is captured (it costs more than the
+    // rest of a 405 or 404 answer). A 5xx keeps its stack for the logs.
+    const limit = Error.stackTraceLimit
+    if (statusCode < 500) Error.stackTraceLimit = 0
+    try {
+      super(message ?? reasonPhrase(statusCode), { cause: options.cause })
+    } finally {
+      Error.stackTraceLimit = limit
+    }
     this.statusCode = statusCode
     this.code = options.code ?? defaultCode(statusCode)
     this.details = options.details ?? []

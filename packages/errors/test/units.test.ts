@@ -53,6 +53,13 @@ test('HttpError carries status, code, message, details, headers and cause', asyn
   t.throws(() => new HttpError(600), RangeError)
 })
 
+test('a 4xx carries no stack trace; a 5xx keeps its own', async (t) => {
+  const before = Error.stackTraceLimit
+  t.equal(httpErrors.notFound().stack?.split('\n').length, 1)
+  t.match(httpErrors.internalServerError().stack, /\n\s+at /)
+  t.equal(Error.stackTraceLimit, before, 'the global limit is restored')
+})
+
 test('isHttpError matches by brand, not by class identity', async (t) => {
   t.notOk(isHttpError(null))
   t.notOk(isHttpError('x'))

@@ -29,6 +29,15 @@ import { rateLimitHook, rateLimitPluginOptions, routeFailOpen } from './rate-lim
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
 
+  // Routes added before restwell loaded never reach the plugins' onRoute hooks: say so.
+  const early = fastify.printRoutes({ commonPrefix: false })
+  if (!early.includes('(empty tree)')) {
+    fastify.log.warn(
+      { routes: early.trim().split('\n') },
+      'restwell: these routes were registered before restwell loaded: errors, CORS, limits and 405 apply to them, per-route conventions (negotiation, ETags, compression, pagination, ...) do not; register restwell with await before your routes',
+    )
+  }
+
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
 
