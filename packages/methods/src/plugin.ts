@@ -64,7 +64,7 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     const known = fastify.supportedMethods.includes(method) || REFUSED_METHODS.has(method)
     if (!known && options.notImplemented) {
       return done(
-        httpErrors.notImplemented(`Method ${method} is not implemented by this server`, {
+        httpErrors.notImplemented(`This server does not implement the ${method} method`, {
           code: ErrorCode.METHOD_NOT_IMPLEMENTED,
         }),
       )

@@ -93,8 +93,7 @@ export interface RestwellOptions {
   cors?: CorsSettings | false
   underPressure?: UnderPressureSettings | false
   rateLimit?: RateLimitSettings | false
-  // biome-ignore lint/suspicious/noExplicitAny: the principal type is the app's to narrow (AuthPrincipalRegistry)
-  auth?: AuthOptions<any> | false
+  auth?: AuthOptions | false
   methods?: MethodsOptions | false
   negotiation?: NegotiationOptions | false
   conditional?: ConditionalOptions | false

@@ -25,7 +25,7 @@ async function build(
   await app.register(restwell, {
     auth: {
       verify: (token: string) => TOKENS[token] ?? null,
-      scopesOf: (principal: { scopes: string[] }) => principal.scopes,
+      scopesOf: (principal) => (principal as { scopes: string[] }).scopes,
     },
     jobs: { pollMs: 10 },
     rateLimit: { max: 1000 },
