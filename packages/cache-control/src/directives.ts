@@ -15,7 +15,7 @@ export const MAX_DELTA_SECONDS = 2147483648
  * header is built from them.
  */
 export interface CacheDirectives {
-  /** `public`: any cache, shared ones included, may store it (even for an authorized request). */
+  /** `public`: every cache, shared ones included, may store it (even for an authorized request). */
   public?: boolean
   /** `private`: only the client's own cache may store it. [true unless `public` or `sMaxAge`] */
   private?: boolean

@@ -21,7 +21,7 @@ export function sortMethods(methods: Iterable<string>): string[] {
  * The methods that have a route for this URL (query string ignored), as Fastify would route
  * them: parametric and wildcard routes count. OPTIONS routes alone never make a path exist
  * (`@fastify/cors` adds an `OPTIONS *` catch-all); OPTIONS is listed when `withOptions` and the
- * path has any other route. Routes behind constraints (version, host) are not seen.
+ * path has some other route. Routes behind constraints (version, host) are not seen.
  */
 export function allowedMethods(
   fastify: FastifyInstance,

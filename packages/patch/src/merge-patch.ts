@@ -10,7 +10,7 @@ import {
 } from './json.js'
 
 /**
- * Checks a merge patch before it is applied: any JSON value is a merge patch, but a member
+ * Checks a merge patch before it is applied: every JSON value is a merge patch, but a member
  * named `__proto__`, `constructor` or `prototype` is 422 `FORBIDDEN_PATH`, and nesting deeper
  * than 128 levels is 400 `INVALID_PATCH`. `details[0].field` is `body/<pointer>`.
  */
