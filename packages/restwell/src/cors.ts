@@ -1,6 +1,6 @@
 /** CORS through `@fastify/cors`, configured for the spec (4.2) and the other restwell plugins. */
 import type { FastifyCorsOptions } from '@fastify/cors'
-import { OptionsError } from '@restwell/errors'
+import { appendVary, OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
 import type { onRequestHookHandler } from 'fastify'
 
@@ -140,7 +140,7 @@ export function preflightHook(plan: CorsPlan): onRequestHookHandler {
       return done()
     }
     if (reply.hasHeader('access-control-allow-origin')) reply.headers(headers)
-    reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers')
+    appendVary(reply, 'Origin', 'Access-Control-Request-Method', 'Access-Control-Request-Headers')
     reply.code(200).header('content-length', '0').send()
   }
 }

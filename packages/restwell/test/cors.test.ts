@@ -34,6 +34,11 @@ test('preflight: 200 with the allowed methods, headers and max-age 86400', async
   }
   t.equal(res.headers['access-control-max-age'], '86400')
   t.equal(res.headers['access-control-allow-credentials'], undefined)
+  t.equal(
+    res.headers.vary,
+    'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+    'each name once',
+  )
   t.equal(res.body, '')
 })
 
