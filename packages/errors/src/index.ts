@@ -16,6 +16,7 @@ export {
   type StructuredErrorBody,
   type ValidationErrorBody,
 } from './body.js'
+export { type ClientError, clientErrorHandler, clientErrorResponse } from './client-error.js'
 export { ErrorCode, type ErrorCodeName } from './codes.js'
 export {
   createError,

@@ -19,6 +19,6 @@ export function safeRequestId(value: unknown): string | undefined {
  * A `genReqId` for `Fastify({ genReqId })`: the safe incoming `X-Request-Id`, else a UUID, so
  * `request.id`, the logs and the error bodies share one id across instances.
  */
-export function genReqId(req: IncomingMessage): string {
+export function genReqId(req: Pick<IncomingMessage, 'headers'>): string {
   return safeRequestId(req.headers[DEFAULT_REQUEST_ID_HEADER]) ?? randomUUID()
 }
