@@ -3,7 +3,8 @@ import { timingSafeEqual } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
-import restwell, { genReqId, restwellOpenapi } from 'restwell'
+import type { Redis } from 'ioredis'
+import restwell, { clientErrorHandler, genReqId, restwellOpenapi } from 'restwell'
 import { type Database, migrate } from './db.js'
 import { guarded } from './db-errors.js'
 import { authorsRoutes } from './routes/authors.js'
@@ -34,6 +35,15 @@ export interface AppOptions {
   healthCheckInterval?: number
   /** Close the database when the app closes. [true] */
   closeDatabase?: boolean
+  /**
+   * Redis for the state instances share: rate-limit counters and the job queue. Without it
+   * both live in this process (one instance only). [none: in memory]
+   */
+  redis?: Redis
+  /** Close `redis` when the app closes (after the job worker has stopped). [true] */
+  closeRedis?: boolean
+  /** Run a job worker in this instance; `false`: it only enqueues and answers job status. [true] */
+  jobWorker?: boolean
 }
 
 /** Languages of the `statusLabel` field (`Accept-Language`); the first is the default. */
@@ -79,8 +89,17 @@ export async function prepareDatabase(
 /** Builds the app over an open, migrated database. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const db = guarded(options.db)
-  const app = Fastify({ logger: options.logger ?? false, genReqId })
+  // clientErrorHandler: what Node's HTTP parser refuses (a malformed request, a header section
+  // over 16 KB, a request timeout) is answered in the error form too.
+  const app = Fastify({ logger: options.logger ?? false, genReqId, clientErrorHandler })
+  // onClose hooks run last-registered first: these two run after restwell's (the job worker).
   if (options.closeDatabase !== false) app.addHook('onClose', () => options.db.close())
+  const { redis } = options
+  if (redis !== undefined && options.closeRedis !== false) {
+    app.addHook('onClose', async () => {
+      await redis.quit().catch(() => redis.disconnect())
+    })
+  }
 
   // The documentation routes are public and are not resources (no naming rules, no negotiation).
   app.addHook('onRoute', (route) => {
@@ -127,13 +146,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       healthCheckInterval: options.healthCheckInterval ?? 5000,
       retryAfter: 10,
     },
-    rateLimit: { max: options.rateLimitMax ?? 600, timeWindow: '1 minute' },
+    rateLimit: {
+      max: options.rateLimitMax ?? 600,
+      timeWindow: '1 minute',
+      ...(redis === undefined ? {} : { redis, nameSpace: 'bookshelf-rate-limit-' }),
+    },
     auth: { verify: verifyToken(options.tokens), requirement: { scopes: ['read'] } },
     negotiation: { languages: [...LANGUAGES] },
     pagination: { defaultLimit: 10, maxLimit: 100 },
     softDelete: { mode: 'soft', gone: false },
     naming: { mode: 'error', exclude: [...DOC_PATHS], allow: ['cover', 'result'] },
-    jobs: { basePath: '/jobs', estimatedTime: 5 },
+    // Every instance defines the jobs (routes/exports.ts) and, unless told not to, runs a
+    // worker: with Redis, a job enqueued on one instance may run on any.
+    jobs: {
+      basePath: '/jobs',
+      estimatedTime: 5,
+      worker: options.jobWorker ?? true,
+      ...(redis === undefined ? {} : { store: { redis, keyPrefix: 'bookshelf:jobs:' } }),
+    },
   })
 
   // Swagger UI and the OpenAPI document: after restwell, so errors, compression and ETags

@@ -8,6 +8,8 @@ export interface Config {
   port: number
   host: string
   databaseUrl: string | undefined
+  /** Redis shared by several instances (rate limits, jobs); unset: in memory, one instance. */
+  redisUrl: string | undefined
   dataDir: string
   tokens: Tokens
   /** True when a token is the development default (printed as a warning). */
@@ -37,6 +39,14 @@ function integer(
   return value
 }
 
+function redisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (!/^rediss?:\/\//.test(raw)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL')
+  }
+  return raw
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const read = env.BOOKSHELF_READ_TOKEN || DEV_TOKENS.read
   const write = env.BOOKSHELF_WRITE_TOKEN || DEV_TOKENS.write
@@ -50,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: redisUrl(env.REDIS_URL),
     dataDir: env.BOOKSHELF_DATA_DIR || 'data/pglite',
     tokens: { read, write },
     devTokens: read === DEV_TOKENS.read || write === DEV_TOKENS.write,

@@ -24,13 +24,14 @@ export class DatabaseUnavailableError extends Error {
   override readonly name: string = 'DatabaseUnavailableError'
 }
 
-function redact(url: string): string {
+/** The URL without its password (for messages). */
+export function redact(url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password !== '') parsed.password = '***'
     return parsed.toString()
   } catch {
-    return '(unparseable DATABASE_URL)'
+    return '(an unparseable URL)'
   }
 }
 

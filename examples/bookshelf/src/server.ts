@@ -5,7 +5,7 @@ import { startBookshelf } from './main.js'
 
 try {
   const config = loadConfig()
-  const { app, database, seeded } = await startBookshelf(config, {
+  const { app, database, redis, seeded } = await startBookshelf(config, {
     logger: process.env.BOOKSHELF_LOG === '1',
   })
   const { port } = app.server.address() as { port: number }
@@ -15,6 +15,7 @@ try {
   process.stdout.write(`
 bookshelf API listening on ${base}
   database:    ${database}${seeded ? ' (new: seeded with 3 authors and 7 books)' : ''}
+  redis:       ${redis ?? 'none (rate limits and jobs in this process: set REDIS_URL to run several instances)'}
   read token:  ${config.tokens.read}
   write token: ${config.tokens.write}${config.devTokens ? '\n  (development defaults: set BOOKSHELF_READ_TOKEN and BOOKSHELF_WRITE_TOKEN in production)' : ''}
   docs:        ${base}/docs   (OpenAPI: ${base}/openapi.json)

@@ -75,6 +75,7 @@ test('pnpm start prints the URL, the tokens and curl lines, serves, and stops on
   t.match(stdout, `write token: ${DEV_TOKENS.write}`)
   t.match(stdout, /development defaults/)
   t.match(stdout, /seeded with 3 authors and 7 books/)
+  t.match(stdout, /redis: +none \(rate limits and jobs in this process/)
   t.match(stdout, `curl -i -H 'authorization: Bearer ${DEV_TOKENS.read}' ${base}/v1/books/1`)
   const books = await fetch(`${base}/v1/books`, {
     headers: { authorization: `Bearer ${DEV_TOKENS.read}` },
@@ -85,7 +86,7 @@ test('pnpm start prints the URL, the tokens and curl lines, serves, and stops on
   t.equal(await run.code, 0, 'exits cleanly on SIGTERM')
 })
 
-test('an unusable data folder, DATABASE_URL or setting: a clear message and exit code 1', async (t) => {
+test('an unusable data folder, DATABASE_URL, REDIS_URL or setting: a clear message and exit code 1', async (t) => {
   const dir = tempDir(t)
   const file = join(dir, 'a-file')
   writeFileSync(file, 'not a folder')
@@ -99,6 +100,14 @@ test('an unusable data folder, DATABASE_URL or setting: a clear message and exit
       env: { DATABASE_URL: `postgres://app:secret@127.0.0.1:${port}/books` },
       message:
         /^bookshelf: Cannot connect to DATABASE_URL postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/books: /,
+    },
+    {
+      env: {
+        REDIS_URL: `redis://:secret@127.0.0.1:${port}`,
+        BOOKSHELF_DATA_DIR: join(dir, 'redis-down'),
+      },
+      message:
+        /^bookshelf: Cannot connect to REDIS_URL redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: connect ECONNREFUSED/,
     },
     {
       env: { PORT: 'eighty', BOOKSHELF_DATA_DIR: join(dir, 'unused') },
@@ -194,6 +203,9 @@ test('settings come from the environment, with development defaults', async (t) 
     databaseUrl: 'postgres://db/x',
   })
   t.same(set.corsOrigins, ['https://a.example', 'https://b.example'])
+  t.equal(defaults.redisUrl, undefined, 'no REDIS_URL: rate limits and jobs in memory')
+  t.equal(loadConfig({ REDIS_URL: 'redis://cache:6379/2' }).redisUrl, 'redis://cache:6379/2')
+  t.throws(() => loadConfig({ REDIS_URL: 'cache:6379' }), /REDIS_URL must be a redis:\/\//)
   t.throws(() => loadConfig({ PORT: '99999' }), ConfigError)
   t.throws(
     () => loadConfig({ BOOKSHELF_READ_TOKEN: 'same', BOOKSHELF_WRITE_TOKEN: 'same' }),
