@@ -1,11 +1,11 @@
 /**
  * The reliability suite's app: the `restwell` umbrella with every plugin on (auth with a test
- * `verify`, jobs, a Redis-capable rate limit) over a small book catalogue whose store is
- * pluggable (memory for the hostile-input tests, PostgreSQL for several instances).
+ * `verify`, jobs, a Redis-capable rate limit) over a small book catalogue in memory, for the
+ * hostile-input and Redis-fault tests (the several-instances test runs the bookshelf example).
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Redis } from 'ioredis'
-import restwell, { ErrorCode, genReqId, httpErrors } from 'restwell'
+import restwell, { clientErrorHandler, ErrorCode, genReqId, httpErrors } from 'restwell'
 import { applyPagination } from '../../packages/pagination/src/array.js'
 
 export interface Book {
@@ -71,8 +71,6 @@ export interface ReliabilityAppOptions {
   rateLimit?: { max: number; timeWindow?: number | string; failOpen?: boolean }
   /** A route-level limit on DELETE /v1/books/:id (requests per minute). [none: the global one] */
   deleteLimit?: number
-  /** Run the job worker in this instance. [true] */
-  worker?: boolean
   fastify?: FastifyServerOptions
 }
 
@@ -116,7 +114,7 @@ export async function buildReliabilityApp(
   options: ReliabilityAppOptions = {},
 ): Promise<FastifyInstance> {
   const store = options.store ?? memoryStore()
-  const app = Fastify({ genReqId, ...options.fastify })
+  const app = Fastify({ genReqId, clientErrorHandler, ...options.fastify })
   await app.register(restwell, {
     methodOverride: {},
     // The overload check stays on, but with a threshold no test reaches on a shared 2-CPU
@@ -154,7 +152,6 @@ export async function buildReliabilityApp(
         options.redis === undefined
           ? 'memory'
           : { redis: options.redis, keyPrefix: 'reliability:jobs:' },
-      worker: options.worker ?? true,
       pollMs: 50,
       estimatedTime: 1,
     },

@@ -10,7 +10,7 @@ import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import tap, { test } from 'tap'
 import { buildReliabilityApp, memoryStore, READ, WRITE } from './app.js'
-import { errorFormProblems } from './form.js'
+import { type Answer, errorFormProblems } from './form.js'
 import { type Counter, junk, mutated, prototypeProblems, send } from './hostile.js'
 
 const RUNS = Number(process.env.RELIABILITY_RUNS ?? 1000)
@@ -483,6 +483,36 @@ function statusOf(text: string): number {
   return Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)
 }
 
+/** The responses in `text`, in order (each body is as long as its Content-Length). */
+function responsesOf(text: string): Answer[] {
+  const out: Answer[] = []
+  let rest = text
+  while (rest.startsWith('HTTP/1.1 ')) {
+    const end = rest.indexOf('\r\n\r\n')
+    if (end === -1) break
+    const [statusLine = '', ...lines] = rest.slice(0, end).split('\r\n')
+    const headers: Record<string, string> = {}
+    for (const line of lines) {
+      const colon = line.indexOf(':')
+      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
+    }
+    const length = Number(headers['content-length'] ?? 0)
+    out.push({
+      statusCode: statusOf(statusLine),
+      headers,
+      body: rest.slice(end + 4, end + 4 + length),
+    })
+    rest = rest.slice(end + 4 + length)
+  }
+  return out
+}
+
+/** Form problems of every response in `text` (none: each 4xx is in restwell's error form). */
+function wireFormProblems(text: string): string[] {
+  const answers = responsesOf(text)
+  return answers.length === 0 ? ['no response'] : answers.flatMap((a) => errorFormProblems(a))
+}
+
 test('over a socket: wrong Content-Length, oversize announcements, slow senders', async (t) => {
   // Node checks requestTimeout every connectionsCheckingInterval (30 s by default): a server
   // that wants slow senders cut promptly sets both, through serverFactory.
@@ -501,10 +531,11 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
   const body = '{"title":"W","year":1}'
 
   // The bytes past Content-Length are read as the next request, which the HTTP parser refuses:
-  // Fastify's clientErrorHandler answers 400 and closes the connection (before any request
-  // exists, so that answer has no requestId and is not in restwell's form; see README).
+  // the app's clientErrorHandler (@restwell/errors) answers 400 in the error form, with a
+  // fresh requestId (no request exists), and closes the connection.
   const short = await raw(port, [head(5) + body])
   t.equal(statusOf(short.text), 400, 'Content-Length shorter than the body: 400')
+  t.same(wireFormProblems(short.text), [], 'both answers in the error form')
   t.ok(short.closed, 'and the connection is closed')
 
   const long = await raw(port, [head(body.length + 50) + body], 0, 2500)
@@ -513,6 +544,7 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
     408,
     'Content-Length longer than the body: the request times out (requestTimeout 1 s), 408',
   )
+  t.same(wireFormProblems(long.text), [], 'in the error form')
   t.ok(long.closed, 'and the connection is closed')
 
   const huge = await raw(port, [head(50 * 1024 * 1024)])
@@ -525,6 +557,7 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
 
   const bad = await raw(port, [head('12abc') + body])
   t.equal(statusOf(bad.text), 400, 'a malformed Content-Length is a 400 from the HTTP parser')
+  t.same(wireFormProblems(bad.text), [], 'in the error form')
 
   const both = await raw(port, [head(body.length, 'Transfer-Encoding: chunked\r\n') + body])
   t.equal(
@@ -532,6 +565,7 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
     400,
     'Content-Length with Transfer-Encoding (smuggling shape) is refused',
   )
+  t.same(wireFormProblems(both.text), [], 'in the error form')
 
   // A slowloris: one header byte every 150 ms. Meanwhile other clients are served.
   const request = `GET /v1/books/3 HTTP/1.1\r\nHost: x\r\nAuthorization: ${READ.authorization}\r\nX-Slow: ${'a'.repeat(40)}\r\n\r\n`
@@ -546,11 +580,13 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
   )
   const slowResult = await slow
   t.equal(statusOf(slowResult.text), 408, 'the slow sender gets 408 once requestTimeout passes')
+  t.same(wireFormProblems(slowResult.text), [], 'in the error form')
   t.ok(slowResult.closed)
 
   // A slow body: headers at once, then one body byte every 150 ms.
   const slowBody = await raw(port, [head(body.length), ...body.split('')], 150, 4000)
   t.equal(statusOf(slowBody.text), 408, 'a body dribbled past requestTimeout: 408')
+  t.same(wireFormProblems(slowBody.text), [], 'in the error form')
 
   const after = await fetch(`${address}/v1/books/3`, { headers: READ })
   t.equal(after.status, 200, 'the server still serves')
