@@ -42,6 +42,14 @@ export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './st
 export { OptionsError, validateOptions } from './validate-options.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary } from './vary.js'
 export { asList, isOws, isTchar, isToken, pathOf } from './http.js'
+export {
+  adoptionBatch,
+  EarlierRoutesError,
+  onEveryRoute,
+  type RouteEntry,
+  routesBefore,
+  routesOutOfReach,
+} from './routes.js'
 export { restwellErrors }
 export default restwellErrors
 export {

@@ -1,5 +1,5 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
-import { pathOf } from './http.js'
+import { asList, pathOf } from './http.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
@@ -8,7 +8,12 @@ import { httpErrors } from './http-error.js'
 import { normalizeError } from './normalize.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
+import { routesBefore } from './routes.js'
 import { validateOptions } from './validate-options.js'
+
+/** What a route of Fastify's default error handler threw (see `defaulted`). */
+const THROWN = Symbol('restwell.thrown')
+type Thrown = FastifyRequest & { [THROWN]?: unknown }
 
 /** Longest path echoed in a 404 message. */
 const MAX_ECHOED_PATH = 200
@@ -36,7 +41,8 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     })
   }
 
-  function send(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  /** Logs the error, sets its status and headers, and returns its body. */
+  function prepare(thrown: unknown, request: FastifyRequest, reply: FastifyReply) {
     const error = normalizeError(thrown)
     const requestId = requestIdOf(request)
     if (error.statusCode >= 500) {
@@ -55,6 +61,12 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
       instance: pathOf(request.url),
       problemTypeBase: options.problemTypeBase,
     })
+    return { error, body }
+  }
+
+  function send(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const { error, body } = prepare(thrown, request, reply)
+    ;(request as Thrown)[THROWN] = undefined
     for (const render of renderers) {
       if (render(body, error, request, reply)) return reply
     }
@@ -71,9 +83,39 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   }
   fastify.decorate('restwellErrors', api)
 
+  // Routes added at the root before this plugin was even registered got Fastify's default
+  // error handler when they were added (a 500 would show its message). Their errors are
+  // caught on the way out instead: the onError hook keeps what was thrown, `send` forgets it,
+  // and what is left at onSend was answered by Fastify's default handler.
+  const defaulted = new Set<string>()
+  if (fastify.errorHandler.name === 'defaultErrorHandler') {
+    for (const route of routesBefore(fastify)) {
+      if (route.errorHandler !== undefined) continue
+      for (const method of asList(route.method)) defaulted.add(`${method} ${route.url}`)
+    }
+  }
+
   fastify.setErrorHandler(function restwellErrorHandler(error, request, reply) {
     return send(error, request, reply)
   })
+
+  if (defaulted.size > 0) {
+    fastify.decorateRequest(THROWN as unknown as string, undefined)
+    fastify.addHook('onError', function restwellKeepError(request, _reply, error, done) {
+      ;(request as Thrown)[THROWN] = error
+      done()
+    })
+    fastify.addHook('onSend', function restwellDefaultedError(request, reply, payload, done) {
+      const thrown = (request as Thrown)[THROWN]
+      if (thrown === undefined) return done(null, payload)
+      ;(request as Thrown)[THROWN] = undefined
+      const { method, url } = request.routeOptions
+      if (!defaulted.has(`${method} ${url}`)) return done(null, payload)
+      const { body } = prepare(thrown, request, reply)
+      reply.type(errorContentType(options.format))
+      done(null, JSON.stringify(body))
+    })
+  }
 
   if (options.notFoundHandler) {
     fastify.setNotFoundHandler(function restwellNotFound(request, reply) {

@@ -1,0 +1,157 @@
+/**
+ * Routes registered before a plugin: Fastify runs `onRoute` hooks only for routes added after
+ * the hook, so a plugin registered without `await` (`app.register(restwell); app.get(...)`:
+ * the route is added at once, the plugin loads later) or after the routes never sees them.
+ *
+ * Fastify publishes every new instance on the `fastify.initialization` diagnostics channel.
+ * Importing this module subscribes to it and gives each instance a first `onRoute` hook that
+ * records the route options of every route (the same object Fastify reads the route's hooks
+ * from when it builds the route at ready). A plugin then runs its own `onRoute` hook over the
+ * routes recorded before it loaded, which is what Fastify would have done had the plugin been
+ * registered first. Hooks appended to those options take effect; a new `config` or `schema`
+ * object does not (Fastify copied them when the route was added), which each plugin's README
+ * says where it matters.
+ */
+import { subscribe } from 'node:diagnostics_channel'
+import type { FastifyInstance, onRouteHookHandler } from 'fastify'
+
+/** The options of one route, as Fastify gives them to `onRoute` hooks. */
+export type RouteEntry = Parameters<onRouteHookHandler>[0]
+
+/** `Symbol.for`: the ESM and the CJS build of this package share one ledger per instance. */
+const LEDGER = Symbol.for('restwell.routeLedger')
+const BATCH = Symbol.for('restwell.routeBatch')
+const SUBSCRIBED = Symbol.for('restwell.routeLedgerSubscribed')
+
+interface Recorded {
+  /** The instance the route was added on (`this` of the `onRoute` hook). */
+  readonly instance: FastifyInstance
+  readonly route: RouteEntry
+}
+
+interface Holder {
+  [LEDGER]?: Recorded[]
+  [BATCH]?: true
+}
+
+type AddHook = FastifyInstance['addHook']
+
+function record(fastify: FastifyInstance): void {
+  const ledger: Recorded[] = []
+  ;(fastify as FastifyInstance & Holder)[LEDGER] = ledger
+  fastify.addHook('onRoute', function restwellRouteLedger(this: FastifyInstance, route) {
+    ledger.push({ instance: this, route })
+  })
+  // No route can be added once the instance is ready: let the options go.
+  fastify.addHook('onReady', async function restwellRouteLedgerDone() {
+    ledger.length = 0
+  })
+}
+
+const scope = globalThis as typeof globalThis & { [SUBSCRIBED]?: true }
+if (scope[SUBSCRIBED] === undefined) {
+  scope[SUBSCRIBED] = true
+  subscribe('fastify.initialization', (message) => {
+    record((message as { fastify: FastifyInstance }).fastify)
+  })
+}
+
+/** Thrown when routes exist that were added before this module was loaded. */
+export class EarlierRoutesError extends Error {
+  override readonly name: string = 'EarlierRoutesError'
+}
+
+/**
+ * The options of the routes added on `fastify` itself (a child instance's routes excluded)
+ * before now. Throws when the instance was created before restwell was imported and already
+ * has routes, since those cannot be known.
+ */
+export function routesBefore(fastify: FastifyInstance): RouteEntry[] {
+  const ledger = (fastify as FastifyInstance & Holder)[LEDGER]
+  if (ledger === undefined) {
+    if (fastify.printRoutes().includes('(empty tree)')) return []
+    throw new EarlierRoutesError(
+      'restwell: this Fastify instance was created before restwell was imported and already has routes, which restwell cannot see; import restwell (or @restwell/errors) before creating the instance',
+    )
+  }
+  const routes: RouteEntry[] = []
+  for (const entry of ledger) if (entry.instance === fastify) routes.push(entry.route)
+  return routes
+}
+
+/**
+ * Routes added before now in encapsulated plugins under `fastify` (children created before
+ * the plugin loaded): Fastify gave them their hooks and error handler when they were created,
+ * so nothing a later plugin adds reaches them.
+ */
+export function routesOutOfReach(fastify: FastifyInstance): RouteEntry[] {
+  const ledger = (fastify as FastifyInstance & Holder)[LEDGER] ?? []
+  const routes: RouteEntry[] = []
+  for (const entry of ledger) {
+    if (
+      entry.instance !== fastify &&
+      Object.prototype.isPrototypeOf.call(fastify, entry.instance)
+    ) {
+      routes.push(entry.route)
+    }
+  }
+  return routes
+}
+
+/**
+ * Adds `hook` as an `onRoute` hook and runs it over the routes added on `fastify` before now,
+ * so routes registered before or after the plugin are set up alike. Inside an
+ * {@link adoptionBatch} only the hook is added; the batch runs it with the others.
+ */
+export function onEveryRoute(fastify: FastifyInstance, hook: onRouteHookHandler): void {
+  fastify.addHook('onRoute', hook)
+  if ((fastify as FastifyInstance & Holder)[BATCH] === true) return
+  adopt(fastify, routesBefore(fastify), [hook])
+}
+
+/**
+ * Runs the hooks over routes Fastify has already added. A route added without a schema keeps
+ * none: Fastify compiles the schema it was given, and would fail at ready on a schema that
+ * appeared later (one with a schema keeps it; a new object only changes what documentation
+ * tools read from the options).
+ */
+function adopt(
+  fastify: FastifyInstance,
+  routes: readonly RouteEntry[],
+  hooks: readonly onRouteHookHandler[],
+): void {
+  for (const route of routes) {
+    const hadSchema = route.schema !== undefined
+    for (const hook of hooks) hook.call(fastify, route)
+    if (!hadSchema) route.schema = undefined
+  }
+}
+
+/**
+ * Starts a batch for a plugin that registers several plugins (the umbrella): every `onRoute`
+ * hook added on `fastify` until the returned function is called, by restwell's plugins or by
+ * others (`@fastify/compress`), is run over the earlier routes then, in the order the hooks
+ * were added, all hooks for one route before the next route, as Fastify runs them for a new
+ * route. It returns the earlier routes it set up.
+ */
+export function adoptionBatch(fastify: FastifyInstance): () => RouteEntry[] {
+  const holder = fastify as FastifyInstance & Holder
+  const earlier = routesBefore(fastify)
+  const hooks: onRouteHookHandler[] = []
+  const own = Object.getOwnPropertyDescriptor(fastify, 'addHook')
+  const addHook = fastify.addHook
+  const capture = function (this: FastifyInstance, name: string, hook: unknown) {
+    // A child instance (it inherits this function) keeps its hooks to its own routes.
+    if (name === 'onRoute' && this === fastify) hooks.push(hook as onRouteHookHandler)
+    return (addHook as (name: string, hook: unknown) => FastifyInstance).call(this, name, hook)
+  }
+  Object.defineProperty(fastify, 'addHook', { value: capture, configurable: true, writable: true })
+  holder[BATCH] = true
+  return () => {
+    delete holder[BATCH]
+    if (own === undefined) delete (fastify as Partial<Record<'addHook', AddHook>>).addHook
+    else Object.defineProperty(fastify, 'addHook', own)
+    adopt(fastify, earlier, hooks)
+    return earlier
+  }
+}
