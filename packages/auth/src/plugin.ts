@@ -1,5 +1,11 @@
 /** The `@restwell/auth` plugin: Bearer credentials (RFC 6750), scopes, HTTPS enforcement. */
-import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import {
+  ErrorCode,
+  type HttpError,
+  httpErrors,
+  onEveryRoute,
+  validateOptions,
+} from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -21,14 +27,12 @@ import {
   resolveRequirement,
 } from './options.js'
 
-/** Set in the config of every route `onRoute` saw, so the root hook leaves it to its own hook. */
-const SEEN: unique symbol = Symbol('restwell.auth.seen')
 const PLUGIN = '@restwell/auth'
 const DEFAULT_INVALID = 'The access token is invalid or has expired'
 /** Unknown paths require a valid token and nothing more. */
 const ANY_VALID_TOKEN: ResolvedRequirement = { scopes: [], allow: undefined, optional: false }
 
-type RouteConfig = { auth?: RouteAuthConfig<unknown>; [SEEN]?: true } & Record<string, unknown>
+type RouteConfig = { auth?: RouteAuthConfig<unknown> } & Record<string, unknown>
 
 /** A CORS preflight: never asks for credentials (browsers send none with it). */
 function isPreflight(request: FastifyRequest): boolean {
@@ -150,22 +154,18 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     return resolveRequirement(auth, options.requirement)
   }
 
-  fastify.addHook('onRoute', (route) => {
+  // Routes added before this plugin loaded are set up alike (`onEveryRoute`).
+  onEveryRoute(fastify, (route) => {
     const config = route.config as RouteConfig | undefined
     const requirement = requirementOf(config, `${String(route.method)} ${route.url}`)
-    route.config = { ...config, [SEEN]: true } as typeof route.config
     if (requirement === null) return
     const own = route.onRequest
     const hook = routeGuard(requirement)
     route.onRequest = own === undefined ? [hook] : [hook, ...(Array.isArray(own) ? own : [own])]
   })
 
-  // Routes added at the root before this plugin loaded never reached onRoute: the root hook
-  // decides for them, once per route (cached by the route's config object).
-  const earlierRoutes = !fastify.printRoutes().includes('(empty tree)')
   const { httpsRequired, hideRoutes, trustProxy, httpsHost } = options
-  if (!earlierRoutes && !hideRoutes && !httpsRequired) return
-  const earlier = new WeakMap<object, ResolvedRequirement | null>()
+  if (!hideRoutes && !httpsRequired) return
 
   function refuseInsecure(request: FastifyRequest, reply: FastifyReply): HttpError | undefined {
     const location = SAFE_METHODS.has(request.method)
@@ -189,22 +189,9 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
       if (refusal !== undefined) done(refusal)
       return
     }
-    let requirement: ResolvedRequirement | null
-    if (request.is404) {
-      requirement = hideRoutes ? ANY_VALID_TOKEN : null
-    } else {
-      if (!earlierRoutes) return done()
-      const config = request.routeOptions.config as unknown as RouteConfig
-      if (config[SEEN] === true) return done()
-      let cached = earlier.get(config)
-      if (cached === undefined) {
-        cached = requirementOf(config, `${request.method} ${config.url as string}`)
-        earlier.set(config, cached)
-      }
-      requirement = cached
-    }
-    if (requirement === null) return done()
-    guard(request, requirement).then(() => done(), done)
+    // Unknown paths: with hideRoutes, a client without a valid token learns nothing of them.
+    if (!hideRoutes || !request.is404) return done()
+    guard(request, ANY_VALID_TOKEN).then(() => done(), done)
   })
 }
 

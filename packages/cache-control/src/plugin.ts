@@ -1,5 +1,5 @@
 /** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
-import { appendVary, validateOptions } from '@restwell/errors'
+import { appendVary, onEveryRoute, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -154,7 +154,7 @@ const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptio
   fastify.decorateReply(OVERRIDE as unknown as string, null)
   fastify.decorateReply('cacheControl', cacheControl)
 
-  fastify.addHook('onRoute', function cacheControlOnRoute(route) {
+  onEveryRoute(fastify, function cacheControlOnRoute(route) {
     const raw = route.config?.cache
     if (raw === false) return
     const settings = resolveRoute(options, pluginPolicy, route, raw)

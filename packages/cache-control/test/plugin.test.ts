@@ -243,11 +243,13 @@ test('config.cache: false leaves the route alone', async (t) => {
   t.equal(res.headers['cache-control'], undefined)
 })
 
-test('routes registered before the plugin are not seen; the not-found path is', async (t) => {
+test('routes registered before the plugin get their policy too, and so does the not-found path', async (t) => {
   const app = Fastify()
   app.get('/early', async () => 'x')
+  app.get('/early-public', { config: { cache: { public: true, maxAge: 60 } } }, async () => 'x')
   await app.register(restwellCacheControl)
-  t.equal((await app.inject('/early')).headers['cache-control'], undefined)
+  t.equal((await app.inject('/early')).headers['cache-control'], 'private, no-cache')
+  t.equal((await app.inject('/early-public')).headers['cache-control'], 'public, max-age=60')
   t.equal((await app.inject('/missing')).headers['cache-control'], 'no-store')
 })
 

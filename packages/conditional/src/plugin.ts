@@ -4,6 +4,7 @@ import {
   ErrorCode,
   type HttpError,
   httpErrors,
+  onEveryRoute,
   validateOptions,
 } from '@restwell/errors'
 import type {
@@ -481,7 +482,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     },
   )
 
-  fastify.addHook('onRoute', function conditionalOnRoute(this: FastifyInstance, route) {
+  onEveryRoute(fastify, function conditionalOnRoute(this: FastifyInstance, route) {
     const raw = route.config?.conditional
     if (raw === false) return
     const methods = Array.isArray(route.method) ? route.method : [route.method]

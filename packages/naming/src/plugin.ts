@@ -1,5 +1,5 @@
 /** The `@restwell/naming` plugin: every route's path checked against the naming rules when registered. */
-import { validateOptions } from '@restwell/errors'
+import { onEveryRoute, validateOptions } from '@restwell/errors'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { type NamingOptions, NamingOptionsSchema, resolveNamingOptions } from './options.js'
@@ -32,7 +32,7 @@ const plugin: FastifyPluginAsync<NamingOptions> = async (fastify, rawOptions) =>
   /** Each path is checked once, whatever its methods (GET, the HEAD Fastify adds, ...). */
   const checked = new Set<string>()
 
-  fastify.addHook('onRoute', (route) => {
+  onEveryRoute(fastify, (route) => {
     if (route.config?.naming === false) return
     const url = route.url
     if (checked.has(url) || isExcluded(url, options)) return

@@ -10,6 +10,7 @@ import {
   MEDIA_TYPE,
   pageOf,
   pathOf,
+  onEveryRoute,
   validateOptions,
 } from '@restwell/errors'
 import type {
@@ -399,7 +400,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     return false
   }
 
-  fastify.addHook('onRoute', function negotiationOnRoute(routeOptions) {
+  onEveryRoute(fastify, function negotiationOnRoute(routeOptions) {
     const config = routeOptions.config?.negotiation
     if (config === false) return
     const route: NegotiationRouteConfig =

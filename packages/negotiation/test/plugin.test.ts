@@ -453,7 +453,8 @@ test('routes registered before the plugin, and HEAD routes', async (t) => {
   await app.register(restwellNegotiation)
   app.get('/late', async () => ({ late: true }))
   const early = await app.inject({ url: '/early', headers: { accept: 'application/xml' } })
-  t.equal(early.headers['content-type'], 'application/json; charset=utf-8', 'not negotiated')
+  t.equal(early.headers['content-type'], 'application/xml; charset=utf-8', 'negotiated too')
+  t.match(early.body, /<early type="boolean">true<\/early>/)
   const head = await app.inject({
     method: 'HEAD',
     url: '/late',

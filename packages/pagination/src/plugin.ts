@@ -1,5 +1,5 @@
 /** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
-import { asList, PAGE, validateOptions } from '@restwell/errors'
+import { asList, PAGE, onEveryRoute, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -157,7 +157,7 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
     }
     routeOptions.preValidation = [readPage, ...asList(routeOptions.preValidation)]
   }
-  fastify.addHook('onRoute', onRoute)
+  onEveryRoute(fastify, onRoute)
 }
 
 /** The `@restwell/pagination` plugin. */

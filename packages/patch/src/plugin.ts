@@ -1,5 +1,12 @@
 /** The `@restwell/patch` plugin: patch media types, 415 + Accept-Patch, `request.applyPatch`. */
-import { asList, ErrorCode, httpErrors, OptionsError, validateOptions } from '@restwell/errors'
+import {
+  asList,
+  ErrorCode,
+  httpErrors,
+  OptionsError,
+  onEveryRoute,
+  validateOptions,
+} from '@restwell/errors'
 import type { ValidateFunction } from 'ajv'
 import type {
   FastifyInstance,
@@ -250,7 +257,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     )
   }
 
-  fastify.addHook('onRoute', function patchOnRoute(this: FastifyInstance, route) {
+  onEveryRoute(fastify, function patchOnRoute(this: FastifyInstance, route) {
     const routeConfig = routeConfigOf(route)
     if (routeConfig === undefined) return
     const formats = routeConfig.formats ?? options.formats

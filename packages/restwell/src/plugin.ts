@@ -3,7 +3,7 @@ import fastifyCompress from '@fastify/compress'
 import fastifyCors from '@fastify/cors'
 import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
-import restwellErrors, { validateOptions } from '@restwell/errors'
+import restwellErrors, { adoptionBatch, routesOutOfReach, validateOptions } from '@restwell/errors'
 import restwellAuth from '@restwell/auth'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
@@ -29,12 +29,16 @@ import { rateLimitHook, rateLimitPluginOptions, routeFailOpen } from './rate-lim
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
 
-  // Routes added before restwell loaded never reach the plugins' onRoute hooks: say so.
-  const early = fastify.printRoutes({ commonPrefix: false })
-  if (!early.includes('(empty tree)')) {
+  // Routes added before restwell loaded (`app.register(restwell)` without await, then routes)
+  // never reached the plugins' onRoute hooks: every onRoute hook added from here on, by
+  // restwell's plugins and by @fastify/compress and @fastify/rate-limit, runs over them at the
+  // end, as Fastify would have run them had restwell been registered first.
+  const adoptEarlierRoutes = adoptionBatch(fastify)
+  const outOfReach = routesOutOfReach(fastify)
+  if (outOfReach.length > 0) {
     fastify.log.warn(
-      { routes: early.trim().split('\n') },
-      'restwell: these routes were registered before restwell loaded: errors, CORS, limits and 405 apply to them, per-route conventions (negotiation, ETags, compression, pagination, ...) do not; register restwell with await before your routes',
+      { routes: outOfReach.map((route) => `${String(route.method)} ${route.url}`) },
+      'restwell: these routes were registered in plugins that loaded before restwell; Fastify gave them their hooks and error handler then, so no restwell convention applies to them: register restwell before the plugins that declare routes',
     )
   }
 
@@ -150,6 +154,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
   })
+  adoptEarlierRoutes()
 }
 
 /** Registers every restwell plugin with the spec's defaults; `{ <plugin>: false }` turns one off. */

@@ -37,27 +37,6 @@ test('one line turns on errors and methods', async (t) => {
   t.equal(missing.json().error.code, 'NOT_FOUND')
 })
 
-test('routes registered before restwell are named in a warning', async (t) => {
-  const lines: string[] = []
-  const app = Fastify({
-    logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
-  })
-  apps.push(app)
-  app.get('/early', async () => 'x')
-  await app.register(restwell)
-  const warning = lines.map((l) => JSON.parse(l)).find((l) => /before restwell loaded/.test(l.msg))
-  t.ok(warning)
-  t.match(JSON.stringify(warning.routes), /early/)
-  const clean: string[] = []
-  const ok = Fastify({
-    logger: { level: 'warn', stream: { write: (line: string) => clean.push(line) } },
-  })
-  apps.push(ok)
-  await ok.register(restwell)
-  ok.get('/late', async () => 'x')
-  t.equal(clean.filter((l) => /before restwell loaded/.test(l)).length, 0)
-})
-
 test('each plugin is configured through its own key', async (t) => {
   const app = await build({ errors: { format: 'problem' }, methods: { autoOptions: false } })
   const res = await app.inject({ method: 'OPTIONS', url: '/books/1' })

@@ -1,5 +1,5 @@
 /** The `@restwell/soft-delete` plugin: soft and hard DELETE, hidden deleted items, 410, restore. */
-import { asList, ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
+import { asList, ErrorCode, httpErrors, onEveryRoute, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -142,7 +142,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
       routeOptions.onSend = [...asList(routeOptions.onSend), noContent]
     }
   }
-  fastify.addHook('onRoute', onRoute)
+  onEveryRoute(fastify, onRoute)
 }
 
 /** The `@restwell/soft-delete` plugin. */

@@ -1,10 +1,17 @@
 /** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
 import type { IncomingMessage } from 'node:http'
-import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import {
+  ErrorCode,
+  type HttpError,
+  httpErrors,
+  onEveryRoute,
+  validateOptions,
+} from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
+  HTTPMethods,
   onRequestHookHandler,
   onSendHookHandler,
 } from 'fastify'
@@ -194,7 +201,8 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       options.routeToDefault &&
       request.is404 &&
       defaultVersion !== undefined &&
-      movedLocation(options.moved, path) === undefined
+      movedLocation(options.moved, path) === undefined &&
+      !servedUnprefixed(path)
     ) {
       version = defaultVersion
     }
@@ -203,6 +211,17 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     // `/` becomes `/v<N>` (a prefixed plugin's root route answers both `/v<N>` and `/v<N>/`).
     const root = url === '/' || url.startsWith('/?')
     target.url = `/v${version}${root ? url.slice(1) : url}`
+  }
+
+  /**
+   * An unprefixed path some route answers for another method: the request is a 405 of that
+   * resource, not a request for the default version's (which would turn it into a 404).
+   */
+  function servedUnprefixed(path: string): boolean {
+    for (const method of fastify.supportedMethods) {
+      if (fastify.findRoute({ method: method as HTTPMethods, url: path }) !== null) return true
+    }
+    return false
   }
 
   addRewriter(fastify, { name: '@restwell/versioning', order: VERSIONING_ORDER, rewrite })
@@ -271,7 +290,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     }
   }
 
-  fastify.addHook('onRoute', (route) => {
+  onEveryRoute(fastify, (route) => {
     const prefix = prefixVersion(route.url)
     if (prefix === undefined) return
     const version = prefix.version

@@ -142,6 +142,17 @@ test('default version: an unprefixed path without a route is served by the defau
   t.equal(missing.statusCode, 404, 'the default version has no such route either: 404')
 })
 
+test('an unprefixed resource asked with another method is its own 405, not the default version', async (t) => {
+  const app = await build()
+  await app.register(restwellMethods)
+  const res = await app.inject({ method: 'PUT', url: '/health' })
+  t.equal(res.statusCode, 405, 'PUT /health: /health exists for GET')
+  t.equal(res.headers.allow, 'GET, HEAD, OPTIONS')
+  t.equal(res.json().error.message.includes('/v2'), false)
+  const versioned = await app.inject({ method: 'DELETE', url: '/books/5' })
+  t.equal(versioned.statusCode, 204, 'no unprefixed /books/5: the default version serves it')
+})
+
 test('unversioned routes: served as registered; a version twin wins when one is asked for', async (t) => {
   const app = await build()
   const health = await app.inject({
