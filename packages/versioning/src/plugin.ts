@@ -216,9 +216,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   /**
    * An unprefixed path some route answers for another method: the request is a 405 of that
    * resource, not a request for the default version's (which would turn it into a 404).
+   * OPTIONS does not count: a catch-all `OPTIONS *` (as `@fastify/cors` adds) makes no resource.
    */
   function servedUnprefixed(path: string): boolean {
     for (const method of fastify.supportedMethods) {
+      if (method === 'OPTIONS') continue
       if (fastify.findRoute({ method: method as HTTPMethods, url: path }) !== null) return true
     }
     return false

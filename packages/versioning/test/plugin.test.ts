@@ -145,6 +145,8 @@ test('default version: an unprefixed path without a route is served by the defau
 test('an unprefixed resource asked with another method is its own 405, not the default version', async (t) => {
   const app = await build()
   await app.register(restwellMethods)
+  app.options('*', async () => 'a catch-all OPTIONS route, as @fastify/cors adds')
+  t.equal((await app.inject('/books/5')).json().served, 'v2', 'OPTIONS * makes no resource')
   const res = await app.inject({ method: 'PUT', url: '/health' })
   t.equal(res.statusCode, 405, 'PUT /health: /health exists for GET')
   t.equal(res.headers.allow, 'GET, HEAD, OPTIONS')
