@@ -16,18 +16,32 @@ export function mergeVary(existing: unknown, names: readonly string[]): string {
       : Array.isArray(existing)
         ? existing.filter((v): v is string => typeof v === 'string').join(',')
         : ''
-  const seen = new Set<string>()
+  // Hot path (every negotiated response): one scan, no intermediate arrays or Set; the lists
+  // are short, and at most MAX_VARY_FIELDS long, so a linear look-up in `keys` is bounded.
   const out: string[] = []
-  for (const name of [...current.split(','), ...names]) {
-    const trimmed = name.trim()
-    if (trimmed === '') continue
-    if (trimmed === '*') return '*'
-    const key = trimmed.toLowerCase()
-    if (seen.has(key) || out.length >= MAX_VARY_FIELDS) continue
-    seen.add(key)
+  const keys: string[] = []
+  let start = 0
+  while (start <= current.length) {
+    let comma = current.indexOf(',', start)
+    if (comma === -1) comma = current.length
+    if (!keep(current.slice(start, comma), out, keys)) return '*'
+    start = comma + 1
+  }
+  for (const name of names) if (!keep(name, out, keys)) return '*'
+  return out.join(', ')
+}
+
+/** Adds one field name to `out` unless present; false for `*`, which absorbs everything. */
+function keep(name: string, out: string[], keys: string[]): boolean {
+  const trimmed = name.trim()
+  if (trimmed === '') return true
+  if (trimmed === '*') return false
+  const key = trimmed.toLowerCase()
+  if (out.length < MAX_VARY_FIELDS && !keys.includes(key)) {
+    keys.push(key)
     out.push(trimmed)
   }
-  return out.join(', ')
+  return true
 }
 
 /** Adds field names to the reply's `Vary`, keeping (and de-duplicating) what is there. */
