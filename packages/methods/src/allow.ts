@@ -12,6 +12,26 @@ function rank(method: string): number {
   return i === -1 ? ORDER.length : i
 }
 
+/**
+ * The methods that can make a path exist: supported, not refused, not OPTIONS. Pass
+ * `routedMethods(fastify)` (computed once the app is ready) to ask only about methods that
+ * have routes at all.
+ */
+function routableMethods(fastify: FastifyInstance): string[] {
+  return fastify.supportedMethods.filter((m) => m !== 'OPTIONS' && !REFUSED_METHODS.has(m))
+}
+
+/**
+ * The methods some route of the app answers (OPTIONS and refused methods aside), from Fastify's
+ * route tree, whatever plugin or order the routes were added in. For a ready app: the 405 path
+ * then asks the router about these few methods instead of every method Node knows.
+ */
+export function routedMethods(fastify: FastifyInstance): string[] {
+  return routableMethods(fastify).filter(
+    (method) => !fastify.printRoutes({ method, commonPrefix: false }).includes('(empty tree)'),
+  )
+}
+
 /** Sorts methods in the conventional order (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, ...). */
 export function sortMethods(methods: Iterable<string>): string[] {
   return [...methods].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
@@ -27,16 +47,11 @@ export function allowedMethods(
   fastify: FastifyInstance,
   url: string,
   withOptions: boolean,
+  candidates: readonly string[] = routableMethods(fastify),
 ): string[] {
   const found = new Set<string>()
-  for (const method of fastify.supportedMethods) {
-    if (
-      method !== 'OPTIONS' &&
-      !REFUSED_METHODS.has(method) &&
-      fastify.findRoute({ method, url }) !== null
-    ) {
-      found.add(method)
-    }
+  for (const method of candidates) {
+    if (fastify.findRoute({ method, url }) !== null) found.add(method)
   }
   if (found.size > 0 && withOptions) found.add('OPTIONS')
   return sortMethods(found)

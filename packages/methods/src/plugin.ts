@@ -8,7 +8,7 @@ import type {
   preHandlerHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
-import { allowedMethods, REFUSED_METHODS } from './allow.js'
+import { allowedMethods, REFUSED_METHODS, routedMethods } from './allow.js'
 import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
 
 /** No CR, LF or NUL: a `Location` that cannot split the response. */
@@ -42,7 +42,11 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     }
   })
 
+  /** Methods that have routes, known at ready; the 405 path asks the router about these only. */
+  let routed: string[] | undefined
+
   fastify.addHook('onReady', async () => {
+    routed = routedMethods(fastify)
     // Routes added at the root before this plugin loaded never reached onRoute: check them here.
     for (const method of REFUSED_METHODS) {
       if (!fastify.supportedMethods.includes(method)) continue
@@ -69,7 +73,7 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
         }),
       )
     }
-    const allow = allowedMethods(fastify, request.url, options.autoOptions)
+    const allow = allowedMethods(fastify, request.url, options.autoOptions, routed)
     if (allow.length === 0) return done()
     if (method === 'OPTIONS' && options.autoOptions) {
       reply
