@@ -4,6 +4,7 @@ import {
   ErrorCode,
   type HttpError,
   httpErrors,
+  IDENTITY_DIGEST,
   onEveryRoute,
   validateOptions,
 } from '@restwell/errors'
@@ -24,7 +25,7 @@ import type {
 import {
   type EntityTag,
   formatEntityTag,
-  hashEntityTag,
+  digest,
   parseEntityTag,
   toEntityTag,
   withCoding,
@@ -334,7 +335,9 @@ function buildRouteHooks(settings: RouteSettings) {
       if (typeof header === 'string') {
         state.etag = parseEntityTag(header)
       } else if (settings.etag && bytes && !encoded) {
-        setEtag(reply, hashEntityTag(payload as string | Buffer, settings.weak))
+        const digested = digest(payload as string | Buffer)
+        ;(reply as { [IDENTITY_DIGEST]?: string })[IDENTITY_DIGEST] = digested
+        setEtag(reply, { weak: settings.weak, opaque: `"${digested}"` })
       }
     }
     if (state.lastModified === undefined) {
@@ -465,6 +468,9 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   }
 
   fastify.decorateReply(STATE as unknown as string, null)
+  if (!fastify.hasReplyDecorator(IDENTITY_DIGEST as unknown as string)) {
+    fastify.decorateReply(IDENTITY_DIGEST as unknown as string, undefined)
+  }
   fastify.decorateReply(
     'etag',
     function etag(this: FastifyReply, value: string | number, opts?: EtagOptions) {

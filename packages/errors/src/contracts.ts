@@ -41,6 +41,13 @@ export const PAGE: unique symbol = Symbol.for('restwell.page')
  */
 export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
 
+/**
+ * Set on the reply by `@restwell/conditional` when it hashed the identity bytes of a body for
+ * its ETag: the SHA-1 digest (base64url). The umbrella's cache of compressed bodies reuses it
+ * instead of hashing the same bytes again.
+ */
+export const IDENTITY_DIGEST: unique symbol = Symbol.for('restwell.identity-digest')
+
 /** Reads the page info a plugin left on a reply, if any. */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]

@@ -53,6 +53,7 @@ export {
 export { restwellErrors }
 export default restwellErrors
 export {
+  IDENTITY_DIGEST,
   MEDIA_TYPE,
   mediaTypeOf,
   PAGE,

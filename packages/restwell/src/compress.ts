@@ -2,6 +2,7 @@
 import { constants } from 'node:zlib'
 import type { FastifyCompressOptions } from '@fastify/compress'
 import { type Static, Type } from '@sinclair/typebox'
+import { type CompressCache, compressCache } from './compress-cache.js'
 
 export const CompressSettingsSchema = Type.Object(
   {
@@ -15,6 +16,7 @@ export const CompressSettingsSchema = Type.Object(
     syncThreshold: Type.Optional(Type.Integer({ minimum: 0 })),
     gzipLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 9 })),
     brotliQuality: Type.Optional(Type.Integer({ minimum: 0, maximum: 11 })),
+    cacheBytes: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 )
@@ -25,17 +27,33 @@ export const CompressSettingsSchema = Type.Object(
  * @param syncThreshold Largest body compressed in one synchronous call; larger ones stream. [65536]
  * @param gzipLevel zlib level for gzip and deflate. [6]
  * @param brotliQuality Brotli quality. [4]
+ * @param cacheBytes Compressed bodies kept for identical responses (bytes); 0: no cache. [8 MiB]
  */
 export type CompressSettings = Static<typeof CompressSettingsSchema>
+
+const DEFAULT_THRESHOLD = 1024
+// @fastify/compress derives this from the core count (8 KB on 2 cores); its stream path
+// cost 2-4x the synchronous one here, so a typical API page (20-60 KB) is compressed at once.
+const DEFAULT_SYNC_THRESHOLD = 65_536
+const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
+
+/** The cache of compressed bodies these settings ask for; undefined when `cacheBytes` is 0. */
+export function compressCacheOf(settings: CompressSettings): CompressCache | undefined {
+  const maxBytes = settings.cacheBytes ?? DEFAULT_CACHE_BYTES
+  if (maxBytes === 0) return undefined
+  return compressCache({
+    maxBytes,
+    threshold: settings.threshold ?? DEFAULT_THRESHOLD,
+    syncThreshold: settings.syncThreshold ?? DEFAULT_SYNC_THRESHOLD,
+  })
+}
 
 export function compressOptions(settings: CompressSettings): FastifyCompressOptions {
   const level = settings.gzipLevel ?? 6
   return {
     global: true,
-    threshold: settings.threshold ?? 1024,
-    // @fastify/compress derives this from the core count (8 KB on 2 cores); its stream path
-    // cost 2-4x the synchronous one here, so a typical API page (20-60 KB) is compressed at once.
-    syncThreshold: settings.syncThreshold ?? 65_536,
+    threshold: settings.threshold ?? DEFAULT_THRESHOLD,
+    syncThreshold: settings.syncThreshold ?? DEFAULT_SYNC_THRESHOLD,
     encodings: settings.encodings ?? ['gzip', 'br', 'deflate'],
     zlibOptions: { level },
     brotliOptions: {

@@ -3,7 +3,12 @@ import fastifyCompress from '@fastify/compress'
 import fastifyCors from '@fastify/cors'
 import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
-import restwellErrors, { adoptionBatch, routesOutOfReach, validateOptions } from '@restwell/errors'
+import restwellErrors, {
+  adoptionBatch,
+  onEveryRoute,
+  routesOutOfReach,
+  validateOptions,
+} from '@restwell/errors'
 import restwellAuth from '@restwell/auth'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
@@ -19,7 +24,7 @@ import restwellSoftDelete from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { compressOptions } from './compress.js'
+import { compressCacheOf, compressOptions } from './compress.js'
 import { corsPlan, preflightHook } from './cors.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
@@ -114,7 +119,15 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(restwellConditional, options.conditional ?? {})
   }
   if (options.compress !== false) {
+    // The cache of compressed bodies wraps compression: its lookup after conditional's first
+    // onSend hook and before compression's, its store after compression's.
+    const cache = compressCacheOf(options.compress ?? {})
+    if (cache !== undefined) {
+      cache.decorate(fastify)
+      onEveryRoute(fastify, cache.lookup)
+    }
     await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
+    if (cache !== undefined) onEveryRoute(fastify, cache.store)
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after

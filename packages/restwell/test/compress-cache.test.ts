@@ -1,0 +1,164 @@
+import { Readable } from 'node:stream'
+import { gunzipSync } from 'node:zlib'
+import fastifyCompress from '@fastify/compress'
+import Fastify, {
+  type FastifyInstance,
+  type LightMyRequestResponse,
+  type onSendHookHandler,
+} from 'fastify'
+import tap, { test } from 'tap'
+import { compressCache, MAX_CACHED_ACCEPT_ENCODING } from '../src/compress-cache.js'
+import restwell from '../src/index.js'
+
+const apps: FastifyInstance[] = []
+tap.teardown(() => Promise.all(apps.map((app) => app.close())))
+
+const big = (n: number, fill = 'x') => ({ text: fill.repeat(n) })
+
+/**
+ * lookup, a spy that records the Content-Encoding compression will see, compression, store:
+ * the order the umbrella gives them.
+ */
+async function withCache(maxBytes = 1_000_000) {
+  const app = Fastify()
+  apps.push(app)
+  const cache = compressCache({ maxBytes, threshold: 1024, syncThreshold: 65_536 })
+  cache.decorate(app)
+  const seen: unknown[] = []
+  const spy: onSendHookHandler = (_request, reply, payload, done) => {
+    seen.push(reply.getHeader('content-encoding'))
+    done(null, payload)
+  }
+  app.addHook('onRoute', cache.lookup)
+  app.addHook('onRoute', (route) => {
+    route.onSend = [...(Array.isArray(route.onSend) ? route.onSend : []), spy]
+  })
+  await app.register(fastifyCompress, {
+    threshold: 1024,
+    syncThreshold: 65_536,
+    encodings: ['gzip', 'br'],
+  })
+  app.addHook('onRoute', cache.store)
+  return { app, cache, seen }
+}
+
+function comparable(res: LightMyRequestResponse) {
+  const { date: _date, ...headers } = res.headers
+  return { status: res.statusCode, headers, body: res.rawPayload.toString('base64') }
+}
+
+test('the second identical request is served from the cache, byte for byte', async (t) => {
+  const { app, cache, seen } = await withCache()
+  app.get('/page', async () => big(5000))
+  app.get('/twice', async () => big(6000))
+  const ask = () => app.inject({ url: '/page', headers: { 'accept-encoding': 'gzip' } })
+  const first = await ask()
+  const second = await ask()
+  t.equal(first.headers['content-encoding'], 'gzip')
+  t.same(comparable(second), comparable(first))
+  t.same(JSON.parse(gunzipSync(second.rawPayload).toString()), big(5000))
+  t.same(seen, [undefined, 'gzip'], 'the second body reached compression already encoded')
+  t.same(cache.size(), { entries: 1, bytes: first.rawPayload.length })
+  const both = await Promise.all(
+    [1, 2].map(() => app.inject({ url: '/twice', headers: { 'accept-encoding': 'gzip' } })),
+  )
+  t.same(comparable(both[1]!), comparable(both[0]!))
+  t.same(cache.size().entries, 2, 'requests at once keep one entry')
+  t.equal(cache.size().bytes, first.rawPayload.length + both[0]!.rawPayload.length)
+  const br = await app.inject({ url: '/page', headers: { 'accept-encoding': 'br' } })
+  t.equal(br.headers['content-encoding'], 'br', 'another Accept-Encoding is another entry')
+  t.equal(cache.size().entries, 3)
+})
+
+test('what is not cached', async (t) => {
+  const { app, cache } = await withCache()
+  app.get('/small', async () => big(10))
+  app.get('/huge', async () => big(70_000))
+  app.get('/missing', async (_request, reply) => reply.code(404).send(big(5000)))
+  app.get('/stream', async (_request, reply) =>
+    reply.type('text/plain').send(Readable.from(['y'.repeat(5000)])),
+  )
+  app.get('/encoded', async (_request, reply) =>
+    reply.header('content-encoding', 'identity').send(big(5000)),
+  )
+  app.get('/ranged', async (_request, reply) =>
+    reply.header('content-range', 'bytes 0-1/2').send(big(5000)),
+  )
+  app.get('/off', { compress: false }, async () => big(5000))
+  app.get('/own-hooks', { onSend: (_r, _p, payload, done) => done(null, payload) }, async () =>
+    big(5000, 'o'),
+  )
+  const gzip = { 'accept-encoding': 'gzip' }
+  for (const url of ['/small', '/huge', '/missing', '/stream', '/encoded', '/ranged', '/off']) {
+    await app.inject({ url, headers: gzip })
+  }
+  await app.inject({ url: '/own-hooks', headers: { 'accept-encoding': 'identity' } })
+  await app.inject({ url: '/own-hooks' })
+  await app.inject({ url: '/own-hooks', headers: { ...gzip, 'x-no-compression': '1' } })
+  await app.inject({
+    url: '/own-hooks',
+    headers: { 'accept-encoding': `gzip;q=1, ${'x'.repeat(MAX_CACHED_ACCEPT_ENCODING)}` },
+  })
+  t.same(cache.size(), { entries: 0, bytes: 0 })
+  t.equal((await app.inject({ url: '/own-hooks', headers: gzip })).statusCode, 200)
+  t.equal(cache.size().entries, 1, 'a route with its own onSend hook is cached too')
+})
+
+test('least recently used entries go once the bytes are spent; an oversize body is never kept', async (t) => {
+  const { app, cache } = await withCache(60)
+  app.get('/a', async () => big(5000, 'a'))
+  app.get('/b', async () => big(5000, 'b'))
+  app.get('/random', async () => ({ text: crypto.getRandomValues(new Uint8Array(3000)).join() }))
+  const gzip = { 'accept-encoding': 'gzip' }
+  await app.inject({ url: '/a', headers: gzip })
+  t.equal(cache.size().entries, 1)
+  await app.inject({ url: '/a', headers: gzip })
+  await app.inject({ url: '/b', headers: gzip })
+  t.equal(cache.size().entries, 1, 'a evicted for b')
+  t.ok(cache.size().bytes <= 60)
+  const before = cache.size()
+  const random = await app.inject({ url: '/random', headers: gzip })
+  t.equal(random.headers['content-encoding'], 'gzip')
+  t.ok(random.rawPayload.length > 60)
+  t.same(cache.size(), before, 'a body over the whole budget is not kept')
+})
+
+test('the umbrella: cached and uncached answers are the same, 304 still comes first', async (t) => {
+  const build = async (cacheBytes?: number) => {
+    const app = Fastify()
+    apps.push(app)
+    await app.register(restwell, {
+      rateLimit: false,
+      compress: cacheBytes === undefined ? {} : { cacheBytes },
+    })
+    app.get('/items', async () =>
+      Array.from({ length: 40 }, (_, id) => ({ id, title: `Item ${id} ${'t'.repeat(40)}` })),
+    )
+    return app
+  }
+  const cached = await build()
+  const plain = await build(0)
+  const gzip = { 'accept-encoding': 'gzip, br' }
+  const answers = async (app: FastifyInstance) => {
+    const out = []
+    for (let i = 0; i < 3; i++)
+      out.push(comparable(await app.inject({ url: '/items', headers: gzip })))
+    return out
+  }
+  const a = await answers(cached)
+  const b = await answers(plain)
+  const strip = (x: ReturnType<typeof comparable>) => ({
+    ...x,
+    headers: { ...x.headers, 'x-request-id': undefined },
+  })
+  t.same(a.map(strip), b.map(strip))
+  t.equal(a[0]!.headers['content-encoding'], 'gzip')
+  t.match(a[0]!.headers.etag, /-gzip"$/)
+  const etag = String(a[0]!.headers.etag)
+  const notModified = await cached.inject({
+    url: '/items',
+    headers: { ...gzip, 'if-none-match': etag },
+  })
+  t.equal(notModified.statusCode, 304)
+  t.equal(notModified.rawPayload.length, 0)
+})
