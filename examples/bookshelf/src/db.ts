@@ -160,26 +160,24 @@ export const MIGRATIONS: readonly string[] = [
    );`,
 ]
 
-/** Applies the migrations not yet applied; returns how many ran. */
-export async function migrate(db: Database): Promise<number> {
-  await db.query(
+/** Applies the migrations not yet applied, in the caller's transaction; returns how many ran. */
+export async function migrate(tx: Queryable): Promise<number> {
+  await tx.query(
     'create table if not exists schema_migrations (version integer primary key, applied_at timestamptz not null default now())',
   )
-  const done = await db.query<{ version: number }>('select version from schema_migrations')
+  const done = await tx.query<{ version: number }>('select version from schema_migrations')
   const applied = new Set(done.rows.map((r) => r.version))
   let ran = 0
   for (const [index, sql] of MIGRATIONS.entries()) {
     const version = index + 1
     if (applied.has(version)) continue
-    await db.transaction(async (tx) => {
-      for (const statement of sql
-        .split(';')
-        .map((part) => part.trim())
-        .filter(Boolean)) {
-        await tx.query(statement)
-      }
-      await tx.query('insert into schema_migrations (version) values ($1)', [version])
-    })
+    for (const statement of sql
+      .split(';')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
+      await tx.query(statement)
+    }
+    await tx.query('insert into schema_migrations (version) values ($1)', [version])
     ran++
   }
   return ran

@@ -1,6 +1,6 @@
 /** Seed data written on the first start (when the migrations created the schema). */
 import { deflateSync } from 'node:zlib'
-import type { Database } from './db.js'
+import type { Queryable } from './db.js'
 
 const AUTHORS = [
   { name: 'Ursula K. Le Guin', bio: 'American author of speculative fiction.' },
@@ -69,32 +69,30 @@ export function coverPng(width: number, height: number, seed: number): Buffer {
   ])
 }
 
-/** Writes the seed authors, books and two covers in one transaction. */
-export async function seed(db: Database): Promise<void> {
-  await db.transaction(async (tx) => {
-    const ids: number[] = []
-    for (const author of AUTHORS) {
-      const result = await tx.query<{ id: number }>(
-        'insert into authors (name, bio) values ($1, $2) returning id',
-        [author.name, author.bio],
-      )
-      ids.push((result.rows[0] as { id: number }).id)
-    }
-    const bookIds: number[] = []
-    for (const [title, isbn, status, author, published] of BOOKS) {
-      const result = await tx.query<{ id: number }>(
-        `insert into books (title, isbn, status, author_id, published_at)
-         values ($1, $2, $3, $4, $5) returning id`,
-        [title, isbn, status, ids[author], published],
-      )
-      bookIds.push((result.rows[0] as { id: number }).id)
-    }
-    for (const [index, bookId] of bookIds.slice(0, 2).entries()) {
-      await tx.query('insert into book_covers (book_id, content_type, data) values ($1, $2, $3)', [
-        bookId,
-        'image/png',
-        coverPng(160, 240, index),
-      ])
-    }
-  })
+/** Writes the seed authors, books and two covers, in the caller's transaction. */
+export async function seed(tx: Queryable): Promise<void> {
+  const ids: number[] = []
+  for (const author of AUTHORS) {
+    const result = await tx.query<{ id: number }>(
+      'insert into authors (name, bio) values ($1, $2) returning id',
+      [author.name, author.bio],
+    )
+    ids.push((result.rows[0] as { id: number }).id)
+  }
+  const bookIds: number[] = []
+  for (const [title, isbn, status, author, published] of BOOKS) {
+    const result = await tx.query<{ id: number }>(
+      `insert into books (title, isbn, status, author_id, published_at)
+       values ($1, $2, $3, $4, $5) returning id`,
+      [title, isbn, status, ids[author], published],
+    )
+    bookIds.push((result.rows[0] as { id: number }).id)
+  }
+  for (const [index, bookId] of bookIds.slice(0, 2).entries()) {
+    await tx.query('insert into book_covers (book_id, content_type, data) values ($1, $2, $3)', [
+      bookId,
+      'image/png',
+      coverPng(160, 240, index),
+    ])
+  }
 }

@@ -1,15 +1,18 @@
 /** The bookshelf on a real PostgreSQL server (POSTGRES_URL, or a private cluster), over a real socket. */
 import { test } from 'tap'
 import { startPostgres } from '../../../test/helpers/services.js'
+import { prepareDatabase } from '../src/app.js'
+import { openDatabase } from '../src/db.js'
 import { allConventions } from './conventions.js'
 import { READ, start } from './helpers.js'
 
-test('every convention on PostgreSQL; 503 when the server goes away', async (t) => {
-  const postgres = await startPostgres()
-  t.teardown(() => postgres.stop())
-  // A database of its own, so a shared POSTGRES_URL (CI) starts from an empty schema.
+/** A database of its own, so a shared POSTGRES_URL (CI) starts from an empty schema. */
+async function freshDatabase(
+  postgres: { url: string },
+  tag: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = new URL(postgres.url)
-  const name = `bookshelf_${process.pid}_${Date.now()}`
+  const name = `bookshelf_${tag}_${process.pid}_${Date.now()}`
   const { default: pg } = await import('pg')
   const client = new pg.Client({ connectionString: admin.toString() })
   await client.connect()
@@ -17,19 +20,51 @@ test('every convention on PostgreSQL; 503 when the server goes away', async (t) 
   await client.end()
   const url = new URL(postgres.url)
   url.pathname = `/${name}`
-  t.teardown(async () => {
-    const cleanup = new pg.Client({ connectionString: admin.toString() })
-    try {
-      await cleanup.connect()
-      await cleanup.query(`drop database if exists ${name} with (force)`)
-    } catch {
-      // The private server was stopped on purpose (the 503 test): nothing left to drop.
-    } finally {
-      await cleanup.end().catch(() => {})
-    }
-  })
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: admin.toString() })
+      try {
+        await cleanup.connect()
+        await cleanup.query(`drop database if exists ${name} with (force)`)
+      } catch {
+        // The private server was stopped on purpose (the 503 test): nothing left to drop.
+      } finally {
+        await cleanup.end().catch(() => {})
+      }
+    },
+  }
+}
 
-  const running = await start(t, { databaseUrl: url.toString() })
+test('instances starting at once on an empty database migrate and seed it once', async (t) => {
+  const postgres = await startPostgres()
+  t.teardown(() => postgres.stop())
+  const fresh = await freshDatabase(postgres, 'race')
+  t.teardown(fresh.drop)
+  const dbs = await Promise.all([1, 2, 3, 4].map(() => openDatabase({ databaseUrl: fresh.url })))
+  t.teardown(() => Promise.all(dbs.map((db) => db.close())))
+  const results = await Promise.all(dbs.map((db) => prepareDatabase(db)))
+  t.equal(results.filter((r) => r.seeded).length, 1, 'one instance seeded')
+  t.equal(results.filter((r) => r.migrated > 0).length, 1, 'one instance migrated')
+  const [db] = dbs
+  const authors = await db!.query<{ n: number; distinct: number }>(
+    'select count(*)::int as n, count(distinct name)::int as distinct from authors',
+  )
+  t.ok(authors.rows[0]!.n > 0)
+  t.equal(authors.rows[0]!.n, authors.rows[0]!.distinct, 'the seed was written once')
+  t.same(
+    await prepareDatabase(db!),
+    { migrated: 0, seeded: false },
+    'a later start changes nothing',
+  )
+})
+
+test('every convention on PostgreSQL; 503 when the server goes away', async (t) => {
+  const postgres = await startPostgres()
+  t.teardown(() => postgres.stop())
+  const fresh = await freshDatabase(postgres, 'all')
+  t.teardown(fresh.drop)
+  const running = await start(t, { databaseUrl: fresh.url })
   t.match(running.db.description, /^postgres(ql)?:\/\//)
   await allConventions(t, running)
 
