@@ -205,6 +205,7 @@ export function printReport(report, log) {
 const COLORS = {
   node: '#7f8c8d',
   fastify: '#2c3e50',
+  'fastify-headers': '#95a5a6',
   restwell: '#27ae60',
   'restwell-optout': '#82e0aa',
   official: '#2980b9',

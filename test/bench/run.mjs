@@ -21,6 +21,12 @@ const PROFILES = `${RESULTS}/profiles`
 export const SERVERS = [
   { id: 'node', label: 'raw node:http', file: 'node' },
   { id: 'fastify', label: 'bare Fastify (response schema)', file: 'fastify' },
+  {
+    id: 'fastify-headers',
+    label: "bare Fastify + restwell's headers",
+    file: 'fastify',
+    variant: 'headers',
+  },
   { id: 'restwell', label: 'Fastify + restwell (all on)', file: 'restwell', variant: 'all' },
   {
     id: 'restwell-optout',

@@ -1,6 +1,7 @@
 // Bare Fastify: the same routes with response schemas (fast-json-stringify) and nothing else.
 // A JSON parser for application/merge-patch+json is the one line any Fastify app taking merge
 // patches needs. No ETag, no compression, no 405, no method override: the output says so.
+import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
 import {
   ITEM_BY_ID,
@@ -14,8 +15,32 @@ import {
 
 const STACK = 'not in this stack'
 
-export async function build() {
+/**
+ * The response headers the restwell umbrella adds to a 1 KB GET (request id, CORS, rate limit,
+ * validators, Vary, Cache-Control), with the same sizes, for the `fastify-headers` variant: bare
+ * Fastify sending them from one hook and computing nothing, to show what the bytes alone cost.
+ */
+const RESTWELL_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers':
+    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept-Patch, API-Version, Deprecation, Sunset, WWW-Authenticate',
+  'x-ratelimit-limit': '1000000000',
+  'x-ratelimit-remaining': '999999999',
+  'x-ratelimit-reset': '60',
+  etag: '"7"',
+  vary: 'Accept, accept-encoding',
+  'accept-ranges': 'bytes',
+  'cache-control': 'private, no-cache',
+}
+
+export async function build(variant) {
   const app = Fastify()
+  if (variant === 'headers') {
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.header('x-request-id', randomUUID()).headers(RESTWELL_HEADERS)
+      done()
+    })
+  }
   app.addContentTypeParser(
     'application/merge-patch+json',
     { parseAs: 'string' },
