@@ -1,5 +1,5 @@
 /** `Cache-Control` (RFC 9111 §5.2): build a response policy, and read one back without throwing. */
-import { isOws, isTchar } from '@restwell/errors'
+import { fieldText, isOws, isTchar } from '@restwell/errors'
 
 /** Most directives read from one `Cache-Control` value; the rest are ignored. */
 export const MAX_DIRECTIVES = 64
@@ -98,12 +98,7 @@ export type ParsedCacheControl = Map<string, string>
  */
 export function parseCacheControl(value: unknown): ParsedCacheControl {
   const out: ParsedCacheControl = new Map()
-  const text =
-    typeof value === 'string'
-      ? value
-      : Array.isArray(value)
-        ? value.filter((v): v is string => typeof v === 'string').join(',')
-        : ''
+  const text = fieldText(value)
   const end = Math.min(text.length, MAX_CACHE_CONTROL_LENGTH)
   let i = 0
   let count = 0

@@ -33,6 +33,16 @@ export function isToken(value: string): boolean {
   return true
 }
 
+/**
+ * A field value as one string: a list (a repeated field, or a header set as an array) joined
+ * with commas, as RFC 9110 §5.3 allows for list-based fields; anything else is empty.
+ */
+export function fieldText(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (!Array.isArray(value)) return ''
+  return value.filter((v): v is string => typeof v === 'string').join(',')
+}
+
 /** A route option that takes one value or a list (`method`, `onRequest`, ...) as a list. */
 export function asList<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]

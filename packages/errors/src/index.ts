@@ -41,7 +41,7 @@ export {
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { OptionsError, validateOptions } from './validate-options.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary } from './vary.js'
-export { asList, isOws, isTchar, isToken, pathOf } from './http.js'
+export { asList, fieldText, isOws, isTchar, isToken, pathOf } from './http.js'
 export {
   adoptionBatch,
   EarlierRoutesError,

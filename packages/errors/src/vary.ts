@@ -1,5 +1,6 @@
 /** `Vary` (RFC 9110 §12.5.5): field names merged once each, case-insensitively; `*` absorbs all. */
 import type { FastifyReply } from 'fastify'
+import { fieldText } from './http.js'
 
 /** Most field names kept in one `Vary` value. */
 export const MAX_VARY_FIELDS = 64
@@ -10,12 +11,7 @@ export const MAX_VARY_FIELDS = 64
  * there is nothing). Linear; never throws; keeps at most `MAX_VARY_FIELDS` names.
  */
 export function mergeVary(existing: unknown, names: readonly string[]): string {
-  const current =
-    typeof existing === 'string'
-      ? existing
-      : Array.isArray(existing)
-        ? existing.filter((v): v is string => typeof v === 'string').join(',')
-        : ''
+  const current = fieldText(existing)
   // Hot path (every negotiated response): one scan, no intermediate arrays or Set; the lists
   // are short, and at most MAX_VARY_FIELDS long, so a linear look-up in `keys` is bounded.
   const out: string[] = []

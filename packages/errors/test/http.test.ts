@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { test } from 'tap'
-import { asList, isOws, isTchar, isToken, pathOf } from '../src/index.js'
+import { asList, fieldText, isOws, isTchar, isToken, pathOf } from '../src/index.js'
 
 test('pathOf drops the query string', async (t) => {
   t.equal(pathOf('/a/b?c=1&d'), '/a/b')
@@ -27,4 +27,12 @@ test('asList', async (t) => {
   t.same(asList('GET'), ['GET'])
   const list = ['GET', 'HEAD']
   t.equal(asList(list), list)
+})
+
+test('fieldText joins a repeated field and ignores what is not text', async (t) => {
+  t.equal(fieldText('a, b'), 'a, b')
+  t.equal(fieldText(['a', 'b, c']), 'a,b, c')
+  t.equal(fieldText(['a', 7, undefined, 'b']), 'a,b')
+  t.equal(fieldText(undefined), '')
+  t.equal(fieldText(42), '')
 })
