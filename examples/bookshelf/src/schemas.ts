@@ -1,5 +1,5 @@
 /** TypeBox schemas of the bookshelf's representations and request bodies. */
-import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 
 /** ISBN-10 or ISBN-13: digits with optional hyphens (and a final X for ISBN-10). */
 const ISBN_PATTERN = '^[0-9][0-9-]{8,15}[0-9Xx]$'
@@ -109,17 +109,5 @@ export const ExportDocument = Type.Object(
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 export type IdParams = Static<typeof IdParams>
 
-/** The envelope `reply.paginate()` sends: `{ data, meta, links }`. */
-export function Page(item: TSchema): TObject {
-  const link = Type.Optional(Type.String())
-  return Type.Object({
-    data: Type.Array(item),
-    meta: Type.Object({
-      page: Type.Optional(Type.Integer({ minimum: 1 })),
-      limit: Type.Integer({ minimum: 1 }),
-      total: Type.Optional(Type.Integer({ minimum: 0 })),
-      totalPages: Type.Optional(Type.Integer({ minimum: 0 })),
-    }),
-    links: Type.Object({ self: Type.String(), first: link, prev: link, next: link, last: link }),
-  })
-}
+/** The envelope `reply.paginate()` sends: `{ data, meta, links }` (restwell's own schema). */
+export { PageSchema as Page } from 'restwell'

@@ -3,6 +3,7 @@ import { restwell } from './plugin.js'
 
 export * from '@restwell/errors'
 export { restwellMethods } from '@restwell/methods'
+export { PageSchema, PaginationQuery } from '@restwell/pagination'
 export {
   PLUGIN_KEYS,
   type PluginKey,
