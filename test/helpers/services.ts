@@ -63,23 +63,58 @@ function stopChild(child: ChildProcess): Promise<void> {
   })
 }
 
+/**
+ * A `redis-server` the test owns, on a free loopback port it keeps: it can be SIGKILLed (the
+ * server vanishes without closing connections politely) and started again on the same port,
+ * which the shared REDIS_URL server of CI must never be. No persistence: a restart is empty.
+ * Not started yet.
+ */
+export interface OwnRedis {
+  port: number
+  url: string
+  start(): Promise<void>
+  kill(): Promise<void>
+}
+
+export async function ownRedis(): Promise<OwnRedis> {
+  const port = await freePort()
+  let child: ChildProcess | undefined
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      const started = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+      started.once('error', () => {})
+      child = started
+      await waitForOutput(
+        started,
+        /Ready to accept connections/,
+        'redis-server (install it: apt-get install redis-server)',
+      )
+    },
+    async kill() {
+      const running = child
+      child = undefined
+      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return
+      await new Promise<void>((resolve) => {
+        running.once('exit', () => resolve())
+        running.kill('SIGKILL')
+      })
+    },
+  }
+}
+
 /** A Redis server: REDIS_URL, else a private `redis-server` on a free port. */
 export async function startRedis(): Promise<Service> {
   const given = process.env.REDIS_URL
   if (given !== undefined && given !== '') return { url: given, stop: async () => {} }
-  const port = await freePort()
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  child.once('error', () => {})
-  await waitForOutput(
-    child,
-    /Ready to accept connections/,
-    'redis-server (install it: apt-get install redis-server)',
-  )
-  return { url: `redis://127.0.0.1:${port}`, stop: () => stopChild(child) }
+  const own = await ownRedis()
+  await own.start()
+  return { url: own.url, stop: () => own.kill() }
 }
 
 function postgresBin(name: string): string {

@@ -17,7 +17,7 @@ import { DEV_TOKENS } from '../../examples/bookshelf/src/config.js'
 import { type Database, openDatabase, type Queryable } from '../../examples/bookshelf/src/db.js'
 import { buildReliabilityApp, READ, WRITE } from './app.js'
 import { errorFormProblems } from './form.js'
-import { privateRedis } from './private-redis.js'
+import { ownRedis } from '../helpers/services.js'
 
 const LOAD = Number(process.env.RELIABILITY_LOAD ?? 3000)
 const figures = { requests: 0, failures: 0 }
@@ -39,7 +39,7 @@ async function poll(
 }
 
 test('Redis lost mid-run: fail closed (503) or open by failOpen, jobs 503, no crash; recovery when it returns', async (t) => {
-  const server = await privateRedis()
+  const server = await ownRedis()
   await server.start()
   t.teardown(() => server.kill())
   // Clients as an application writes them: ioredis defaults (offline queue, 20 retries per

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis'
 import { test } from 'tap'
 import { type JobContext, type JobsOptions, RedisJobStore, restwellJobs } from '../src/index.js'
 import { toRecord } from '../src/redis-store.js'
-import { type RedisServer, startRedis } from './redis-server.js'
+import { type OwnRedis, ownRedis } from '../../../test/helpers/services.js'
 
 function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
   let open!: (value: T) => void
@@ -23,11 +23,12 @@ async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> 
   }
 }
 
-let redis: RedisServer
+let redis: OwnRedis
 let prefixes = 0
 
 test('setup', async () => {
-  redis = await startRedis()
+  redis = await ownRedis()
+  await redis.start()
 })
 
 async function instance(
@@ -278,7 +279,7 @@ test('Redis down: 503 with Retry-After, no hang; then recovery', async (t) => {
   t.teardown(() => app.close())
   const running = await app.jobs.enqueue('export', {})
   await started.promise
-  await redis.stop()
+  await redis.kill()
   const before = Date.now()
   const res = await app.inject({ method: 'POST', url: '/exports', payload: {} })
   t.ok(
@@ -300,5 +301,5 @@ test('Redis down: 503 with Retry-After, no hang; then recovery', async (t) => {
 })
 
 test('teardown', async () => {
-  await redis.stop()
+  await redis.kill()
 })
