@@ -301,7 +301,7 @@ test('the same requests get the same answers whatever the order of registration'
   t.equal(status('read-only').status, 422)
   t.equal(status('deleted item').status, 410)
   t.equal(status('405').status, 405)
-  t.ok(status('v1 (retired)').headers.deprecation)
+  t.equal(status('v1 (retired)').headers.deprecation, '@1767225600', 'RFC 9745 date')
   t.equal(status('version by Accept').headers['api-version'], '2')
   t.equal(status('500 masked').status, 500)
   t.notMatch(status('500 masked').body, /secret/)
