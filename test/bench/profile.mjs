@@ -44,6 +44,26 @@ export function summarizeProfile(file, top = 15) {
     chargedOwner.set(id, result === '(root)' ? own : result)
     return chargedOwner.get(id)
   }
+  // Each sample is also charged to the Fastify hook (or handler) it ran under: the nearest frame
+  // that Fastify's hook runner (fastify/lib/hooks.js) called. A hook's time so excludes the hooks
+  // it hands over to (they run from its `done()`), and includes the library and Node work it
+  // causes. What runs under no hook (parsing, routing, writing the answer) is Fastify's and Node's.
+  const hookOf = new Map()
+  const isRunner = (id) => /\/fastify\/lib\/hooks\.js$/.test(byId.get(id).callFrame.url)
+  const hookAbove = (id) => {
+    if (hookOf.has(id)) return hookOf.get(id)
+    const up = parent.get(id)
+    let result = OUTSIDE_HOOKS
+    if (up !== undefined) {
+      if (isRunner(up) && !isRunner(id)) {
+        const { functionName, url, lineNumber } = byId.get(id).callFrame
+        result = `${functionName || '(anonymous)'} ${owner(url)}${url ? `:${lineNumber + 1}` : ''}`
+      } else result = hookAbove(up)
+    }
+    hookOf.set(id, result)
+    return result
+  }
+  const hooks = new Map()
   const functions = new Map()
   const packages = new Map()
   const charged = new Map()
@@ -64,6 +84,8 @@ export function summarizeProfile(file, top = 15) {
     packages.set(pkg, (packages.get(pkg) ?? 0) + micros)
     const payer = functionName === '(garbage collector)' ? pkg : ownerOf(id)
     charged.set(payer, (charged.get(payer) ?? 0) + micros)
+    const hook = hookAbove(id)
+    hooks.set(hook, (hooks.get(hook) ?? 0) + micros)
   }
   const rank = (map) =>
     [...map.entries()]
@@ -77,10 +99,19 @@ export function summarizeProfile(file, top = 15) {
     packages: rank(packages),
     charged: rank(charged),
     functions: rank(functions),
+    hooks: [...hooks.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, micros]) => ({ name, ms: micros / 1000, share: busy ? micros / busy : 0 })),
   }
 }
 
-export function printProfile(file, log, top = 12) {
+const OUTSIDE_HOOKS = '(under no hook: start-up, parsing, routing, writing, the kernel)'
+
+/**
+ * Prints a profile's summary. With `requests` (how many the profiled server answered), the hooks
+ * are also shown in µs per request: what each hook of each plugin costs, ranked.
+ */
+export function printProfile(file, log, top = 12, requests = undefined) {
   const s = summarizeProfile(file, top)
   const line = (r) =>
     `    ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(6)} ms  ${r.name}`
@@ -94,13 +125,20 @@ export function printProfile(file, log, top = 12) {
   for (const r of s.charged) log(line(r))
   log('    self time by function:')
   for (const r of s.functions) log(line(r))
+  if (requests > 0) {
+    log(`    time per request by Fastify hook (${requests.toLocaleString('en-US')} requests):`)
+    for (const r of s.hooks.slice(0, top * 2)) {
+      const us = (r.ms * 1000) / requests
+      log(`    ${us.toFixed(2).padStart(7)} µs  ${r.name}`)
+    }
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [file, top] = process.argv.slice(2)
+  const [file, top, requests] = process.argv.slice(2)
   if (!file) {
-    console.error('usage: node test/bench/profile.mjs <file.cpuprofile> [top]')
+    console.error('usage: node test/bench/profile.mjs <file.cpuprofile> [top] [requests]')
     process.exit(2)
   }
-  printProfile(file, console.log, Number(top) || 15)
+  printProfile(file, console.log, Number(top) || 15, Number(requests) || undefined)
 }

@@ -31,6 +31,7 @@ export function summarize(rounds, servers, workloadIds) {
         rpsMax: Math.max(...rps),
         p50: median(runs.map((r) => r.p50)),
         p99: median(runs.map((r) => r.p99)),
+        cpu: median(runs.map((r) => r.cpuPerRequest)),
         answered: runs.reduce((n, r) => n + r.answered, 0),
         mismatched: runs.reduce((n, r) => n + r.mismatched, 0),
         expectedStatus: runs[0].expected.status,
@@ -49,6 +50,8 @@ export function summarize(rounds, servers, workloadIds) {
       const base = (serverId) => summary[serverId]?.workloads[id]?.rps
       w.vsFastify = base('fastify') ? w.rps / base('fastify') : undefined
       w.vsNode = base('node') ? w.rps / base('node') : undefined
+      const baseCpu = summary.fastify?.workloads[id]?.cpu
+      w.cpuOverFastify = baseCpu !== undefined && w.cpu !== undefined ? w.cpu - baseCpu : undefined
     }
   }
   return summary
@@ -139,6 +142,8 @@ const fmt = {
   int: (n) => (n === undefined ? '-' : Math.round(n).toLocaleString('en-US')),
   ratio: (n) => (n === undefined ? '-' : `${n.toFixed(2)}x`),
   ms: (n) => (n === undefined ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1)),
+  us: (n) => (n === undefined ? '-' : n.toFixed(1)),
+  plusUs: (n) => (n === undefined ? '-' : `${n >= 0 ? '+' : ''}${n.toFixed(1)}`),
   mb: (n) => (n === undefined ? '-' : `${(n / 1048576).toFixed(0)} MB`),
   spread: (w) =>
     w.rounds > 1 && w.rps > 0 ? `±${(((w.rpsMax - w.rpsMin) / 2 / w.rps) * 100).toFixed(0)}%` : '-',
@@ -152,7 +157,8 @@ export function printReport(report, log) {
   log('')
   log(
     `${pad('workload / server', 38)}${lpad('req/s', 9)}${lpad('spread', 8)}${lpad('p50 ms', 8)}` +
-      `${lpad('p99 ms', 8)}${lpad('xFastify', 10)}${lpad('xNode', 8)}${lpad('status', 8)}${lpad('bad', 6)}  note`,
+      `${lpad('p99 ms', 8)}${lpad('cpu µs', 8)}${lpad('+µs', 7)}${lpad('xFastify', 10)}${lpad('xNode', 8)}` +
+      `${lpad('status', 8)}${lpad('bad', 6)}  note`,
   )
   for (const workload of workloads) {
     log(`${workload.title} (${workload.id}: ${workload.method} ${workload.path})`)
@@ -167,7 +173,8 @@ export function printReport(report, log) {
         .join('; ')
       log(
         `  ${pad(server.label, 36)}${lpad(fmt.int(w.rps), 9)}${lpad(fmt.spread(w), 8)}` +
-          `${lpad(fmt.ms(w.p50), 8)}${lpad(fmt.ms(w.p99), 8)}${lpad(fmt.ratio(w.vsFastify), 10)}` +
+          `${lpad(fmt.ms(w.p50), 8)}${lpad(fmt.ms(w.p99), 8)}${lpad(fmt.us(w.cpu), 8)}` +
+          `${lpad(fmt.plusUs(w.cpuOverFastify), 7)}${lpad(fmt.ratio(w.vsFastify), 10)}` +
           `${lpad(fmt.ratio(w.vsNode), 8)}${lpad(w.expectedStatus, 8)}${lpad(w.mismatched, 6)}` +
           `${note ? `  ${note}` : ''}`,
       )
@@ -269,8 +276,8 @@ export function renderMarkdown(report) {
   const lines = [
     `Run of ${report.date.slice(0, 16).replace('T', ' ')} UTC: ${report.options.rounds} rounds x ${report.options.duration} s (+${report.options.warmup} s warm-up), ${report.options.connections} connections, ${report.machine.cpus} CPUs (${report.machine.cpuModel}), Node ${report.machine.node}, load average ${report.machine.loadAverageBefore.join(' ')} before and ${report.machine.loadAverageAfter.join(' ')} after; ${report.seconds} s.`,
     '',
-    '| workload | server | req/s (median) | spread | p50 ms | p99 ms | x bare Fastify | x raw node | status | note |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| workload | server | req/s (median) | spread | p50 ms | p99 ms | server CPU µs/req | µs over bare Fastify | x bare Fastify | x raw node | status | note |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ]
   for (const workload of workloads) {
     for (const server of servers) {
@@ -278,7 +285,7 @@ export function renderMarkdown(report) {
       if (!w) continue
       const bad = w.mismatched > 0 ? ` (${w.mismatched} wrong)` : ''
       lines.push(
-        `| ${workload.id} | ${server.label} | ${fmt.int(w.rps)} | ${fmt.spread(w)} | ${fmt.ms(w.p50)} | ${fmt.ms(w.p99)} | ${fmt.ratio(w.vsFastify)} | ${fmt.ratio(w.vsNode)} | ${w.expectedStatus}${bad} | ${w.note ?? ''} |`,
+        `| ${workload.id} | ${server.label} | ${fmt.int(w.rps)} | ${fmt.spread(w)} | ${fmt.ms(w.p50)} | ${fmt.ms(w.p99)} | ${fmt.us(w.cpu)} | ${fmt.plusUs(w.cpuOverFastify)} | ${fmt.ratio(w.vsFastify)} | ${fmt.ratio(w.vsNode)} | ${w.expectedStatus}${bad} | ${w.note ?? ''} |`,
       )
     }
   }

@@ -191,6 +191,19 @@ function stopServer(ready) {
   })
 }
 
+/** The server's CPU time so far (user + system, µs), asked over IPC. */
+function cpuTime(ready) {
+  return new Promise((resolve) => {
+    const onMessage = (message) => {
+      if (message.type !== 'cpu') return
+      ready.child.off('message', onMessage)
+      resolve(message.usage.user + message.usage.system)
+    }
+    ready.child.on('message', onMessage)
+    ready.child.send({ type: 'cpu' })
+  })
+}
+
 /** The main thread's profile of a child (thread id 0 in Node's file name). */
 async function mainThreadProfile(dir, pid) {
   const files = await readdir(dir).catch(() => [])
@@ -328,7 +341,9 @@ async function benchServer(server, opts, round, log) {
       const found = probeProblems(workload, expected, response)
       for (const p of found) problems.push(`${server.id} ${id}: ${p}`)
       const warm = await runCannon(ready.port, workload, headers, opts.warmup, opts.connections)
+      const cpuBefore = await cpuTime(ready)
       const result = await runCannon(ready.port, workload, headers, opts.duration, opts.connections)
+      const cpuAfter = await cpuTime(ready)
       const warmCheck = countMismatches(warm, expected.status)
       const check = countMismatches(result, expected.status)
       const statuses = Object.fromEntries(
@@ -340,7 +355,11 @@ async function benchServer(server, opts, round, log) {
         rps: result.requests.average,
         p50: result.p50,
         p99: result.p99,
+        // Server CPU µs per answered request over the measured window: what the stack costs,
+        // whether or not the load generator keeps the server busy.
+        cpuPerRequest: check.answered > 0 ? (cpuAfter - cpuBefore) / check.answered : undefined,
         answered: check.answered,
+        warmAnswered: warmCheck.answered,
         mismatched: check.mismatched + warmCheck.mismatched,
         statuses,
         bytesPerResponse: response.bytes.length,
@@ -460,10 +479,14 @@ async function main() {
       `\nwrote test/bench/results/${name}.json, ${name}.svg, ${name}.md and bench-${stamp}.json`,
     )
   }
-  const profiles = rounds.filter((r) => r.profile).map((r) => r.profile)
-  if (profiles.length > 0) {
+  const profiled = rounds.filter((r) => r.profile)
+  if (profiled.length > 0) {
     console.log('\nCPU profiles (open in Chrome DevTools > Performance, or speedscope.app):')
-    for (const p of profiles) printProfile(p, console.log)
+    for (const r of profiled) {
+      // Every request the profiled process answered: warm-up and measurement (probes aside).
+      const requests = r.runs.reduce((n, run) => n + run.answered + run.warmAnswered, 0)
+      printProfile(r.profile, console.log, 12, requests)
+    }
   }
   if (failures.length > 0) {
     console.error(`\n${failures.length} failure(s):`)

@@ -1,5 +1,6 @@
 // Child process: builds one server, listens on 127.0.0.1:0 and talks to the parent over IPC.
 //   -> { type: 'ready', port, expect, info, rssReady }
+//   <- { type: 'cpu' }   -> { type: 'cpu', usage: process.cpuUsage() }
 //   <- { type: 'stop' }  -> { type: 'stopped', rssPeak } then exit 0
 // Peak RSS is the kernel's high-water mark (VmHWM), read once at the end: no sampling timer
 // runs in the server while it is measured. Where /proc is missing, a 250 ms sampler is used.
@@ -52,6 +53,8 @@ try {
   } else {
     process.send(ready)
     process.on('message', async (message) => {
+      // The parent reads the CPU time spent between two points (the measured window).
+      if (message?.type === 'cpu') return process.send({ type: 'cpu', usage: process.cpuUsage() })
       if (message?.type !== 'stop') return
       const rssPeak = Math.max(highWaterMark() ?? 0, sampled, process.memoryUsage.rss())
       await server.close()
