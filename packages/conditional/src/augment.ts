@@ -30,8 +30,15 @@ export interface ConditionalRouteConfig {
   requirePrecondition?: boolean
   /** Add `Vary: accept-encoding` to 200/206/304. [plugin `varyAcceptEncoding`, else auto] */
   varyAcceptEncoding?: boolean
-  /** Top-level field of the returned object that holds a version; used as the ETag, no hashing. */
+  /**
+   * Top-level field of the returned object that holds a version; used as the ETag, no hashing.
+   * A returned collection (an array, or an object with one array of items, as a page) whose
+   * items all carry this field and `idField` gets an ETag derived from their ids and versions,
+   * the URL and the rest of the object: a 304 without serializing or hashing the body.
+   */
   etagField?: string
+  /** Field of each collection item that identifies it (with `etagField`). ['id'] */
+  idField?: string
   /** Top-level field of the returned object that holds the last modification date. */
   lastModifiedField?: string
   /** The stored resource's validators, read in a preHandler: writes are checked against them. */

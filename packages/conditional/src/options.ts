@@ -32,6 +32,7 @@ export const RouteConfigSchema = Type.Object(
     requirePrecondition: Type.Optional(Type.Boolean()),
     varyAcceptEncoding: Type.Optional(Type.Boolean()),
     etagField: Type.Optional(Type.String({ minLength: 1 })),
+    idField: Type.Optional(Type.String({ minLength: 1 })),
     lastModifiedField: Type.Optional(Type.String({ minLength: 1 })),
     getValidator: Type.Optional(Type.Function([], Type.Unknown())),
   },

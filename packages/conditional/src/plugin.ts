@@ -101,10 +101,65 @@ interface RouteSettings {
   requirePrecondition: boolean
   vary: boolean
   etagField: string | undefined
+  idField: string
+  /** Route path, mixed into a collection's derived ETag (two routes, two representations). */
+  path: string
   lastModifiedField: string | undefined
   getValidator: GetValidator | undefined
   /** The route is Fastify's HEAD twin of a GET route, with its body-dropping hook last. */
   beforeHeadHook: boolean
+}
+
+/** A version or an id: what `etagField` and `idField` may hold. */
+const isKey = (value: unknown): value is string | number =>
+  typeof value === 'string' || typeof value === 'number'
+
+/**
+ * The validator of a collection from what makes its bytes, without serializing them: the route
+ * path, the URL (page, filters, sort, fields), the Content-Type and Content-Language set so far,
+ * everything beside the items (a page's meta and links), and each item's id and version, in
+ * order. `undefined` (the bytes are hashed instead) unless the payload is an array, or an object
+ * with exactly one array-valued field, whose items are all objects carrying both fields.
+ * JSON.stringify keeps `1` and `"1"` apart and needs no separator of its own.
+ */
+function collectionDigest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: object,
+  settings: RouteSettings,
+): string | undefined {
+  let items: unknown[] | undefined
+  let rest: Record<string, unknown> | undefined
+  if (Array.isArray(payload)) {
+    items = payload
+  } else {
+    rest = {}
+    for (const [key, value] of Object.entries(payload)) {
+      if (!Array.isArray(value)) rest[key] = value
+      else if (items === undefined) items = value
+      else return undefined
+    }
+    if (items === undefined) return undefined
+  }
+  const versionField = settings.etagField as string
+  const keys: Array<string | number> = []
+  for (const item of items) {
+    if (item === null || typeof item !== 'object') return undefined
+    const id = (item as Record<string, unknown>)[settings.idField]
+    const version = (item as Record<string, unknown>)[versionField]
+    if (!isKey(id) || !isKey(version)) return undefined
+    keys.push(id, version)
+  }
+  return digest(
+    JSON.stringify([
+      settings.path,
+      request.url,
+      reply.getHeader('content-type') ?? null,
+      reply.getHeader('content-language') ?? null,
+      rest ?? null,
+      keys,
+    ]),
+  )
 }
 
 type Done = (error?: Error | null, payload?: unknown) => void
@@ -294,6 +349,14 @@ function buildRouteHooks(settings: RouteSettings) {
         const value = record[settings.etagField]
         if (typeof value === 'string' || typeof value === 'number') {
           setEtag(reply, toEntityTag(value))
+        } else {
+          const derived = collectionDigest(request, reply, payload, settings)
+          if (derived !== undefined) {
+            // It names the bytes as well as a hash of them would (the version contract), so
+            // the compressed-body cache keys on it too: a 200 hashes nothing either.
+            ;(reply as { [IDENTITY_DIGEST]?: string })[IDENTITY_DIGEST] = `items.${derived}`
+            setEtag(reply, { weak: settings.weak, opaque: `"${derived}"` })
+          }
         }
       }
       if (settings.lastModifiedField !== undefined && known?.lastModified === undefined) {
@@ -451,6 +514,8 @@ function resolveRoute(
       options.varyAcceptEncoding ??
       (instance.hasReplyDecorator('compress') && compress !== false),
     etagField: config.etagField,
+    idField: config.idField ?? 'id',
+    path: route.url,
     lastModifiedField: config.lastModifiedField,
     getValidator: config.getValidator,
     beforeHeadHook: false,

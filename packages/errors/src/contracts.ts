@@ -42,8 +42,10 @@ export const PAGE: unique symbol = Symbol.for('restwell.page')
 export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
 
 /**
- * Set on the reply by `@restwell/conditional` when it hashed the identity bytes of a body for
- * its ETag: the SHA-1 digest (base64url). The umbrella's cache of compressed bodies reuses it
+ * Set on the reply by `@restwell/conditional` when it knows a digest that names the identity
+ * bytes of a body: the SHA-1 (base64url) it hashed them into for the ETag, or, for a collection
+ * of versioned items, `items.<digest>` of their ids and versions (which stands for the bytes
+ * under the same contract as the ETag). The umbrella's cache of compressed bodies keys on it
  * instead of hashing the same bytes again.
  */
 export const IDENTITY_DIGEST: unique symbol = Symbol.for('restwell.identity-digest')

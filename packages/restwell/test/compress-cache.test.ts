@@ -7,6 +7,7 @@ import Fastify, {
   type onSendHookHandler,
 } from 'fastify'
 import tap, { test } from 'tap'
+import { IDENTITY_DIGEST } from '@restwell/errors'
 import { compressCache, MAX_CACHED_ACCEPT_ENCODING } from '../src/compress-cache.js'
 import restwell from '../src/index.js'
 
@@ -68,6 +69,22 @@ test('the second identical request is served from the cache, byte for byte', asy
   const br = await app.inject({ url: '/page', headers: { 'accept-encoding': 'br' } })
   t.equal(br.headers['content-encoding'], 'br', 'another Accept-Encoding is another entry')
   t.equal(cache.size().entries, 3)
+})
+
+test('a digest left on the reply (IDENTITY_DIGEST) is the key: the bytes are not hashed again', async (t) => {
+  const { app } = await withCache()
+  let call = 0
+  // Two different bodies under one digest: only a key made from the digest returns the first
+  // body's compressed bytes for the second (what conditional's contract promises never happens).
+  app.get('/named', async (_request, reply) => {
+    ;(reply as unknown as Record<symbol, string>)[IDENTITY_DIGEST] = 'items.same'
+    return big(5000, ++call === 1 ? 'a' : 'b')
+  })
+  const ask = () => app.inject({ url: '/named', headers: { 'accept-encoding': 'gzip' } })
+  const first = await ask()
+  const second = await ask()
+  t.same(JSON.parse(gunzipSync(first.rawPayload).toString()), big(5000, 'a'))
+  t.same(second.rawPayload, first.rawPayload, 'served under the digest, not the bytes')
 })
 
 test('what is not cached', async (t) => {
