@@ -5,6 +5,7 @@ import {
   type HttpError,
   httpErrors,
   IDENTITY_DIGEST,
+  ITEMS_DIGEST_PREFIX,
   onEveryRoute,
   validateOptions,
 } from '@restwell/errors'
@@ -354,7 +355,8 @@ function buildRouteHooks(settings: RouteSettings) {
           if (derived !== undefined) {
             // It names the bytes as well as a hash of them would (the version contract), so
             // the compressed-body cache keys on it too: a 200 hashes nothing either.
-            ;(reply as { [IDENTITY_DIGEST]?: string })[IDENTITY_DIGEST] = `items.${derived}`
+            ;(reply as { [IDENTITY_DIGEST]?: string })[IDENTITY_DIGEST] =
+              `${ITEMS_DIGEST_PREFIX}${derived}`
             setEtag(reply, { weak: settings.weak, opaque: `"${derived}"` })
           }
         }

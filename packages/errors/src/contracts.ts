@@ -50,6 +50,13 @@ export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
  */
 export const IDENTITY_DIGEST: unique symbol = Symbol.for('restwell.identity-digest')
 
+/**
+ * How an `IDENTITY_DIGEST` derived from a collection's item versions begins. Such a digest is
+ * known before serialization, and the bytes it names depend only on what it was made from
+ * (their Content-Type included), so a cache may answer from it before serializing.
+ */
+export const ITEMS_DIGEST_PREFIX = 'items.'
+
 /** Reads the page info a plugin left on a reply, if any. */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]

@@ -54,6 +54,7 @@ export { restwellErrors }
 export default restwellErrors
 export {
   IDENTITY_DIGEST,
+  ITEMS_DIGEST_PREFIX,
   MEDIA_TYPE,
   mediaTypeOf,
   PAGE,

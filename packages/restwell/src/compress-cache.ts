@@ -10,21 +10,46 @@
  * are decided on the identity bytes) and before compression; on a hit it sends the stored body
  * with the headers `@fastify/compress` would set, and compression leaves an encoded body alone.
  * `store` runs after compression and keeps what it produced.
+ *
+ * A GET whose digest conditional derived from item versions (`ITEMS_DIGEST_PREFIX`) is known
+ * before serialization: a third hook, last in `preSerialization`, looks it up there and, on a
+ * hit, replaces the serializer with a no-op, so the stored body is sent without the page ever
+ * being serialized. Such keys leave the Content-Type out (the digest covers it) and the entry
+ * keeps it. A request with `Range` takes the ordinary path (ranges apply to the identity bytes).
  */
 import { hash } from 'node:crypto'
-import { appendVary, IDENTITY_DIGEST, type RouteEntry } from '@restwell/errors'
-import type { FastifyInstance, FastifyReply, onRouteHookHandler, onSendHookHandler } from 'fastify'
+import { appendVary, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX, type RouteEntry } from '@restwell/errors'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRouteHookHandler,
+  onSendHookHandler,
+  preSerializationHookHandler,
+} from 'fastify'
 
 /** Longest `Accept-Encoding` value used in a key; a longer one is compressed, not cached. */
 export const MAX_CACHED_ACCEPT_ENCODING = 256
 
 const PENDING = Symbol('restwell.compressCache.key')
-type Pending = FastifyReply & { [PENDING]?: string; [IDENTITY_DIGEST]?: string }
+/** The entry found before serialization (and its key), for the lookup hook to send. */
+const EARLY = Symbol('restwell.compressCache.early')
 
 interface Entry {
   coding: string
   body: Buffer
+  /** The Content-Type it was stored with. */
+  type: unknown
 }
+
+type Pending = FastifyReply & {
+  [PENDING]?: string
+  [EARLY]?: { key: string; hit: Entry }
+  [IDENTITY_DIGEST]?: string
+}
+
+/** The serializer of a body that is answered from the cache. */
+const skipSerialization = (): string => ''
 
 export interface CompressCacheSettings {
   /** Total bytes of compressed bodies kept. */
@@ -46,9 +71,40 @@ export interface CompressCache {
   size(): { entries: number; bytes: number }
 }
 
-function appendSend(route: RouteEntry, hook: onSendHookHandler): void {
-  const own = route.onSend
-  route.onSend = own === undefined ? [hook] : Array.isArray(own) ? [...own, hook] : [own, hook]
+function append(
+  route: RouteEntry,
+  slot: 'onSend' | 'preSerialization',
+  hook: onSendHookHandler | preSerializationHookHandler,
+): void {
+  const own = (route as Record<typeof slot, unknown>)[slot]
+  ;(route as Record<typeof slot, unknown>)[slot] =
+    own === undefined ? [hook] : Array.isArray(own) ? [...own, hook] : [own, hook]
+}
+
+/**
+ * The `Accept-Encoding` value to key on, or undefined when this answer is not cached: not a
+ * 200, no or an overlong `Accept-Encoding`, `x-no-compression`, already encoded, or a range.
+ */
+function cacheableAccept(request: FastifyRequest, reply: FastifyReply): string | undefined {
+  const accept = request.headers['accept-encoding']
+  if (
+    reply.statusCode !== 200 ||
+    typeof accept !== 'string' ||
+    accept.length > MAX_CACHED_ACCEPT_ENCODING ||
+    request.headers['x-no-compression'] !== undefined ||
+    reply.hasHeader('content-encoding') ||
+    reply.hasHeader('content-range')
+  ) {
+    return undefined
+  }
+  return accept
+}
+
+/** A digest derived from item versions covers the Content-Type: it stays out of the key. */
+function keyOf(route: string, type: unknown, accept: string, digest: string): string {
+  return digest.startsWith(ITEMS_DIGEST_PREFIX)
+    ? `${route}\n${accept}\n${digest}`
+    : `${route}\n${String(type)}\n${accept}\n${digest}`
 }
 
 export function compressCache(settings: CompressCacheSettings): CompressCache {
@@ -70,9 +126,25 @@ export function compressCache(settings: CompressCacheSettings): CompressCache {
     }
   }
 
+  /** Sends a stored body with the headers compression would have set; it is now the newest. */
+  function serve(
+    reply: FastifyReply,
+    key: string,
+    hit: Entry,
+    done: (error: null, payload: Buffer) => void,
+  ): void {
+    if (entries.delete(key)) entries.set(key, hit)
+    appendVary(reply, 'accept-encoding')
+    if (hit.type !== undefined) reply.header('content-type', hit.type)
+    reply.header('content-encoding', hit.coding)
+    reply.header('content-length', hit.body.length)
+    done(null, hit.body)
+  }
+
   return {
     decorate(fastify) {
       fastify.decorateReply(PENDING as unknown as string, undefined)
+      fastify.decorateReply(EARLY as unknown as string, undefined)
       if (!fastify.hasReplyDecorator(IDENTITY_DIGEST as unknown as string)) {
         fastify.decorateReply(IDENTITY_DIGEST as unknown as string, undefined)
       }
@@ -80,45 +152,67 @@ export function compressCache(settings: CompressCacheSettings): CompressCache {
     lookup(route) {
       if ((route as { compress?: unknown }).compress === false) return
       const id = String(++routes)
-      appendSend(route, function restwellCompressLookup(request, reply, payload, done) {
-        const accept = request.headers['accept-encoding']
-        if (
-          reply.statusCode !== 200 ||
-          typeof accept !== 'string' ||
-          accept.length > MAX_CACHED_ACCEPT_ENCODING ||
-          (typeof payload !== 'string' && !Buffer.isBuffer(payload)) ||
-          request.headers['x-no-compression'] !== undefined ||
-          reply.hasHeader('content-encoding') ||
-          reply.hasHeader('content-range')
+      const methods = Array.isArray(route.method) ? route.method : [route.method]
+      if (methods.includes('GET')) {
+        append(route, 'preSerialization', function restwellCompressEarly(
+          request,
+          reply,
+          payload,
+          done,
         ) {
+          const digest = (reply as Pending)[IDENTITY_DIGEST]
+          if (
+            digest === undefined ||
+            !digest.startsWith(ITEMS_DIGEST_PREFIX) ||
+            request.method !== 'GET' ||
+            request.headers.range !== undefined
+          ) {
+            return done(null, payload)
+          }
+          const accept = cacheableAccept(request, reply)
+          if (accept === undefined) return done(null, payload)
+          const key = keyOf(id, undefined, accept, digest)
+          const hit = entries.get(key)
+          if (hit !== undefined) {
+            ;(reply as Pending)[EARLY] = { key, hit }
+            reply.serializer(skipSerialization)
+          }
+          done(null, payload)
+        } as preSerializationHookHandler)
+      }
+      append(route, 'onSend', function restwellCompressLookup(request, reply, payload, done) {
+        const early = (reply as Pending)[EARLY]
+        if (early !== undefined) {
+          ;(reply as Pending)[EARLY] = undefined
+          // Conditional may have made it a 304 since: then there is nothing to send.
+          if (reply.statusCode !== 200) return done(null, payload)
+          return serve(reply, early.key, early.hit, done)
+        }
+        const accept = cacheableAccept(request, reply)
+        if (accept === undefined || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
           return done(null, payload)
         }
         const size = Buffer.byteLength(payload)
         if (size < settings.threshold || size > settings.syncThreshold) return done(null, payload)
         const digest = (reply as Pending)[IDENTITY_DIGEST] ?? hash('sha1', payload, 'base64url')
-        const key = `${id}\n${String(reply.getHeader('content-type'))}\n${accept}\n${digest}`
+        const key = keyOf(id, reply.getHeader('content-type'), accept, digest)
         const hit = entries.get(key)
         if (hit === undefined) {
           ;(reply as Pending)[PENDING] = key
           return done(null, payload)
         }
-        entries.delete(key)
-        entries.set(key, hit)
-        appendVary(reply, 'accept-encoding')
-        reply.header('content-encoding', hit.coding)
-        reply.header('content-length', hit.body.length)
-        done(null, hit.body)
+        serve(reply, key, hit, done)
       })
     },
     store(route) {
       if ((route as { compress?: unknown }).compress === false) return
-      appendSend(route, function restwellCompressStore(_request, reply, payload, done) {
+      append(route, 'onSend', function restwellCompressStore(_request, reply, payload, done) {
         const key = (reply as Pending)[PENDING]
         if (key === undefined) return done(null, payload)
         ;(reply as Pending)[PENDING] = undefined
         const coding = reply.getHeader('content-encoding')
         if (typeof coding === 'string' && Buffer.isBuffer(payload)) {
-          keep(key, { coding, body: payload })
+          keep(key, { coding, body: payload, type: reply.getHeader('content-type') })
         }
         done(null, payload)
       })

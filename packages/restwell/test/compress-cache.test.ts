@@ -7,7 +7,7 @@ import Fastify, {
   type onSendHookHandler,
 } from 'fastify'
 import tap, { test } from 'tap'
-import { IDENTITY_DIGEST } from '@restwell/errors'
+import { IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/errors'
 import { compressCache, MAX_CACHED_ACCEPT_ENCODING } from '../src/compress-cache.js'
 import restwell from '../src/index.js'
 
@@ -77,7 +77,7 @@ test('a digest left on the reply (IDENTITY_DIGEST) is the key: the bytes are not
   // Two different bodies under one digest: only a key made from the digest returns the first
   // body's compressed bytes for the second (what conditional's contract promises never happens).
   app.get('/named', async (_request, reply) => {
-    ;(reply as unknown as Record<symbol, string>)[IDENTITY_DIGEST] = 'items.same'
+    ;(reply as unknown as Record<symbol, string>)[IDENTITY_DIGEST] = 'named-by-hand'
     return big(5000, ++call === 1 ? 'a' : 'b')
   })
   const ask = () => app.inject({ url: '/named', headers: { 'accept-encoding': 'gzip' } })
@@ -85,6 +85,99 @@ test('a digest left on the reply (IDENTITY_DIGEST) is the key: the bytes are not
   const second = await ask()
   t.same(JSON.parse(gunzipSync(first.rawPayload).toString()), big(5000, 'a'))
   t.same(second.rawPayload, first.rawPayload, 'served under the digest, not the bytes')
+})
+
+/** Sets a digest derived from item versions (as conditional does) before serialization. */
+function itemsDigest(digest: string) {
+  return (_request: unknown, reply: object, done: () => void) => {
+    ;(reply as Record<symbol, string>)[IDENTITY_DIGEST] = `${ITEMS_DIGEST_PREFIX}${digest}`
+    done()
+  }
+}
+
+test('a digest derived from item versions is looked up before serialization: a hit serializes nothing', async (t) => {
+  const { app, cache } = await withCache()
+  let serialized = 0
+  const counting = (data: unknown) => {
+    serialized++
+    return JSON.stringify(data)
+  }
+  app.addHook('preHandler', (_request, reply, done) => {
+    reply.serializer(counting)
+    done()
+  })
+  app.get('/items', { preHandler: itemsDigest('v1') }, async (_request, reply) =>
+    reply.type('application/vnd.items+json').send(big(5000, 'i')),
+  )
+  const gzip = { 'accept-encoding': 'gzip' }
+  const first = await app.inject({ url: '/items', headers: gzip })
+  t.equal(serialized, 1)
+  t.equal(cache.size().entries, 1)
+  const second = await app.inject({ url: '/items', headers: gzip })
+  t.equal(serialized, 1, 'the hit was never serialized')
+  t.same(comparable(second), comparable(first), 'the same answer, Content-Type included')
+  t.equal(second.headers['content-type'], 'application/vnd.items+json')
+
+  const ranged = await app.inject({ url: '/items', headers: { ...gzip, range: 'bytes=0-9' } })
+  t.equal(ranged.statusCode, 200)
+  t.equal(serialized, 2, 'a Range request takes the ordinary path')
+  await app.inject({ url: '/items' })
+  t.equal(serialized, 3, 'no Accept-Encoding: nothing to look up')
+})
+
+test('only a GET with a derived digest is looked up early', async (t) => {
+  const { app } = await withCache()
+  let serialized = 0
+  app.addHook('preHandler', (_request, reply, done) => {
+    reply.serializer((data: unknown) => {
+      serialized++
+      return JSON.stringify(data)
+    })
+    done()
+  })
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/both',
+    preHandler: itemsDigest('both'),
+    handler: async () => big(5000, 'p'),
+  })
+  app.get('/hashed', async (_request, reply) => {
+    ;(reply as unknown as Record<symbol, string>)[IDENTITY_DIGEST] = 'sha1-of-the-bytes'
+    return big(5000, 'h')
+  })
+  const gzip = { 'accept-encoding': 'gzip' }
+  for (let i = 0; i < 2; i++) {
+    await app.inject({ method: 'POST', url: '/both', headers: gzip })
+    await app.inject({ url: '/hashed', headers: gzip })
+  }
+  t.equal(serialized, 4, 'a POST and a hashed digest are serialized every time')
+  await app.inject({ url: '/both', headers: gzip })
+  t.equal(serialized, 4, 'a GET of the same bytes (same route, same digest) is served early')
+})
+
+test('an entry found early is sent even if evicted before onSend', async (t) => {
+  const { app, cache } = await withCache(70)
+  let evict = false
+  app.get(
+    '/a',
+    {
+      preHandler: itemsDigest('a'),
+      // an async hook of the route's own lets another request run in between
+      onSend: async (_request, _reply, payload) => {
+        if (evict) await app.inject({ url: '/b', headers: { 'accept-encoding': 'gzip' } })
+        return payload
+      },
+    },
+    async () => big(5000, 'a'),
+  )
+  app.get('/b', async () => big(5000, 'b'))
+  const gzip = { 'accept-encoding': 'gzip' }
+  const first = await app.inject({ url: '/a', headers: gzip })
+  evict = true
+  const second = await app.inject({ url: '/a', headers: gzip })
+  t.same(second.rawPayload, first.rawPayload, 'the entry found early was sent')
+  t.equal(cache.size().entries, 1, 'and not put back: /b holds the budget')
+  t.equal(cache.size().bytes <= 70, true)
 })
 
 test('what is not cached', async (t) => {
