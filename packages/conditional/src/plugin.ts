@@ -117,7 +117,8 @@ const isKey = (value: unknown): value is string | number =>
 
 /**
  * The validator of a collection from what makes its bytes, without serializing them: the route
- * path, the URL (page, filters, sort, fields), the Content-Type and Content-Language set so far,
+ * path, the URL (page, filters, sort, fields), the request's Accept, Accept-Language and
+ * Accept-Charset (negotiation's inputs), the Content-Type and Content-Language set so far,
  * everything beside the items (a page's meta and links), and each item's id and version, in
  * order. `undefined` (the bytes are hashed instead) unless the payload is an array, or an object
  * with exactly one array-valued field, whose items are all objects carrying both fields.
@@ -151,10 +152,16 @@ function collectionDigest(
     if (!isKey(id) || !isKey(version)) return undefined
     keys.push(id, version)
   }
+  const headers = request.headers
   return digest(
     JSON.stringify([
       settings.path,
       request.url,
+      // What content negotiation reads: the language and charset are chosen from these and
+      // set on the answer only after this hook, so the requests' own values are mixed in.
+      headers.accept ?? null,
+      headers['accept-language'] ?? null,
+      headers['accept-charset'] ?? null,
       reply.getHeader('content-type') ?? null,
       reply.getHeader('content-language') ?? null,
       rest ?? null,

@@ -114,6 +114,12 @@ test('the derived ETag changes with everything the bytes depend on', async (t) =
   store.items.reverse()
   t.not(await tagOf('/plain'), reordered, 'the order of the items')
   t.not(await tagOf('/german'), await tagOf('/plain'), 'Content-Language')
+  const negotiated = async (headers: Record<string, string>) =>
+    (await app.inject({ url: '/plain', headers })).headers.etag
+  const plainTag = await negotiated({})
+  t.not(await negotiated({ 'accept-language': 'de' }), plainTag, 'Accept-Language')
+  t.not(await negotiated({ 'accept-charset': 'iso-8859-1' }), plainTag, 'Accept-Charset')
+  t.not(await negotiated({ accept: 'application/json' }), plainTag, 'Accept')
 })
 
 test('a stale tag gets the page again, with the new tag', async (t) => {
