@@ -66,6 +66,19 @@ function snapshot(value: unknown): string {
   return JSON.stringify(value)
 }
 
+/**
+ * The JSON value with object members in sorted order: equal for equal JSON values (RFC 8259:
+ * members are unordered). A `move` onto its own path is a no-op here and a remove + add in
+ * fast-json-patch, which puts the member last: the same object, another member order.
+ */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  )
+}
+
 function objectsOf(value: unknown, into = new Set<object>()): Set<object> {
   if (typeof value === 'object' && value !== null) {
     into.add(value)
@@ -163,10 +176,14 @@ test('applyJsonPatch agrees with fast-json-patch on patches without the cases it
           console.error('DIFF', JSON.stringify([doc, ops, theirs.value]))
         // Where fast-json-patch is lenient (a member set on a number, a pointer into a string)
         // this implementation refuses; everything it accepts, fast-json-patch accepts alike.
-        return !ours.ok || (theirs.ok && snapshot(ours.value) === snapshot(theirs.value))
+        return !ours.ok || (theirs.ok && canonical(ours.value) === canonical(theirs.value))
       },
     ),
-    { numRuns: 1500 },
+    {
+      numRuns: 1500,
+      // Found by CI (seed -98968494): the member order differed, the values did not.
+      examples: [[{ b: 0, a: null }, [{ op: 'move', from: '/b', path: '/b' }]]],
+    },
   )
   t.ok(agreed >= 1500)
 })
