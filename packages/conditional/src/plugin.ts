@@ -153,8 +153,9 @@ function collectionDigest(
     keys.push(id, version)
   }
   const headers = request.headers
-  return digest(
-    JSON.stringify([
+  let text: string
+  try {
+    text = JSON.stringify([
       settings.path,
       request.url,
       // What content negotiation reads: the language and charset are chosen from these and
@@ -166,8 +167,13 @@ function collectionDigest(
       reply.getHeader('content-language') ?? null,
       rest ?? null,
       keys,
-    ]),
-  )
+    ])
+  } catch {
+    // Beside the items, something JSON.stringify refuses (a BigInt a schema serializer may
+    // write): the bytes are hashed instead.
+    return undefined
+  }
+  return digest(text)
 }
 
 type Done = (error?: Error | null, payload?: unknown) => void

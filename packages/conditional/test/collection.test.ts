@@ -64,6 +64,22 @@ async function build(
   app.get('/two-arrays', route, async () => ({ data: store.items, more: [1] }))
   app.get('/no-array', route, async () => ({ meta: { total: 1 } }))
   app.get('/odd-items', route, async () => ({ data: [...store.items, 'loose'] }))
+  app.get(
+    '/big-meta',
+    {
+      ...route,
+      // a serializer that writes what JSON.stringify refuses, as a schema serializer may
+      preHandler: (_request, reply, done) => {
+        reply.serializer((data: unknown) =>
+          JSON.stringify(data, (_key, value: unknown) =>
+            typeof value === 'bigint' ? Number(value) : value,
+          ),
+        )
+        done()
+      },
+    },
+    async () => ({ data: store.items, meta: { total: 2n } }),
+  )
   return { app, serialized: () => serialized }
 }
 
@@ -137,7 +153,7 @@ test('a stale tag gets the page again, with the new tag', async (t) => {
 test('collections the rule cannot vouch for are hashed from their bytes', async (t) => {
   const store = fresh()
   const { app } = await build(store)
-  for (const url of ['/two-arrays', '/no-array', '/odd-items']) {
+  for (const url of ['/two-arrays', '/no-array', '/odd-items', '/big-meta']) {
     const res = await app.inject(url)
     t.equal(res.headers.etag, sha1(res.body), `${url}: hashed`)
   }
