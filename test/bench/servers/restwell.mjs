@@ -58,6 +58,7 @@ const OPT_OUT = {
   softDelete: false,
   naming: false,
   auth: false,
+  cache: false,
 }
 
 const NOT_YET = 'feature not yet in restwell'
