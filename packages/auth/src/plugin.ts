@@ -1,5 +1,6 @@
 /** The `@restwell/auth` plugin: Bearer credentials (RFC 6750), scopes, HTTPS enforcement. */
 import {
+  asList,
   ErrorCode,
   type HttpError,
   httpErrors,
@@ -159,9 +160,7 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     const config = route.config as RouteConfig | undefined
     const requirement = requirementOf(config, `${String(route.method)} ${route.url}`)
     if (requirement === null) return
-    const own = route.onRequest
-    const hook = routeGuard(requirement)
-    route.onRequest = own === undefined ? [hook] : [hook, ...(Array.isArray(own) ? own : [own])]
+    route.onRequest = [routeGuard(requirement), ...asList(route.onRequest)]
   })
 
   const { httpsRequired, hideRoutes, trustProxy, httpsHost } = options

@@ -1,5 +1,5 @@
 /** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
-import { appendVary, onEveryRoute, validateOptions } from '@restwell/errors'
+import { appendVary, asList, onEveryRoute, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -100,9 +100,7 @@ function sendHook(settings: RouteSettings): onSendHookHandler {
 type SendSlot = { onSend?: unknown }
 
 function appendSendHook(route: SendSlot, hook: onSendHookHandler): void {
-  const current = route.onSend
-  route.onSend =
-    current === undefined ? [hook] : [...(Array.isArray(current) ? current : [current]), hook]
+  route.onSend = [...asList(route.onSend), hook]
 }
 
 function routeName(route: RouteOptions): string {

@@ -1,6 +1,7 @@
 /** The `@restwell/conditional` plugin: validators, preconditions (304/412/428) and byte ranges (206/416). */
 import {
   appendVary,
+  asList,
   ErrorCode,
   type HttpError,
   httpErrors,
@@ -183,9 +184,7 @@ type SendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown,
 type HookSlots = Record<'preHandler' | 'preSerialization' | 'onSend', unknown>
 
 function appendHook(options: HookSlots, name: keyof HookSlots, hook: unknown): void {
-  const current = options[name]
-  options[name] =
-    current === undefined ? [hook] : [...(Array.isArray(current) ? current : [current]), hook]
+  options[name] = [...asList(options[name]), hook]
 }
 
 /**
@@ -199,8 +198,7 @@ const FASTIFY_HEAD_HOOK = 'headRouteOnSendHandler'
  * returns true in that second case.
  */
 function addSendHook(options: HookSlots, hook: unknown): boolean {
-  const current = options.onSend
-  const list = current === undefined ? [] : Array.isArray(current) ? [...current] : [current]
+  const list = [...asList(options.onSend)]
   const last = list[list.length - 1] as { name?: unknown } | undefined
   const beforeHead = last !== undefined && last.name === FASTIFY_HEAD_HOOK
   if (beforeHead) list.splice(list.length - 1, 0, hook)

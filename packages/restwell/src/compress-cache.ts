@@ -18,7 +18,13 @@
  * keeps it. A request with `Range` takes the ordinary path (ranges apply to the identity bytes).
  */
 import { hash } from 'node:crypto'
-import { appendVary, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX, type RouteEntry } from '@restwell/errors'
+import {
+  appendVary,
+  asList,
+  IDENTITY_DIGEST,
+  ITEMS_DIGEST_PREFIX,
+  type RouteEntry,
+} from '@restwell/errors'
 import type {
   FastifyInstance,
   FastifyReply,
@@ -76,9 +82,8 @@ function append(
   slot: 'onSend' | 'preSerialization',
   hook: onSendHookHandler | preSerializationHookHandler,
 ): void {
-  const own = (route as Record<typeof slot, unknown>)[slot]
-  ;(route as Record<typeof slot, unknown>)[slot] =
-    own === undefined ? [hook] : Array.isArray(own) ? [...own, hook] : [own, hook]
+  const slots = route as Record<typeof slot, unknown>
+  slots[slot] = [...asList(slots[slot]), hook]
 }
 
 /**
