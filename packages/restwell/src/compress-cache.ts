@@ -4,7 +4,8 @@
  * minute is gzipped once. Keyed by the route, the Content-Type, the `Accept-Encoding` value
  * (so no negotiation is redone here: the input of `@fastify/compress`'s choice is the key) and
  * the digest that names the identity bytes (the SHA-1 `@restwell/conditional` computed for the
- * ETag, or the one it derived from a collection's item versions; else a SHA-1 computed here). Least recently used entries go first once `cacheBytes` is reached.
+ * ETag, or the one it derived from a collection's item versions; else a SHA-1 computed here).
+ * Least recently used entries go first once `cacheBytes` is reached.
  *
  * Two `onSend` hooks per route: `lookup` runs after conditional's first hook (304, 412 and 206
  * are decided on the identity bytes) and before compression; on a hit it sends the stored body
