@@ -1,5 +1,5 @@
 /** CORS through `@fastify/cors`, configured for the spec (4.2) and the other restwell plugins. */
-import type { FastifyCorsOptions } from '@fastify/cors'
+import type { FastifyCorsOptions, OriginFunction } from '@fastify/cors'
 import { appendVary, OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
 import type { onRequestHookHandler } from 'fastify'
@@ -83,11 +83,19 @@ export interface CorsPlan {
 }
 
 /**
- * `@fastify/cors` puts the origin, credentials and exposed headers on every response (static
- * options: nothing rebuilt per request), with its own preflight answer off. Its own answer
- * treats every OPTIONS as a preflight (a 400 "Invalid Preflight Request" for a plain OPTIONS);
- * restwell's `preflightHook` answers only a real preflight (`Origin` and
- * `Access-Control-Request-Method`), so a plain OPTIONS reaches `@restwell/methods` (200 + Allow).
+ * `@fastify/cors` puts the origin, credentials and exposed headers on the answer to every CORS
+ * request, that is every request with an `Origin` header (Fetch standard, "CORS protocol"). A
+ * request without one (a server, a mobile app, curl) gets no `Access-Control-*` header: a browser
+ * never reads them there, and they are some 300 bytes on every answer. Every answer then varies
+ * with `Origin`, and says so (`Vary: Origin`, which `@fastify/cors` adds for an origin function),
+ * so no cache hands a non-CORS answer to a CORS request (Fetch standard, "CORS protocol and HTTP
+ * caches"). The origin function, the allowed-origin rule and the joined exposed-header list are
+ * built once, here.
+ *
+ * Its own preflight answer is off: it treats every OPTIONS as a preflight (a 400 "Invalid
+ * Preflight Request" for a plain OPTIONS); restwell's `preflightHook` answers only a real
+ * preflight (`Origin` and `Access-Control-Request-Method`), so a plain OPTIONS reaches
+ * `@restwell/methods` (200 + Allow).
  */
 export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan {
   const origin = settings.origin ?? '*'
@@ -102,11 +110,18 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
   const unique = (list: readonly string[]): string[] => [
     ...new Map(list.map((h) => [h.toLowerCase(), h])).values(),
   ]
+  // `false` (no CORS headers) for a request without Origin; otherwise the configured rule, which
+  // @fastify/cors applies ('*', one origin, a list, a RegExp, or true to reflect).
+  const allowed: OriginFunction = (requestOrigin, callback) => {
+    callback(null, requestOrigin === undefined ? false : origin)
+  }
   return {
     plugin: {
-      origin,
+      origin: allowed,
       credentials,
-      exposedHeaders: unique([...DEFAULT_EXPOSED_HEADERS, ...(settings.exposedHeaders ?? [])]),
+      exposedHeaders: unique([...DEFAULT_EXPOSED_HEADERS, ...(settings.exposedHeaders ?? [])]).join(
+        ', ',
+      ),
       preflight: false,
       hideOptionsRoute: true,
     },

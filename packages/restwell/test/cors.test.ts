@@ -95,6 +95,49 @@ test('actual requests expose the headers scripts need', async (t) => {
   t.equal(error.headers['access-control-allow-origin'], '*', 'errors carry CORS headers too')
 })
 
+test('a request without Origin gets no CORS headers, and every answer varies with Origin', async (t) => {
+  const app = await build()
+  const plain = await app.inject({ url: '/books' })
+  t.equal(plain.statusCode, 200)
+  for (const name of [
+    'access-control-allow-origin',
+    'access-control-expose-headers',
+    'access-control-allow-credentials',
+  ]) {
+    t.equal(plain.headers[name], undefined, `no ${name} without Origin`)
+  }
+  const varies = (value: unknown) =>
+    String(value)
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+  t.ok(varies(plain.headers.vary).includes('origin'), 'Vary: Origin on the non-CORS answer')
+  const cors = await app.inject({ url: '/books', headers: { origin: 'https://app.example' } })
+  t.equal(cors.headers['access-control-allow-origin'], '*')
+  t.ok(varies(cors.headers.vary).includes('origin'), 'and on the CORS answer')
+  t.equal(
+    cors.headers['access-control-expose-headers'],
+    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept-Patch, API-Version, Deprecation, Sunset, WWW-Authenticate',
+    'one list, each name once',
+  )
+  const error = await app.inject({ method: 'DELETE', url: '/books' })
+  t.equal(error.statusCode, 405)
+  t.equal(error.headers['access-control-allow-origin'], undefined, 'errors alike')
+  t.ok(varies(error.headers.vary).includes('origin'))
+  const off = await build({ cors: false })
+  const untouched = await off.inject({ url: '/books' })
+  t.notOk(varies(untouched.headers.vary).includes('origin'), 'no Vary: Origin with CORS off')
+})
+
+test('a listed origin with credentials: no CORS headers without Origin', async (t) => {
+  const app = await build({ cors: { origin: ['https://app.example'], credentials: true } })
+  const plain = await app.inject({ url: '/books' })
+  t.equal(plain.headers['access-control-allow-origin'], undefined)
+  t.equal(plain.headers['access-control-allow-credentials'], undefined)
+  const listed = await app.inject({ url: '/books', headers: { origin: 'https://app.example' } })
+  t.equal(listed.headers['access-control-allow-origin'], 'https://app.example')
+  t.equal(listed.headers['access-control-allow-credentials'], 'true')
+})
+
 test('allowed origins: listed ones are answered, others get no CORS headers', async (t) => {
   const app = await build({ cors: { origin: ['https://app.example'], credentials: true } })
   const ok = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
