@@ -40,7 +40,7 @@ export {
 } from './request-id.js'
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { OptionsError, validateOptions } from './validate-options.js'
-export { appendVary, MAX_VARY_FIELDS, mergeVary } from './vary.js'
+export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf } from './http.js'
 export {
   adoptionBatch,

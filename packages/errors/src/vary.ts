@@ -11,9 +11,49 @@ export const MAX_VARY_FIELDS = 64
  * there is nothing). Linear; never throws; keeps at most `MAX_VARY_FIELDS` names.
  */
 export function mergeVary(existing: unknown, names: readonly string[]): string {
-  const current = fieldText(existing)
-  // Hot path (every negotiated response): one scan, no intermediate arrays or Set; the lists
-  // are short, and at most MAX_VARY_FIELDS long, so a linear look-up in `keys` is bounded.
+  let value = fieldText(existing)
+  // Adding names one at a time gives the same value as adding them together (each step keeps
+  // the order, the first spelling, the cap and `*`), unless a name holds a comma: the next
+  // step would read it as two. No names at all is one empty name.
+  if (names.length === 0) return mergeOne(value, '')
+  for (const name of names) if (name.includes(',')) return merge(value, names)
+  for (const name of names) value = mergeOne(value, name)
+  return value
+}
+
+/**
+ * Most remembered merges. Every response of a route merges the same few values (each plugin
+ * adds its constant names to what the plugins before it left), so the answers are remembered,
+ * keyed by the value and the name (two look-ups, no key to build). Past this many the memo
+ * starts over, so odd values cannot grow it.
+ */
+export const VARY_MEMO_SIZE = 256
+
+const memo = new Map<string, Map<string, string>>()
+let remembered = 0
+
+function mergeOne(current: string, name: string): string {
+  let byName = memo.get(current)
+  const known = byName?.get(name)
+  if (known !== undefined) return known
+  const value = merge(current, [name])
+  if (remembered >= VARY_MEMO_SIZE) {
+    memo.clear()
+    remembered = 0
+    byName = undefined
+  }
+  if (byName === undefined) {
+    byName = new Map()
+    memo.set(current, byName)
+  }
+  byName.set(name, value)
+  remembered++
+  return value
+}
+
+function merge(current: string, names: readonly string[]): string {
+  // One scan, no intermediate arrays or Set; the lists are short, and at most MAX_VARY_FIELDS
+  // long, so a linear look-up in `keys` is bounded.
   const out: string[] = []
   const keys: string[] = []
   let start = 0

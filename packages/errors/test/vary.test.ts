@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { appendVary, MAX_VARY_FIELDS, mergeVary } from '../src/index.js'
+import { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from '../src/index.js'
 
 test('mergeVary adds each name once, case-insensitively, keeping the first spelling', async (t) => {
   t.equal(mergeVary(undefined, ['Accept']), 'Accept')
@@ -17,6 +17,9 @@ test('mergeVary adds each name once, case-insensitively, keeping the first spell
 test('mergeVary keeps at most MAX_VARY_FIELDS names', async (t) => {
   const names = Array.from({ length: MAX_VARY_FIELDS + 5 }, (_, i) => `X-H${i}`)
   t.equal(mergeVary('', names).split(', ').length, MAX_VARY_FIELDS)
+  t.equal(mergeVary('', names), reference('', names))
+  const full = names.join(', ')
+  t.equal(mergeVary(full, ['Accept', 'x-h1']), reference(full, ['Accept', 'x-h1']))
 })
 
 test('property: mergeVary never throws and never repeats a name', async (t) => {
@@ -29,6 +32,55 @@ test('property: mergeVary never throws and never repeats a name', async (t) => {
     }),
   )
   t.pass('properties hold')
+})
+
+/** The rule, written plainly: every name of the value then the new ones, each once. */
+function reference(existing: unknown, names: readonly string[]): string {
+  const text =
+    typeof existing === 'string'
+      ? existing
+      : Array.isArray(existing)
+        ? existing.filter((v) => typeof v === 'string').join(',')
+        : ''
+  const out: string[] = []
+  for (const raw of [...text.split(','), ...names]) {
+    const name = raw.trim()
+    if (name === '*') return '*'
+    if (name === '' || out.length === MAX_VARY_FIELDS) continue
+    if (!out.some((kept) => kept.toLowerCase() === name.toLowerCase())) out.push(name)
+  }
+  return out.join(', ')
+}
+
+test('property: mergeVary is the plain rule, on the first call and on a remembered one', async (t) => {
+  const name = fc.oneof(
+    fc.constantFrom('Accept', 'accept', 'Origin', 'Accept-Encoding', '*', '', ' a , b ', 'a,b'),
+    fc.string({ maxLength: 12 }),
+  )
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.array(name, { maxLength: 6 }).map((names) => names.join(',')),
+        fc.string(),
+      ),
+      fc.array(name, { maxLength: 4 }),
+      (existing, names) => {
+        const expected = reference(existing, names)
+        return mergeVary(existing, names) === expected && mergeVary(existing, names) === expected
+      },
+    ),
+    { numRuns: 2000 },
+  )
+  t.equal(mergeVary('a', ['b,c']), 'a, b,c', 'a name with a comma is one name, not two')
+  t.equal(mergeVary('a', ['b', 'c']), 'a, b, c')
+})
+
+test('the memo starts over past VARY_MEMO_SIZE values and keeps answering right', async (t) => {
+  for (let i = 0; i < VARY_MEMO_SIZE * 2 + 3; i++) {
+    if (mergeVary(`X-${i}`, ['Accept']) !== `X-${i}, Accept`) t.fail(`wrong merge for X-${i}`)
+  }
+  t.equal(mergeVary('X-0', ['Accept']), 'X-0, Accept')
+  t.equal(mergeVary('X-0', ['Origin']), 'X-0, Origin', 'another name for a remembered value')
 })
 
 test('appendVary sets the header only when there is something to say', async (t) => {
