@@ -296,7 +296,7 @@ export function renderMarkdown(report) {
   }
   lines.push('', '| target | wanted | measured | result |', '|---|---:|---:|---|')
   for (const t of targets) {
-    const value = t.value === undefined ? '-' : `${t.value.toFixed(2)}x`
+    const value = t.value === undefined ? '-' : `${t.value.toFixed(3)}x`
     lines.push(
       `| ${t.text} | >= ${t.threshold}x | ${value} | ${t.status.toUpperCase()}${t.detail ? ` (${t.detail})` : ''} |`,
     )

@@ -164,6 +164,12 @@ test('each target: pass, fail, the lowest workload, n/a and invalid', async (t) 
     markdown,
     /\| get1k \| restwell \| 900 \| ±0% \| 1\.00 \| 2\.00 \| 41\.0 \| \+11\.0 \| 0\.82x \|/,
   )
+  // A target's figure keeps three decimals: 0.818x, never a rounded 0.82x next to FAIL, nor a
+  // 1.20x FAIL for a 1.195x just under the line.
+  t.match(
+    markdown,
+    /\| restwell \(all on\) vs bare Fastify, 1 KB GET \| >= 0\.85x \| 0\.818x \| FAIL \|/,
+  )
 })
 
 test('--profile charges each sample to the hook Fastify called, with what it called', async (t) => {
