@@ -112,7 +112,7 @@ interface RouteSettings {
   beforeHeadHook: boolean
 }
 
-/** A version or an id: what `etagField` and `idField` may hold. */
+/** A version or an id used as it is: what `etagField`, `idField` and `lastModifiedField` may hold. */
 const isKey = (value: unknown): value is string | number =>
   typeof value === 'string' || typeof value === 'number'
 
@@ -359,7 +359,7 @@ function buildRouteHooks(settings: RouteSettings) {
       const record = payload as Record<string, unknown>
       if (settings.etagField !== undefined && known?.etag === undefined) {
         const value = record[settings.etagField]
-        if (typeof value === 'string' || typeof value === 'number') {
+        if (isKey(value)) {
           setEtag(reply, toEntityTag(value))
         } else {
           const derived = collectionDigest(request, reply, payload, settings)
@@ -374,10 +374,7 @@ function buildRouteHooks(settings: RouteSettings) {
       }
       if (settings.lastModifiedField !== undefined && known?.lastModified === undefined) {
         const value = record[settings.lastModifiedField]
-        const ms =
-          value instanceof Date || typeof value === 'string' || typeof value === 'number'
-            ? toSeconds(value)
-            : undefined
+        const ms = value instanceof Date || isKey(value) ? toSeconds(value) : undefined
         if (ms !== undefined) setLastModified(reply, ms)
       }
     }
