@@ -53,6 +53,18 @@ test('HttpError carries status, code, message, details, headers and cause', asyn
   t.throws(() => new HttpError(600), RangeError)
 })
 
+test('HttpError: name and brand are inherited, cause is own only when given', async (t) => {
+  const error = new HttpError(500, 'boom')
+  t.equal(error.name, 'HttpError')
+  t.notOk(Object.hasOwn(error, 'name'))
+  t.notOk('cause' in error, 'no cause property without a cause')
+  t.equal(String(error), 'HttpError: boom')
+  t.match(error.stack, /^HttpError: boom\n/)
+  t.ok(isHttpError(error))
+  t.same(Object.keys(error), ['statusCode', 'code', 'details', 'headers', 'expose'])
+  t.ok(Object.hasOwn(new HttpError(400, 'x', { cause: 0 }), 'cause'), 'a falsy cause is kept')
+})
+
 test('a 4xx carries no stack trace; a 5xx keeps its own', async (t) => {
   const before = Error.stackTraceLimit
   t.equal(httpErrors.notFound().stack?.split('\n').length, 1)
