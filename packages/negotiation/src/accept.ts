@@ -1,6 +1,9 @@
 /** `Accept` (RFC 9110 §12.5.1): media ranges with weights, and choosing a representation. */
 import { isToken, type ListElement, parseList } from './header-list.js'
 
+/** Distinct `Accept` values remembered per route (and for error bodies), then forgotten. */
+export const ACCEPT_CACHE_SIZE = 64
+
 /** One media range of an `Accept` header, lowercased. */
 export interface MediaRange {
   /** `*` for `*\/*`. */

@@ -1,7 +1,14 @@
 /** Error bodies of `@restwell/errors` in the other representations (XML, HAL, JSON:API, Siren). */
 import type { ErrorBody, ErrorFormat, ErrorRenderer, NormalizedError } from '@restwell/errors'
 import { appendVary, mediaTypeOf, reasonPhrase } from '@restwell/errors'
-import { type MediaOffer, negotiateMediaType, parseAccept, qualityOf, toOffer } from './accept.js'
+import {
+  ACCEPT_CACHE_SIZE,
+  type MediaOffer,
+  negotiateMediaType,
+  parseAccept,
+  qualityOf,
+  toOffer,
+} from './accept.js'
 import { MEDIA_TYPES, type SupportedMediaType } from './options.js'
 import { CONTENT_TYPES } from './serialize.js'
 import { toXml } from './xml.js'
@@ -34,6 +41,23 @@ export function errorMediaType(
   if (negotiated !== undefined) return negotiated === MEDIA_TYPES.json ? undefined : negotiated
   const header = request.headers['accept']
   if (typeof header !== 'string') return undefined
+  // Errors of no route (404, 405) never pass negotiation, so Accept is read here: clients send
+  // a handful of distinct values, remembered within the same bound as a route's.
+  const memo = versionedJson ? judgedVersioned : judgedPlain
+  let type = memo.get(header)
+  if (type === undefined) {
+    type = fromAccept(header, versionedJson) ?? null
+    if (memo.size >= ACCEPT_CACHE_SIZE) memo.clear()
+    memo.set(header, type)
+  }
+  return type ?? undefined
+}
+
+/** `Accept` values already judged for an error body (`null`: JSON, the default). */
+const judgedPlain = new Map<string, SupportedMediaType | null>()
+const judgedVersioned = new Map<string, SupportedMediaType | null>()
+
+function fromAccept(header: string, versionedJson: boolean): SupportedMediaType | undefined {
   const ranges = parseAccept(header, { versionedJson })
   if (ranges === undefined || ranges.length === 0) return undefined
   if (JSON_OFFERS.some((offer) => qualityOf(ranges, offer) > 0)) return undefined

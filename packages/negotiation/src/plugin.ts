@@ -26,7 +26,13 @@ import type {
 import fp from 'fastify-plugin'
 import { acceptsUtf8 } from './accept-charset.js'
 import { parseAcceptLanguage, pickLanguage } from './accept-language.js'
-import { type MediaOffer, negotiateMediaType, parseAccept, toOffer } from './accept.js'
+import {
+  ACCEPT_CACHE_SIZE,
+  type MediaOffer,
+  negotiateMediaType,
+  parseAccept,
+  toOffer,
+} from './accept.js'
 import type { Negotiated } from './augment.js'
 import { parseContentType } from './content-type.js'
 import { createErrorRenderer } from './error-body.js'
@@ -51,14 +57,12 @@ const PLUGIN = '@restwell/negotiation'
 /** Methods whose request body is checked against `consumes` (PATCH is `@restwell/patch`'s). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE'])
 
-/** Everything a route needs per request, computed once in `onRoute`. */
-/** Distinct `Accept` values remembered per route. */
-const ACCEPT_CACHE_SIZE = 64
 const MALFORMED = 0
 const NONE = 1
 /** What an `Accept` value gives on a route: an offer, nothing acceptable, or malformed. */
 type AcceptOutcome = MediaOffer | typeof MALFORMED | typeof NONE
 
+/** Everything a route needs per request, computed once in `onRoute`. */
 interface RouteSettings {
   offers: readonly MediaOffer[]
   acceptCache: Map<string, AcceptOutcome>

@@ -1,6 +1,7 @@
 import restwellErrors, { type ErrorsOptions, httpErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
+import { ACCEPT_CACHE_SIZE } from '../src/accept.js'
 import {
   errorMediaType,
   fromXml,
@@ -156,6 +157,11 @@ test('errorMediaType and jsonApiErrors directly', async (t) => {
     undefined,
     'nothing we serve',
   )
+  t.equal(
+    errorMediaType({ headers: { accept: 'application/vnd.api.v2+json' } }, false),
+    undefined,
+    'remembered: the same answer',
+  )
   const doc = jsonApiErrors(
     { error: 'simple', requestId: 'r1' },
     { statusCode: 400, code: 'BAD_REQUEST', message: 'm', details: [], headers: {} },
@@ -171,4 +177,24 @@ test('errorMediaType and jsonApiErrors directly', async (t) => {
       },
     ],
   })
+})
+
+test('errorMediaType remembers Accept values within a bound, per versionedJson', async (t) => {
+  // Three times the bound, so the memo starts over twice; each value is asked twice.
+  const headers = Array.from({ length: 3 * ACCEPT_CACHE_SIZE }, (_, i) =>
+    i % 3 === 0
+      ? `application/xml;q=0.${(i % 9) + 1}`
+      : i % 3 === 1
+        ? `application/hal+json, text/x-${i}`
+        : `text/x-${i}`,
+  )
+  const ask = (accept: string) => errorMediaType({ headers: { accept } }, false)
+  const first = headers.map(ask)
+  t.same(headers.map(ask), first)
+  t.same(first.slice(0, 3), ['application/xml', 'application/hal+json', undefined])
+  // The same value means JSON when versioned JSON is on, and is not JSON when it is off.
+  const both = 'application/vnd.api.v2+json, application/xml;q=0.5'
+  t.equal(errorMediaType({ headers: { accept: both } }, true), undefined)
+  t.equal(errorMediaType({ headers: { accept: both } }, false), 'application/xml')
+  t.equal(errorMediaType({ headers: { accept: both } }, true), undefined)
 })
