@@ -23,18 +23,21 @@ function routableMethods(fastify: FastifyInstance): string[] {
 
 /**
  * The methods some route of the app answers (OPTIONS and refused methods aside), from Fastify's
- * route tree, whatever plugin or order the routes were added in. For a ready app: the 405 path
- * then asks the router about these few methods instead of every method Node knows.
+ * route tree, whatever plugin or order the routes were added in, in `Allow` order. For a ready
+ * app: the 405 path then asks the router about these few methods instead of every method Node
+ * knows, and has nothing to sort.
  */
 export function routedMethods(fastify: FastifyInstance): string[] {
-  return routableMethods(fastify).filter(
-    (method) => !fastify.printRoutes({ method, commonPrefix: false }).includes('(empty tree)'),
+  return sortMethods(
+    routableMethods(fastify).filter(
+      (method) => !fastify.printRoutes({ method, commonPrefix: false }).includes('(empty tree)'),
+    ),
   )
 }
 
 /** Sorts methods in the conventional order (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, ...). */
 export function sortMethods(methods: Iterable<string>): string[] {
-  return [...methods].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+  return [...methods].sort(compareMethods)
 }
 
 /**
@@ -49,10 +52,29 @@ export function allowedMethods(
   withOptions: boolean,
   candidates: readonly string[] = routableMethods(fastify),
 ): string[] {
-  const found = new Set<string>()
-  for (const method of candidates) {
-    if (fastify.findRoute({ method, url }) !== null) found.add(method)
+  const found: string[] = []
+  for (const method of inOrder(candidates)) {
+    if (found[found.length - 1] === method) continue
+    if (fastify.findRoute({ method, url }) !== null) found.push(method)
   }
-  if (found.size > 0 && withOptions) found.add('OPTIONS')
-  return sortMethods(found)
+  if (found.length > 0 && withOptions && !found.includes('OPTIONS')) {
+    let at = 0
+    while (at < found.length && rank(found[at]!) < OPTIONS_RANK) at++
+    found.splice(at, 0, 'OPTIONS')
+  }
+  return found
+}
+
+const OPTIONS_RANK = rank('OPTIONS')
+
+function compareMethods(a: string, b: string): number {
+  return rank(a) - rank(b) || a.localeCompare(b)
+}
+
+/** The candidates in `Allow` order: sorted only when they are not already (`routedMethods` is). */
+function inOrder(candidates: readonly string[]): readonly string[] {
+  for (let i = 1; i < candidates.length; i++) {
+    if (compareMethods(candidates[i - 1]!, candidates[i]!) > 0) return sortMethods(candidates)
+  }
+  return candidates
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
@@ -231,6 +232,48 @@ test('helpers', async (t) => {
   await app.ready()
   t.same(allowedMethods(app, '/a', false), ['GET', 'HEAD'])
   t.same(allowedMethods(app, '/b', true), [])
+})
+
+test("allowedMethods: any candidate list, sorted or not, gives the router's answer in order", async (t) => {
+  const app = Fastify()
+  app.addHttpMethod('SEARCH', { hasBody: true })
+  app.addHttpMethod('PROPFIND', { hasBody: true })
+  app.get('/a', async () => 'a')
+  app.route({
+    method: ['DELETE', 'SEARCH', 'PROPFIND', 'QUERY'],
+    url: '/a',
+    handler: async () => 'a',
+  })
+  app.options('/a', async () => 'a')
+  app.post('/b/:id', async () => 'b')
+  await app.ready()
+  const methods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'SEARCH', 'PROPFIND', 'QUERY']
+  const reference = (url: string, withOptions: boolean, candidates: string[]) => {
+    const found = new Set(candidates.filter((method) => app.findRoute({ method, url }) !== null))
+    if (found.size > 0 && withOptions) found.add('OPTIONS')
+    return sortMethods(found)
+  }
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(...methods), { maxLength: 12 }),
+      fc.constantFrom('/a', '/b/7', '/c'),
+      fc.boolean(),
+      (candidates, url, withOptions) => {
+        t.same(
+          allowedMethods(app, url, withOptions, candidates),
+          reference(url, withOptions, candidates),
+        )
+      },
+    ),
+    { numRuns: 500 },
+  )
+  t.same(allowedMethods(app, '/a', true, ['QUERY', 'GET', 'PROPFIND', 'SEARCH']), [
+    'GET',
+    'OPTIONS',
+    'PROPFIND',
+    'QUERY',
+    'SEARCH',
+  ])
 })
 
 test('bad options fail registration', async (t) => {
