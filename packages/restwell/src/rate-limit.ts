@@ -1,7 +1,12 @@
 /** Rate limits through `@fastify/rate-limit`: 429 in restwell's form, one root hook, Redis or memory. */
 import { type Static, Type } from '@sinclair/typebox'
-import { ErrorCode, httpErrors } from '@restwell/errors'
-import type { FastifyInstance, onRequestHookHandler, onRouteHookHandler } from 'fastify'
+import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onRequestHookHandler,
+  onRouteHookHandler,
+} from 'fastify'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 
 export const RateLimitSettingsSchema = Type.Object(
@@ -92,21 +97,25 @@ export function rateLimitHook(
   // The memory store answers at once; only a remote store gets a timer (no cost otherwise).
   const storeTimeout =
     settings.redis === undefined ? 0 : (settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT)
-  return async function restwellRateLimit(request, reply) {
+  const failed = (request: FastifyRequest, error: unknown): HttpError | undefined => {
+    if ((error as { statusCode?: unknown }).statusCode === 429) return error as HttpError
+    request.log.error({ err: error }, 'rate-limit store failed')
+    if (failOpen) return undefined
+    return httpErrors.serviceUnavailable('Rate limiting is unavailable', {
+      code: ErrorCode.OVERLOADED,
+      headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
+    })
+  }
+  // A callback hook, not an async one: `@fastify/rate-limit`'s handler is already a promise,
+  // and awaiting it inside another would cost every request one more promise and tick.
+  return function restwellRateLimit(request, reply, done) {
     const own = (request.routeOptions.config as { rateLimit?: unknown }).rateLimit
-    if (own !== undefined && own !== null) return
-    try {
-      const work = limit.call(fastify, request, reply) as Promise<unknown>
-      await (storeTimeout === 0 ? work : withTimeout(work, storeTimeout))
-    } catch (error) {
-      if ((error as { statusCode?: unknown }).statusCode === 429) throw error
-      request.log.error({ err: error }, 'rate-limit store failed')
-      if (failOpen) return
-      throw httpErrors.serviceUnavailable('Rate limiting is unavailable', {
-        code: ErrorCode.OVERLOADED,
-        headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
-      })
-    }
+    if (own !== undefined && own !== null) return done()
+    const work = limit.call(fastify, request, reply) as Promise<unknown>
+    ;(storeTimeout === 0 ? work : withTimeout(work, storeTimeout)).then(
+      () => done(),
+      (error: unknown) => done(failed(request, error)),
+    )
   }
 }
 
