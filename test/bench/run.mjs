@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `pnpm bench`: restwell's cost, side by side with what users would pick instead.
-// Each server runs alone in its own child process on 127.0.0.1 (port 0, reported over IPC);
-// autocannon generates the load from this process. Rounds are interleaved (A B C ... A B C)
-// so drift hits every server alike. See test/bench/README.md.
+// Each server runs in its own child process on 127.0.0.1 (port 0, reported over IPC), started
+// afresh each round; autocannon generates the load from this process, on one server at a time.
+// Within a round each workload runs on every server in turn (A B C, then C B A), so drift hits
+// every server alike. See test/bench/README.md.
 import { fork } from 'node:child_process'
 import { request } from 'node:http'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
@@ -17,7 +18,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url))
 const RESULTS = `${HERE}results`
 const PROFILES = `${RESULTS}/profiles`
 
-/** The servers, in the order each round runs them. */
+/** The servers, in the order they are started (and, every other time, measured). */
 export const SERVERS = [
   { id: 'node', label: 'raw node:http', file: 'node' },
   { id: 'fastify', label: 'bare Fastify (response schema)', file: 'fastify' },
@@ -41,7 +42,7 @@ const SERVER_IDS = SERVERS.map((s) => s.id)
 
 const HELP = `Usage: pnpm bench [-- options]   (or: node test/bench/run.mjs [options])
 
-  --rounds=N           interleaved rounds (default 3)
+  --rounds=N           rounds; each starts every server afresh (default 3)
   --duration=S         seconds measured per server, workload and round (default 2)
   --warmup=S           seconds of warm-up per server, workload and round (default 1)
   --connections=N      concurrent connections (default 10)
@@ -313,22 +314,26 @@ function countMismatches(result, status) {
   return { answered, mismatched: answered - matching + result.errors + result.timeouts }
 }
 
-async function benchServer(server, opts, round, log) {
+/**
+ * Starts one server for a round and reads what its workloads need: an ETag from one request
+ * (If-None-Match, If-Match), then one probe per workload, checked against what the server
+ * declares it answers.
+ */
+async function prepareServer(server, opts, round) {
   const ready = await startServer(server, opts, round)
-  const runs = []
-  const problems = []
+  const etags = {}
+  const needed = new Set()
+  for (const id of opts.workloads) {
+    const from = WORKLOAD_BY_ID.get(id).setup?.etagFrom
+    if (from) needed.add(from)
+  }
   try {
-    // Values the workloads need from one request first (an ETag), then a probe of each.
-    const etags = {}
-    const needed = new Set()
-    for (const id of opts.workloads) {
-      const from = WORKLOAD_BY_ID.get(id).setup?.etagFrom
-      if (from) needed.add(from)
-    }
     for (const id of needed) {
       const res = await probe(ready.port, WORKLOAD_BY_ID.get(id))
       etags[id] = res.headers.etag
     }
+    const plans = new Map()
+    const problems = []
     for (const id of opts.workloads) {
       const workload = WORKLOAD_BY_ID.get(id)
       const headers = { ...workload.headers }
@@ -340,44 +345,59 @@ async function benchServer(server, opts, round, log) {
       const response = await probe(ready.port, workload, headers)
       const found = probeProblems(workload, expected, response)
       for (const p of found) problems.push(`${server.id} ${id}: ${p}`)
-      const warm = await runCannon(ready.port, workload, headers, opts.warmup, opts.connections)
-      const cpuBefore = await cpuTime(ready)
-      const result = await runCannon(ready.port, workload, headers, opts.duration, opts.connections)
-      const cpuAfter = await cpuTime(ready)
-      const warmCheck = countMismatches(warm, expected.status)
-      const check = countMismatches(result, expected.status)
-      const statuses = Object.fromEntries(
-        Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
-      )
-      runs.push({
-        workload: id,
-        expected,
-        rps: result.requests.average,
-        p50: result.p50,
-        p99: result.p99,
-        // Server CPU µs per answered request over the measured window: what the stack costs,
-        // whether or not the load generator keeps the server busy.
-        cpuPerRequest: check.answered > 0 ? (cpuAfter - cpuBefore) / check.answered : undefined,
-        answered: check.answered,
-        warmAnswered: warmCheck.answered,
-        mismatched: check.mismatched + warmCheck.mismatched,
-        statuses,
-        bytesPerResponse: response.bytes.length,
-        probeProblems: found,
-      })
-      log(
-        `  ${server.id.padEnd(16)} ${id.padEnd(10)} ${Math.round(result.requests.average)
-          .toString()
-          .padStart(7)} req/s  p99 ${result.p99?.toFixed(2)} ms${
-          check.mismatched + warmCheck.mismatched > 0
-            ? `  MISMATCHED ${check.mismatched + warmCheck.mismatched} (got ${JSON.stringify(statuses)})`
-            : ''
-        }`,
-      )
+      plans.set(id, { workload, headers, expected, bytes: response.bytes.length, found })
     }
-  } finally {
-    ready.rssPeak = await stopServer(ready)
+    return { server, ready, plans, problems, runs: [] }
+  } catch (error) {
+    await stopServer(ready)
+    throw error
   }
+}
+
+/** One workload on one started server: a warm-up, then the measured run with its CPU time. */
+async function measure(entry, id, opts, log) {
+  const { server, ready } = entry
+  const { workload, headers, expected, bytes, found } = entry.plans.get(id)
+  const warm = await runCannon(ready.port, workload, headers, opts.warmup, opts.connections)
+  const cpuBefore = await cpuTime(ready)
+  const result = await runCannon(ready.port, workload, headers, opts.duration, opts.connections)
+  const cpuAfter = await cpuTime(ready)
+  const warmCheck = countMismatches(warm, expected.status)
+  const check = countMismatches(result, expected.status)
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
+  )
+  entry.runs.push({
+    workload: id,
+    expected,
+    rps: result.requests.average,
+    p50: result.p50,
+    p99: result.p99,
+    // Server CPU µs per answered request over the measured window: what the stack costs,
+    // whether or not the load generator keeps the server busy.
+    cpuPerRequest: check.answered > 0 ? (cpuAfter - cpuBefore) / check.answered : undefined,
+    answered: check.answered,
+    warmAnswered: warmCheck.answered,
+    mismatched: check.mismatched + warmCheck.mismatched,
+    statuses,
+    bytesPerResponse: bytes,
+    probeProblems: found,
+  })
+  log(
+    `  ${server.id.padEnd(16)} ${id.padEnd(10)} ${Math.round(result.requests.average)
+      .toString()
+      .padStart(7)} req/s  p99 ${result.p99?.toFixed(2)} ms${
+      check.mismatched + warmCheck.mismatched > 0
+        ? `  MISMATCHED ${check.mismatched + warmCheck.mismatched} (got ${JSON.stringify(statuses)})`
+        : ''
+    }`,
+  )
+}
+
+/** Stops a round's server and returns its round record (what `summarize` reads). */
+async function finishServer(entry, round) {
+  const { server, ready } = entry
+  ready.rssPeak = await stopServer(ready)
   return {
     server: server.id,
     round,
@@ -386,9 +406,65 @@ async function benchServer(server, opts, round, log) {
     rssPeak: ready.rssPeak,
     info: ready.info,
     profile: ready.profileDir ? await mainThreadProfile(ready.profileDir, ready.pid) : undefined,
-    runs,
-    problems,
+    runs: entry.runs,
+    problems: entry.problems,
   }
+}
+
+/**
+ * The order servers take a workload in: forwards, then backwards for the next workload or
+ * round (A B C, C B A, ...), so no server always runs first or right after the same one.
+ */
+function serverOrder(entries, round, workloadIndex) {
+  return (round + workloadIndex) % 2 === 0 ? entries : [...entries].reverse()
+}
+
+/**
+ * One round: every server is started afresh in its own process (one at a time; a fresh process
+ * samples JIT variance too), then each workload is run on each server in turn, so the servers'
+ * figures for one workload are seconds apart and machine drift hits them alike. Only one
+ * server is under load at any moment; the others wait idle. Then every server is stopped.
+ */
+async function runRound(servers, opts, round, log) {
+  const entries = []
+  const failures = []
+  for (const server of servers) {
+    try {
+      entries.push(await prepareServer(server, opts, round))
+    } catch (error) {
+      failures.push(error.message)
+      console.error(`  ${server.id}: ${error.message}`)
+    }
+  }
+  const records = []
+  try {
+    for (const [index, id] of opts.workloads.entries()) {
+      for (const entry of serverOrder(entries, round, index)) {
+        if (entry.failed) continue
+        try {
+          await measure(entry, id, opts, log)
+        } catch (error) {
+          // A server that breaks under load sits out the rest of the round.
+          entry.failed = true
+          failures.push(`${entry.server.id} ${id}: ${error.message}`)
+          console.error(`  ${entry.server.id} ${id}: ${error.message}`)
+        }
+      }
+    }
+  } finally {
+    for (const entry of entries) records.push(await finishServer(entry, round))
+  }
+  for (const record of records) {
+    failures.push(...record.problems)
+    for (const run of record.runs) {
+      if (run.mismatched > 0) {
+        failures.push(
+          `${record.server} ${run.workload}: ${run.mismatched} responses not ${run.expected.status} (${JSON.stringify(run.statuses)})`,
+        )
+      }
+    }
+  }
+  return { records, failures }
 }
 
 async function main() {
@@ -415,23 +491,9 @@ async function main() {
   const failures = []
   for (let round = 0; round < opts.rounds; round++) {
     console.log(`round ${round + 1}/${opts.rounds}`)
-    for (const server of servers) {
-      try {
-        const result = await benchServer(server, opts, round, console.log)
-        rounds.push(result)
-        failures.push(...result.problems)
-        for (const run of result.runs) {
-          if (run.mismatched > 0) {
-            failures.push(
-              `${server.id} ${run.workload}: ${run.mismatched} responses not ${run.expected.status} (${JSON.stringify(run.statuses)})`,
-            )
-          }
-        }
-      } catch (error) {
-        failures.push(error.message)
-        console.error(`  ${server.id}: ${error.message}`)
-      }
-    }
+    const done = await runRound(servers, opts, round, console.log)
+    rounds.push(...done.records)
+    failures.push(...done.failures)
   }
 
   const summary = summarize(rounds, servers, opts.workloads)
