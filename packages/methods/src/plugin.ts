@@ -11,6 +11,9 @@ import fp from 'fastify-plugin'
 import { allowedMethods, REFUSED_METHODS, routedMethods } from './allow.js'
 import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
 
+const JUDGED: unique symbol = Symbol('restwell.methods.judged')
+type Judged = FastifyRequest & { [JUDGED]?: boolean }
+
 /** No CR, LF or NUL: a `Location` that cannot split the response. */
 const SAFE_LOCATION = /^[^\r\n\0]+$/
 
@@ -57,16 +60,24 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     }
   })
 
-  /** Requests this plugin has already judged (the 404 path may run both hooks). */
-  const judged = new WeakSet<FastifyRequest>()
+  // Requests this plugin has already judged (the 404 path may run both hooks): a flag on the
+  // request, cheaper than a WeakSet entry per not-found request.
+  fastify.decorateRequest(JUDGED as unknown as string, false)
+
+  /**
+   * Methods Node parses that this app knows (routable or refused), read on the first not-found
+   * request: by then no method can be added. `fastify.supportedMethods` builds a new array on
+   * every read.
+   */
+  let known: ReadonlySet<string> | undefined
 
   const onNotFound: onRequestHookHandler & preHandlerHookHandler = (request, reply, done) => {
     // Matched routes pay one property check; the router is asked only on the not-found path.
-    if (!request.is404 || judged.has(request)) return done()
-    judged.add(request)
+    if (!request.is404 || (request as Judged)[JUDGED]) return done()
+    ;(request as Judged)[JUDGED] = true
     const method = request.method
-    const known = fastify.supportedMethods.includes(method) || REFUSED_METHODS.has(method)
-    if (!known && options.notImplemented) {
+    known ??= new Set([...fastify.supportedMethods, ...REFUSED_METHODS])
+    if (!known.has(method) && options.notImplemented) {
       return done(
         httpErrors.notImplemented(`This server does not implement the ${method} method`, {
           code: ErrorCode.METHOD_NOT_IMPLEMENTED,
