@@ -11,9 +11,6 @@ import fp from 'fastify-plugin'
 import { allowedMethods, REFUSED_METHODS, routedMethods } from './allow.js'
 import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
 
-const JUDGED: unique symbol = Symbol('restwell.methods.judged')
-type Judged = FastifyRequest & { [JUDGED]?: boolean }
-
 /** No CR, LF or NUL: a `Location` that cannot split the response. */
 const SAFE_LOCATION = /^[^\r\n\0]+$/
 
@@ -60,8 +57,11 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     }
   })
 
-  // Requests this plugin has already judged (the 404 path may run both hooks): a flag on the
-  // request, cheaper than a WeakSet entry per not-found request.
+  // Requests this registration has already judged (the 404 path may run both hooks): a flag on
+  // the request, cheaper than a WeakSet entry per not-found request. One symbol per
+  // registration, so a second registration (a child scope) judges for itself.
+  const JUDGED = Symbol('restwell.methods.judged')
+  type Judged = FastifyRequest & { [JUDGED]?: boolean }
   fastify.decorateRequest(JUDGED as unknown as string, false)
 
   /**
