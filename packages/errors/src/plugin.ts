@@ -64,9 +64,13 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     return { error, body }
   }
 
+  /** Whether requests carry `THROWN` (declared only when some route kept the default handler). */
+  let keepsThrown = false
+
   function send(thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const { error, body } = prepare(thrown, request, reply)
-    ;(request as Thrown)[THROWN] = undefined
+    // Only where it is declared: writing it elsewhere would add a property to the request.
+    if (keepsThrown) (request as Thrown)[THROWN] = undefined
     for (const render of renderers) {
       if (render(body, error, request, reply)) return reply
     }
@@ -100,6 +104,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   })
 
   if (defaulted.size > 0) {
+    keepsThrown = true
     fastify.decorateRequest(THROWN as unknown as string, undefined)
     fastify.addHook('onError', function restwellKeepError(request, _reply, error, done) {
       ;(request as Thrown)[THROWN] = error

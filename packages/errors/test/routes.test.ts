@@ -156,6 +156,9 @@ test('routes added before the errors plugin was registered still answer in the e
   )
   fastify.get('/fine', async () => ({ ok: true }))
   await fastify.register(restwellErrors)
+  fastify.get('/later', async () => {
+    throw httpErrors.conflict('Taken')
+  })
   fastify.get(
     '/later-own',
     {
@@ -179,6 +182,13 @@ test('routes added before the errors plugin was registered still answer in the e
   t.same((await fastify.inject('/own')).json(), { mine: true }, "a route's own handler wins")
   t.same((await fastify.inject('/later-own')).json(), { later: true })
   t.same((await fastify.inject('/fine')).json(), { ok: true })
+  // A route added after the plugin, and no route at all, go through its own handler.
+  const later = await fastify.inject('/later')
+  t.equal(later.statusCode, 409)
+  t.equal(later.json().error.message, 'Taken')
+  const none = await fastify.inject('/nowhere')
+  t.equal(none.statusCode, 404)
+  t.equal(none.json().error.code, 'NOT_FOUND')
 })
 
 test("an error handler the app set before restwell is the app's choice", async (t) => {

@@ -177,6 +177,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
 
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
+  // Declared, so every request object has it from construction: a property added later gives
+  // the request another shape and, past its spare slots, an out-of-object store per request.
+  if (!fastify.hasRequestDecorator(MEDIA_TYPE as unknown as string)) {
+    fastify.decorateRequest(MEDIA_TYPE as unknown as string, undefined)
+  }
 
   if (
     options.formbody !== false &&

@@ -91,6 +91,10 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
   const signer = options.cursorSecrets[0]
 
   fastify.decorateRequest('pagination', null)
+  // Declared, so requests have it from construction (one shape, no property added per request).
+  if (!fastify.hasRequestDecorator(PLAN as unknown as string)) {
+    fastify.decorateRequest(PLAN as unknown as string, undefined)
+  }
 
   fastify.decorateReply(
     'paginate',
