@@ -91,9 +91,13 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
   const signer = options.cursorSecrets[0]
 
   fastify.decorateRequest('pagination', null)
-  // Declared, so requests have it from construction (one shape, no property added per request).
+  // Declared, so requests and replies have them from construction (one shape, no property
+  // added per request).
   if (!fastify.hasRequestDecorator(PLAN as unknown as string)) {
     fastify.decorateRequest(PLAN as unknown as string, undefined)
+  }
+  if (!fastify.hasReplyDecorator(PAGE as unknown as string)) {
+    fastify.decorateReply(PAGE as unknown as string, undefined)
   }
 
   fastify.decorateReply(
