@@ -1,5 +1,6 @@
 /** The `@restwell/conditional` plugin: validators, preconditions (304/412/428) and byte ranges (206/416). */
 import {
+  declareState,
   appendVary,
   asList,
   ErrorCode,
@@ -543,9 +544,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   }
 
   fastify.decorateReply(STATE as unknown as string, null)
-  if (!fastify.hasReplyDecorator(IDENTITY_DIGEST as unknown as string)) {
-    fastify.decorateReply(IDENTITY_DIGEST as unknown as string, undefined)
-  }
+  declareState(fastify, 'reply', IDENTITY_DIGEST)
   fastify.decorateReply(
     'etag',
     function etag(this: FastifyReply, value: string | number, opts?: EtagOptions) {

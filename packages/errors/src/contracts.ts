@@ -1,8 +1,9 @@
 /**
  * Contracts between restwell plugins that must not depend on each other. Each is a
- * `Symbol.for` key set on the reply or request object (not a Fastify decorator, so two
- * plugins may both use it), with the type of what it holds.
+ * `Symbol.for` key set on the reply or request object, with the type of what it holds. The
+ * plugins that use one declare it with `declareState`, which any of them may do first.
  */
+import type { FastifyInstance } from 'fastify'
 
 /** Links of one page of a collection (absolute paths with query strings). */
 export interface PageLinks {
@@ -60,6 +61,28 @@ export const ITEMS_DIGEST_PREFIX = 'items.'
 /** Reads the page info a plugin left on a reply, if any. */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]
+}
+
+/**
+ * Declares symbol-keyed state that plugins keep on requests or replies (`undefined` until set),
+ * unless the app already has it (another plugin declared it first, or this one is registered
+ * again in a child scope). Every request or reply then has it from construction, so none gets
+ * a property added on the way: one object shape, and no out-of-object property store per
+ * request.
+ */
+export function declareState(
+  fastify: FastifyInstance,
+  on: 'request' | 'reply',
+  ...keys: readonly symbol[]
+): void {
+  for (const key of keys) {
+    const name = key as unknown as string
+    if (on === 'request') {
+      if (!fastify.hasRequestDecorator(name)) fastify.decorateRequest(name, undefined)
+    } else if (!fastify.hasReplyDecorator(name)) {
+      fastify.decorateReply(name, undefined)
+    }
+  }
 }
 
 /** Reads the negotiated response media type of a request, if any. */

@@ -53,6 +53,7 @@ export {
 export { restwellErrors }
 export default restwellErrors
 export {
+  declareState,
   IDENTITY_DIGEST,
   ITEMS_DIGEST_PREFIX,
   MEDIA_TYPE,

@@ -2,6 +2,7 @@
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import {
+  declareState,
   appendVary,
   asList,
   ErrorCode,
@@ -177,11 +178,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
 
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
-  // Declared, so every request object has it from construction: a property added later gives
-  // the request another shape and, past its spare slots, an out-of-object store per request.
-  if (!fastify.hasRequestDecorator(MEDIA_TYPE as unknown as string)) {
-    fastify.decorateRequest(MEDIA_TYPE as unknown as string, undefined)
-  }
+  declareState(fastify, 'request', MEDIA_TYPE)
 
   if (
     options.formbody !== false &&

@@ -1,5 +1,5 @@
 /** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
-import { asList, PAGE, onEveryRoute, validateOptions } from '@restwell/errors'
+import { declareState, asList, PAGE, onEveryRoute, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -91,14 +91,8 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
   const signer = options.cursorSecrets[0]
 
   fastify.decorateRequest('pagination', null)
-  // Declared, so requests and replies have them from construction (one shape, no property
-  // added per request).
-  if (!fastify.hasRequestDecorator(PLAN as unknown as string)) {
-    fastify.decorateRequest(PLAN as unknown as string, undefined)
-  }
-  if (!fastify.hasReplyDecorator(PAGE as unknown as string)) {
-    fastify.decorateReply(PAGE as unknown as string, undefined)
-  }
+  declareState(fastify, 'request', PLAN)
+  declareState(fastify, 'reply', PAGE)
 
   fastify.decorateReply(
     'paginate',

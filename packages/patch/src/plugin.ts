@@ -1,5 +1,6 @@
 /** The `@restwell/patch` plugin: patch media types, 415 + Accept-Patch, `request.applyPatch`. */
 import {
+  declareState,
   asList,
   ErrorCode,
   httpErrors,
@@ -160,13 +161,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   }
   fastify.decorate('restwellPatch', api)
 
-  // The route's settings and the parsed patch, declared so that every request has them from
-  // construction (one shape, no property added per request). Once per app: the plugin may be
-  // registered again in a child scope.
-  if (!fastify.hasRequestDecorator(ROUTE as unknown as string)) {
-    fastify.decorateRequest(ROUTE as unknown as string, undefined)
-    fastify.decorateRequest(PARSED as unknown as string, undefined)
-  }
+  declareState(fastify, 'request', ROUTE, PARSED)
   fastify.decorateRequest('patch', {
     getter(this: FastifyRequest): ParsedPatch | null {
       return (this as PatchRequest)[PARSED]?.view ?? null

@@ -20,6 +20,7 @@
  */
 import { hash } from 'node:crypto'
 import {
+  declareState,
   appendVary,
   asList,
   IDENTITY_DIGEST,
@@ -151,9 +152,7 @@ export function compressCache(settings: CompressCacheSettings): CompressCache {
     decorate(fastify) {
       fastify.decorateReply(PENDING as unknown as string, undefined)
       fastify.decorateReply(EARLY as unknown as string, undefined)
-      if (!fastify.hasReplyDecorator(IDENTITY_DIGEST as unknown as string)) {
-        fastify.decorateReply(IDENTITY_DIGEST as unknown as string, undefined)
-      }
+      declareState(fastify, 'reply', IDENTITY_DIGEST)
     },
     lookup(route) {
       if ((route as { compress?: unknown }).compress === false) return
