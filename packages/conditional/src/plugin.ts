@@ -1,8 +1,8 @@
 /** The `@restwell/conditional` plugin: validators, preconditions (304/412/428) and byte ranges (206/416). */
 import {
-  declareState,
   appendVary,
   asList,
+  declareState,
   ErrorCode,
   type HttpError,
   httpErrors,

@@ -2,16 +2,16 @@
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import {
-  declareState,
   appendVary,
   asList,
+  declareState,
   ErrorCode,
   type HttpError,
   httpErrors,
   MEDIA_TYPE,
+  onEveryRoute,
   pageOf,
   pathOf,
-  onEveryRoute,
   validateOptions,
 } from '@restwell/errors'
 import type {

@@ -1,5 +1,5 @@
 /** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
-import { declareState, asList, PAGE, onEveryRoute, validateOptions } from '@restwell/errors'
+import { asList, declareState, onEveryRoute, PAGE, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,

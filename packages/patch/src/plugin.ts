@@ -1,11 +1,11 @@
 /** The `@restwell/patch` plugin: patch media types, 415 + Accept-Patch, `request.applyPatch`. */
 import {
-  declareState,
   asList,
+  declareState,
   ErrorCode,
   httpErrors,
-  OptionsError,
   onEveryRoute,
+  OptionsError,
   validateOptions,
 } from '@restwell/errors'
 import type { ValidateFunction } from 'ajv'

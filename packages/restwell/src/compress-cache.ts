@@ -20,9 +20,9 @@
  */
 import { hash } from 'node:crypto'
 import {
-  declareState,
   appendVary,
   asList,
+  declareState,
   IDENTITY_DIGEST,
   ITEMS_DIGEST_PREFIX,
   type RouteEntry,
