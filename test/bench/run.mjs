@@ -13,6 +13,7 @@ import autocannon from 'autocannon'
 import { WORKLOAD_IDS, WORKLOADS } from './data.mjs'
 import { printProfile } from './profile.mjs'
 import { evaluateTargets, printReport, renderMarkdown, renderSvg, summarize } from './report.mjs'
+import { roundPlan } from './schedule.mjs'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 const RESULTS = `${HERE}results`
@@ -412,14 +413,6 @@ async function finishServer(entry, round) {
 }
 
 /**
- * The order servers take a workload in: forwards, then backwards for the next workload or
- * round (A B C, C B A, ...), so no server always runs first or right after the same one.
- */
-function serverOrder(entries, round, workloadIndex) {
-  return (round + workloadIndex) % 2 === 0 ? entries : [...entries].reverse()
-}
-
-/**
  * One round: every server is started afresh in its own process (one at a time; a fresh process
  * samples JIT variance too), then each workload is run on each server in turn, so the servers'
  * figures for one workload are seconds apart and machine drift hits them alike. Only one
@@ -438,17 +431,15 @@ async function runRound(servers, opts, round, log) {
   }
   const records = []
   try {
-    for (const [index, id] of opts.workloads.entries()) {
-      for (const entry of serverOrder(entries, round, index)) {
-        if (entry.failed) continue
-        try {
-          await measure(entry, id, opts, log)
-        } catch (error) {
-          // A server that breaks under load sits out the rest of the round.
-          entry.failed = true
-          failures.push(`${entry.server.id} ${id}: ${error.message}`)
-          console.error(`  ${entry.server.id} ${id}: ${error.message}`)
-        }
+    for (const { server: entry, workload: id } of roundPlan(entries, opts.workloads, round)) {
+      if (entry.failed) continue
+      try {
+        await measure(entry, id, opts, log)
+      } catch (error) {
+        // A server that breaks under load sits out the rest of the round.
+        entry.failed = true
+        failures.push(`${entry.server.id} ${id}: ${error.message}`)
+        console.error(`  ${entry.server.id} ${id}: ${error.message}`)
       }
     }
   } finally {

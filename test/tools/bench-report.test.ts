@@ -1,6 +1,7 @@
 /**
  * The bench's arithmetic, on made-up rounds and a made-up CPU profile: medians, ratios to bare
- * Fastify, the CPU column, each target's verdict, and the per-hook charging of `--profile`.
+ * Fastify, the CPU column, each target's verdict, the per-hook charging of `--profile`, and the
+ * order of a round.
  * No timing is measured here; `pnpm bench` measures.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -57,6 +58,10 @@ const load = async <T>(path: string): Promise<T> =>
 const { summarize, evaluateTargets, renderMarkdown } =
   await load<ReportModule>('../bench/report.mjs')
 const { summarizeProfile } = await load<ProfileModule>('../bench/profile.mjs')
+interface ScheduleModule {
+  roundPlan<S, W>(servers: S[], workloads: W[], round: number): Array<{ server: S; workload: W }>
+}
+const { roundPlan } = await load<ScheduleModule>('../bench/schedule.mjs')
 
 const SERVERS = ['fastify', 'restwell', 'restwell-optout', 'official', 'express'].map((id) => ({
   id,
@@ -207,4 +212,18 @@ test('--profile charges each sample to the hook Fastify called, with what it cal
   t.equal(hooks.negotiationOnSend, 3, 'its own sample and the two of appendVary under it')
   t.equal(hooks.cacheControlOnSend, 2, 'the hook it handed over to keeps its own')
   t.equal(hooks['(under'], 5, 'parsing, under no hook')
+})
+
+test('a round runs each workload on every server in turn, the order reversing each time', async (t) => {
+  const show = (round: number) =>
+    roundPlan(['A', 'B', 'C'], ['get1k', 'patch', '405'], round)
+      .map(({ server, workload }) => `${workload}:${server}`)
+      .join(' ')
+  t.equal(show(0), 'get1k:A get1k:B get1k:C patch:C patch:B patch:A 405:A 405:B 405:C')
+  t.equal(show(1), 'get1k:C get1k:B get1k:A patch:A patch:B patch:C 405:C 405:B 405:A')
+  // Over two rounds each server runs first as often as last, for every workload.
+  for (const workload of ['get1k', 'patch', '405']) {
+    const firsts = [0, 1].map((round) => roundPlan(['A', 'B', 'C'], [workload], round)[0]?.server)
+    t.same(firsts, ['A', 'C'], `${workload}: first A, then C`)
+  }
 })
