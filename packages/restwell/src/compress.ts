@@ -2,6 +2,7 @@
 import { constants } from 'node:zlib'
 import type { FastifyCompressOptions } from '@fastify/compress'
 import { type Static, Type } from '@sinclair/typebox'
+import type { onRouteHookHandler } from 'fastify'
 import { type CompressCache, compressCache } from './compress-cache.js'
 
 export const CompressSettingsSchema = Type.Object(
@@ -63,4 +64,22 @@ export function compressOptions(settings: CompressSettings): FastifyCompressOpti
       },
     },
   }
+}
+
+/**
+ * Methods whose request body Fastify never reads (its `bodyless` set: `handleRequest` calls the
+ * handler without parsing one), so there is nothing to decompress.
+ */
+const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
+
+/**
+ * onRoute hook added before `@fastify/compress`: a route of bodyless methods only gets
+ * `decompress: false`, unless it sets `decompress` itself. `@fastify/compress` would otherwise
+ * give it a `preParsing` hook, and Fastify binds a function and runs the hook on every request
+ * of the route to decompress a body it then never reads.
+ */
+export const noDecompressWithoutBody: onRouteHookHandler = (route) => {
+  if (route.decompress !== undefined) return
+  const methods = Array.isArray(route.method) ? route.method : [route.method]
+  if (methods.every((method) => BODYLESS_METHODS.has(method))) route.decompress = false
 }

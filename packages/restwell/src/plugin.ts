@@ -24,7 +24,7 @@ import restwellSoftDelete from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { compressCacheOf, compressOptions } from './compress.js'
+import { compressCacheOf, compressOptions, noDecompressWithoutBody } from './compress.js'
 import { corsPlan, preflightHook } from './cors.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
@@ -126,6 +126,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       cache.decorate(fastify)
       onEveryRoute(fastify, cache.lookup)
     }
+    onEveryRoute(fastify, noDecompressWithoutBody)
     await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
     if (cache !== undefined) onEveryRoute(fastify, cache.store)
   }

@@ -1,0 +1,67 @@
+import { gzipSync } from 'node:zlib'
+import Fastify, { type FastifyInstance } from 'fastify'
+import tap, { test } from 'tap'
+import restwell from '../src/index.js'
+
+const apps: FastifyInstance[] = []
+tap.teardown(() => Promise.all(apps.map((app) => app.close())))
+
+const echo = async (request: { body: unknown }) => ({ got: request.body ?? null })
+
+async function build(): Promise<FastifyInstance> {
+  const app = Fastify()
+  apps.push(app)
+  app.get('/early', async () => ({ early: true }))
+  await app.register(restwell, { cacheControl: false })
+  app.get('/books', async () => ({ books: [] }))
+  app.post('/books', echo)
+  app.route({ method: ['GET', 'POST'], url: '/both', handler: echo })
+  app.get('/own', { decompress: { forceRequestEncoding: 'gzip' } }, echo)
+  await app.ready()
+  return app
+}
+
+/** The `preParsing` hooks printRoutes lists under each `path (METHOD)`. */
+function preParsingOf(app: FastifyInstance): Map<string, string> {
+  const found = new Map<string, string>()
+  let current = ''
+  for (const line of app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n')) {
+    const route = /(\/\S*) \(([A-Z, ]+)\)/.exec(line)
+    if (route !== null) current = `${route[2]} ${route[1]}`
+    const hooks = /\(preParsing\) (.*)$/.exec(line)
+    if (hooks !== null) found.set(current, hooks[1] as string)
+  }
+  return found
+}
+
+test('routes of bodyless methods get no decompression hook; the others keep it', async (t) => {
+  const hooks = preParsingOf(await build())
+  for (const route of ['GET /books', 'HEAD /books', 'GET /early', 'HEAD /early']) {
+    t.notOk(hooks.has(route), `${route}: no preParsing hook`)
+  }
+  t.match(hooks.get('POST /books'), /preParsing\(\)/, 'a POST route decompresses')
+  t.match(hooks.get('GET, POST /both'), /preParsing\(\)/, 'a route with a body method too')
+  t.match(hooks.get('GET /own'), /preParsing\(\)/, "a route's own decompress option is kept")
+})
+
+test('a gzip request body is still decompressed; a GET ignores its body as before', async (t) => {
+  const app = await build()
+  const payload = gzipSync(JSON.stringify({ title: 'Dune' }))
+  const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' }
+  const posted = await app.inject({ method: 'POST', url: '/books', headers, payload })
+  t.equal(posted.statusCode, 200)
+  t.same(posted.json(), { got: { title: 'Dune' } })
+  const both = await app.inject({ method: 'POST', url: '/both', headers, payload })
+  t.same(both.json(), { got: { title: 'Dune' } })
+  const got = await app.inject({ method: 'GET', url: '/books', headers, payload })
+  t.equal(got.statusCode, 200)
+  t.same(got.json(), { books: [] })
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/books',
+    headers,
+    payload: Buffer.from('not gzip'),
+  })
+  t.equal(bad.statusCode, 400, 'a body that is not gzip is refused')
+  t.equal(bad.json().error.code, 'BAD_REQUEST')
+})
