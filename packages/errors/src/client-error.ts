@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { buildErrorBody, JSON_CONTENT_TYPE } from './body.js'
+import { buildErrorBody, isoNow, JSON_CONTENT_TYPE } from './body.js'
 import { createError } from './http-error.js'
 import { normalizeError } from './normalize.js'
 import { genReqId } from './request-id.js'
@@ -33,7 +33,7 @@ export function clientErrorResponse(error: ClientError): string {
   const body = JSON.stringify(
     buildErrorBody('structured', normalizeError(createError(status, message)), {
       requestId,
-      timestamp: new Date().toISOString(),
+      timestamp: isoNow(),
       instance: '',
     }),
   )

@@ -3,7 +3,7 @@ import { asList, pathOf } from './http.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
-import { buildErrorBody, errorContentType } from './body.js'
+import { buildErrorBody, errorContentType, isoNow } from './body.js'
 import { httpErrors } from './http-error.js'
 import { normalizeError } from './normalize.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
@@ -57,7 +57,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     if (idHeader !== false) reply.header(idHeader, requestId)
     const body = buildErrorBody(options.format, error, {
       requestId,
-      timestamp: new Date().toISOString(),
+      timestamp: isoNow(),
       instance: pathOf(request.url),
       problemTypeBase: options.problemTypeBase,
     })

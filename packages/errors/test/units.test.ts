@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import { Type } from '@sinclair/typebox'
 import fc from 'fast-check'
 import { test } from 'tap'
+import { isoNow } from '../src/body.js'
 import {
   buildErrorBody,
   createError,
@@ -152,6 +153,30 @@ test('buildErrorBody: details without a code stay without one', async (t) => {
       timestamp: 't',
     },
   })
+})
+
+test('isoNow: the current millisecond in ISO 8601, formatted once per millisecond', async (t) => {
+  const realNow = Date.now
+  const realToIso = Date.prototype.toISOString
+  t.teardown(() => {
+    Date.now = realNow
+    Date.prototype.toISOString = realToIso
+  })
+  let clock = Date.UTC(2026, 10, 22, 23, 0, 0, 5)
+  let formats = 0
+  Date.now = () => clock
+  Date.prototype.toISOString = function (this: Date) {
+    formats++
+    return realToIso.call(this)
+  }
+  t.equal(isoNow(), '2026-11-22T23:00:00.005Z')
+  t.equal(isoNow(), '2026-11-22T23:00:00.005Z')
+  t.equal(formats, 1, 'the same millisecond is formatted once')
+  clock += 1
+  t.equal(isoNow(), '2026-11-22T23:00:00.006Z', 'the next millisecond is the next value')
+  clock += 86_400_000
+  t.equal(isoNow(), '2026-11-23T23:00:00.006Z')
+  t.equal(formats, 3)
 })
 
 test('request ids', async (t) => {
