@@ -2,11 +2,11 @@
 import type { ErrorBody, ErrorFormat, ErrorRenderer, NormalizedError } from '@restwell/errors'
 import { appendVary, mediaTypeOf, reasonPhrase } from '@restwell/errors'
 import {
-  ACCEPT_CACHE_SIZE,
   type MediaOffer,
   negotiateMediaType,
   parseAccept,
   qualityOf,
+  remembered,
   toOffer,
 } from './accept.js'
 import { MEDIA_TYPES, type SupportedMediaType } from './options.js'
@@ -44,13 +44,7 @@ export function errorMediaType(
   // Errors of no route (404, 405) never pass negotiation, so Accept is read here: clients send
   // a handful of distinct values, remembered within the same bound as a route's.
   const memo = versionedJson ? judgedVersioned : judgedPlain
-  let type = memo.get(header)
-  if (type === undefined) {
-    type = fromAccept(header, versionedJson) ?? null
-    if (memo.size >= ACCEPT_CACHE_SIZE) memo.clear()
-    memo.set(header, type)
-  }
-  return type ?? undefined
+  return remembered(memo, header, (value) => fromAccept(value, versionedJson) ?? null) ?? undefined
 }
 
 /** `Accept` values already judged for an error body (`null`: JSON, the default). */

@@ -27,15 +27,9 @@ import type {
 import fp from 'fastify-plugin'
 import { acceptsUtf8 } from './accept-charset.js'
 import { parseAcceptLanguage, pickLanguage } from './accept-language.js'
-import {
-  ACCEPT_CACHE_SIZE,
-  type MediaOffer,
-  negotiateMediaType,
-  parseAccept,
-  toOffer,
-} from './accept.js'
+import { type MediaOffer, negotiateMediaType, parseAccept, remembered, toOffer } from './accept.js'
 import type { Negotiated } from './augment.js'
-import { parseContentType } from './content-type.js'
+import { type ContentType, parseContentType } from './content-type.js'
 import { createErrorRenderer } from './error-body.js'
 import { readMultipart } from './multipart.js'
 import {
@@ -57,6 +51,9 @@ const PLUGIN = '@restwell/negotiation'
 
 /** Methods whose request body is checked against `consumes` (PATCH is `@restwell/patch`'s). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE'])
+
+/** `parseContentType` with `null` for "not one media type", as a memo's verdict. */
+const parseOrNull = (header: string): ContentType | null => parseContentType(header) ?? null
 
 const MALFORMED = 0
 const NONE = 1
@@ -274,13 +271,9 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   ): MediaOffer | undefined {
     const header = request.headers.accept
     if (header === undefined) return settings.offers[0]
-    let outcome = settings.acceptCache.get(header)
-    if (outcome === undefined) {
-      outcome = acceptOutcome(header, settings.offers)
-      // Clients send a handful of distinct Accept values: remember them, within a bound.
-      if (settings.acceptCache.size >= ACCEPT_CACHE_SIZE) settings.acceptCache.clear()
-      settings.acceptCache.set(header, outcome)
-    }
+    const outcome = remembered(settings.acceptCache, header, (value) =>
+      acceptOutcome(value, settings.offers),
+    )
     if (outcome === MALFORMED) throw malformedHeader('Accept')
     return outcome === NONE ? undefined : outcome
   }
@@ -291,6 +284,9 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     if (ranges.length === 0) return offers[0]!
     return negotiateMediaType(ranges, offers) ?? NONE
   }
+
+  /** `Content-Type` values parsed so far (`null`: not one media type). */
+  const contentTypes = new Map<string, ContentType | null>()
 
   function checkBody(
     request: FastifyRequest,
@@ -305,8 +301,8 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         settings.consumesHeader,
       )
     }
-    const contentType = parseContentType(header)
-    if (contentType === undefined) throw malformedHeader('Content-Type')
+    const contentType = remembered(contentTypes, header, parseOrNull)
+    if (contentType === null) throw malformedHeader('Content-Type')
     if (!consumes.has(contentType.essence)) {
       throw unsupportedMediaType(
         `Content-Type ${contentType.essence} is not supported here; use one of: ${settings.consumesHeader}`,

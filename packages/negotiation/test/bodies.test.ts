@@ -3,6 +3,7 @@ import multipart from '@fastify/multipart'
 import restwellErrors from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
+import { ACCEPT_CACHE_SIZE, remembered } from '../src/accept.js'
 import { type MultipartFile, type NegotiationOptions, restwellNegotiation } from '../src/index.js'
 import { multipartError } from '../src/multipart.js'
 
@@ -147,6 +148,51 @@ test('multipart attachBody: false leaves the parts to the handler (limits still 
   })
   t.equal(big.statusCode, 413)
   t.equal(big.json().error.code, 'PAYLOAD_TOO_LARGE')
+})
+
+test('remembered: each value judged once while it is kept, never more than the bound', async (t) => {
+  const memo = new Map<string, number | null>()
+  const judged: string[] = []
+  const judge = (value: string) => {
+    judged.push(value)
+    return value.startsWith('n') ? null : value.length
+  }
+  t.equal(remembered(memo, 'abc', judge), 3)
+  t.equal(remembered(memo, 'abc', judge), 3)
+  t.equal(remembered(memo, 'none', judge), null, 'null is a verdict too')
+  t.equal(remembered(memo, 'none', judge), null)
+  t.same(judged, ['abc', 'none'], 'a kept value is not judged again, null included')
+  for (let i = 0; i < 3 * ACCEPT_CACHE_SIZE; i++) {
+    t.equal(remembered(memo, `v${i}`, judge), `v${i}`.length)
+    t.ok(memo.size <= ACCEPT_CACHE_SIZE)
+  }
+  t.equal(remembered(memo, 'abc', judge), 3, 'forgotten, then judged afresh')
+  t.equal(judged.filter((value) => value === 'abc').length, 2)
+})
+
+test('Content-Type values get the same answer when remembered, past the bound', async (t) => {
+  const app = await build()
+  // Three times the bound, each value sent twice: a supported type (200), an unsupported one
+  // (415) and a malformed one (400), all distinct.
+  const values = Array.from({ length: 3 * ACCEPT_CACHE_SIZE }, (_, i) =>
+    i % 3 === 0 ? `application/json; v=${i}` : i % 3 === 1 ? `text/x-${i}` : `json${i}`,
+  )
+  const statuses = async () => {
+    const out: number[] = []
+    for (const type of values) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/books',
+        payload: '{}',
+        headers: { 'content-type': type },
+      })
+      out.push(res.statusCode)
+    }
+    return out
+  }
+  const expected = values.map((_, i) => [200, 415, 400][i % 3])
+  t.same(await statuses(), expected)
+  t.same(await statuses(), expected, 'the second time, from the memo')
 })
 
 test('415 for an unsupported Content-Type, listing what the route accepts', async (t) => {
