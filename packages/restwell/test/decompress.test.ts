@@ -65,3 +65,15 @@ test('a gzip request body is still decompressed; a GET ignores its body as befor
   t.equal(bad.statusCode, 400, 'a body that is not gzip is refused')
   t.equal(bad.json().error.code, 'BAD_REQUEST')
 })
+
+test('an unknown Content-Encoding: 415 where a body is read, ignored on a GET', async (t) => {
+  const app = await build()
+  const headers = { 'content-type': 'application/json', 'content-encoding': 'x-unknown' }
+  const posted = await app.inject({ method: 'POST', url: '/books', headers, payload: '{}' })
+  t.equal(posted.statusCode, 415)
+  t.equal(posted.json().error.code, 'UNSUPPORTED_MEDIA_TYPE')
+  // RFC 9110 §9.3.1: content in a GET has no defined semantics; Fastify never reads it.
+  const got = await app.inject({ method: 'GET', url: '/books', headers, payload: '{}' })
+  t.equal(got.statusCode, 200)
+  t.same(got.json(), { books: [] })
+})
