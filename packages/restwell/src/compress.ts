@@ -1,6 +1,7 @@
 /** Compression through `@fastify/compress`, with thresholds and levels chosen on purpose. */
 import { constants } from 'node:zlib'
 import type { FastifyCompressOptions } from '@fastify/compress'
+import { asList } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
 import type { onRouteHookHandler } from 'fastify'
 import { type CompressCache, compressCache } from './compress-cache.js'
@@ -80,6 +81,7 @@ const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
  */
 export const noDecompressWithoutBody: onRouteHookHandler = (route) => {
   if (route.decompress !== undefined) return
-  const methods = Array.isArray(route.method) ? route.method : [route.method]
-  if (methods.every((method) => BODYLESS_METHODS.has(method))) route.decompress = false
+  if (asList(route.method).every((method) => BODYLESS_METHODS.has(method))) {
+    route.decompress = false
+  }
 }
