@@ -1,13 +1,22 @@
-/** Rate limits through `@fastify/rate-limit`: 429 in restwell's form, one root hook, Redis or memory. */
+/**
+ * Rate limits: 429 in restwell's form, one root hook. In memory, a synchronous fixed-window
+ * counter of our own; with Redis, and for routes with their own limit, `@fastify/rate-limit`.
+ */
+import { isIPv6 } from 'node:net'
 import { type Static, Type } from '@sinclair/typebox'
+import { format, parse } from '@lukeed/ms'
 import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
 import type {
   FastifyInstance,
+  FastifyReply,
   FastifyRequest,
+  HookHandlerDoneFunction,
   onRequestHookHandler,
   onRouteHookHandler,
 } from 'fastify'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
+import { Address6 } from 'ip-address'
+import { LruMap } from 'toad-cache'
 
 export const RateLimitSettingsSchema = Type.Object(
   {
@@ -60,11 +69,26 @@ function withTimeout(work: Promise<unknown>, ms: number): Promise<unknown> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }
 
+/** Requests per client per window, and the window, when not set. */
+const DEFAULT_MAX = 1000
+const DEFAULT_TIME_WINDOW = '1 minute'
+
+/** Clients whose windows the memory store keeps (least recently seen forgotten first). */
+export const MEMORY_CLIENTS = 5000
+
+/** The 429, from both limiters. */
+function rateLimited(max: number, retryIn: string): HttpError {
+  return httpErrors.tooManyRequests(
+    `Rate limit exceeded: ${max} requests per window; retry in ${retryIn}`,
+    { code: ErrorCode.RATE_LIMITED },
+  )
+}
+
 export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPluginOptions {
   return {
     global: false,
-    max: settings.max ?? 1000,
-    timeWindow: settings.timeWindow ?? '1 minute',
+    max: settings.max ?? DEFAULT_MAX,
+    timeWindow: settings.timeWindow ?? DEFAULT_TIME_WINDOW,
     ...(settings.redis === undefined
       ? {}
       : { redis: settings.redis as RateLimitPluginOptions['redis'] }),
@@ -72,13 +96,72 @@ export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPl
     skipOnError: false,
     allowList: settings.allowList ?? [],
     ...(settings.keyGenerator === undefined ? {} : { keyGenerator: settings.keyGenerator }),
-    errorResponseBuilder: (_request, context) =>
-      httpErrors.tooManyRequests(
-        `Rate limit exceeded: ${context.max} requests per ${context.after}`,
-        {
-          code: ErrorCode.RATE_LIMITED,
-        },
-      ),
+    errorResponseBuilder: (_request, context) => rateLimited(context.max, context.after),
+  }
+}
+
+/**
+ * The default client key, as `@fastify/rate-limit` makes it: the IP, an IPv4-mapped IPv6
+ * address as IPv4, any other IPv6 address as its /64 network (one host holds a whole /64).
+ * A string without `:` is never IPv6, so the common case skips the IPv6 test.
+ */
+export function clientKey(ip: string): string {
+  if (!ip.includes(':') || !isIPv6(ip)) return ip.toLowerCase()
+  const address = new Address6(ip)
+  if (address.isMapped4()) return address.to4().correctForm()
+  return new Address6(`${ip}/64`).startAddress().correctForm()
+}
+
+/** A route with `config.rateLimit` (its own limit, or `false`) is not the root hook's to count. */
+function hasOwnLimit(request: FastifyRequest): boolean {
+  const own = (request.routeOptions.config as { rateLimit?: unknown }).rateLimit
+  return own !== undefined && own !== null
+}
+
+/** One client's window: requests counted since `start` (ms). */
+interface Window {
+  count: number
+  start: number
+}
+
+/**
+ * The root limit with the counters in this process: a fixed window per client that starts at
+ * its first request, the least recently seen of `MEMORY_CLIENTS` forgotten first, as
+ * `@fastify/rate-limit`'s memory store keeps them. Counted synchronously: the library's handler
+ * awaits three promises per request (key, store callback, its own async function) for a store
+ * that answers at once.
+ */
+function memoryRateLimitHook(settings: RateLimitSettings): onRequestHookHandler {
+  const max = settings.max ?? DEFAULT_MAX
+  const window =
+    typeof settings.timeWindow === 'number'
+      ? settings.timeWindow
+      : (parse(settings.timeWindow ?? DEFAULT_TIME_WINDOW) as number)
+  const allowed = new Set<string | number>(settings.allowList)
+  const keyOf = settings.keyGenerator ?? ((request: FastifyRequest) => clientKey(request.ip))
+  const windows = new LruMap<Window>(MEMORY_CLIENTS)
+  const count = (key: string | number, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (allowed.has(key)) return done()
+    const now = Date.now()
+    let seen = windows.get(key)
+    if (seen === undefined || seen.start + window <= now) {
+      seen = { count: 0, start: now }
+      windows.set(key, seen)
+    }
+    seen.count++
+    const reset = Math.ceil((seen.start + window - now) / 1000)
+    reply.header('x-ratelimit-limit', max)
+    reply.header('x-ratelimit-remaining', seen.count > max ? 0 : max - seen.count)
+    reply.header('x-ratelimit-reset', reset)
+    if (seen.count <= max) return done()
+    reply.header('retry-after', reset)
+    done(rateLimited(max, format(reset * 1000, true) as string))
+  }
+  return function restwellRateLimit(request, reply, done) {
+    if (hasOwnLimit(request)) return done()
+    const key = keyOf(request)
+    if (typeof key === 'object') key.then((resolved) => count(resolved, reply, done), done)
+    else count(key, reply, done)
   }
 }
 
@@ -86,17 +169,16 @@ export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPl
  * One root `onRequest` hook applies the limit to every route, including routes registered
  * before restwell (which an `onRoute`-based limiter never sees) and the 404/405 path. Routes
  * with `config.rateLimit` (an object: their own limit; `false`: none) are left to
- * `@fastify/rate-limit`'s own per-route hook. A store failure is fail-open or a 503.
+ * `@fastify/rate-limit`'s own per-route hook. A Redis failure is fail-open or a 503.
  */
 export function rateLimitHook(
   fastify: FastifyInstance,
   settings: RateLimitSettings,
 ): onRequestHookHandler {
+  if (settings.redis === undefined) return memoryRateLimitHook(settings)
   const limit = fastify.rateLimit()
   const failOpen = settings.failOpen ?? false
-  // The memory store answers at once; only a remote store gets a timer (no cost otherwise).
-  const storeTimeout =
-    settings.redis === undefined ? 0 : (settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT)
+  const storeTimeout = settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT
   const failed = (request: FastifyRequest, error: unknown): HttpError | undefined => {
     if ((error as { statusCode?: unknown }).statusCode === 429) return error as HttpError
     request.log.error({ err: error }, 'rate-limit store failed')
@@ -109,10 +191,8 @@ export function rateLimitHook(
   // A callback hook, not an async one: `@fastify/rate-limit`'s handler is already a promise,
   // and awaiting it inside another would cost every request one more promise and tick.
   return function restwellRateLimit(request, reply, done) {
-    const own = (request.routeOptions.config as { rateLimit?: unknown }).rateLimit
-    if (own !== undefined && own !== null) return done()
-    const work = limit.call(fastify, request, reply) as Promise<unknown>
-    ;(storeTimeout === 0 ? work : withTimeout(work, storeTimeout)).then(
+    if (hasOwnLimit(request)) return done()
+    withTimeout(limit.call(fastify, request, reply) as Promise<unknown>, storeTimeout).then(
       () => done(),
       (error: unknown) => done(failed(request, error)),
     )

@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
-import tap, { test } from 'tap'
+import tap, { type Test, test } from 'tap'
 import restwell, { type RestwellOptions } from '../src/index.js'
+import { clientKey, MEMORY_CLIENTS } from '../src/rate-limit.js'
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
@@ -29,6 +31,132 @@ test('429 in the error form with Retry-After and X-RateLimit-*', async (t) => {
   t.match(limited.headers['retry-after'], /^\d+$/)
   t.equal(limited.json().error.code, 'RATE_LIMITED')
   t.equal(limited.headers['cache-control'], 'no-store')
+  t.equal(
+    limited.json().error.message,
+    'Rate limit exceeded: 2 requests per window; retry in 1 minute',
+  )
+})
+
+test('the window: X-RateLimit-Reset counts down to its end, then the client starts afresh', async (t) => {
+  let now = 1_700_000_000_000
+  const realNow = Date.now
+  Date.now = () => now
+  t.teardown(() => {
+    Date.now = realNow
+  })
+  const app = await build({ rateLimit: { max: 1, timeWindow: '2 minutes' } })
+  const first = await app.inject('/books')
+  t.equal(first.headers['x-ratelimit-reset'], '120')
+  now += 90_500
+  const limited = await app.inject('/books')
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.headers['x-ratelimit-reset'], '30', 'ceil(29.5 s)')
+  t.equal(limited.headers['retry-after'], '30')
+  t.match(limited.json().error.message, /retry in 30 seconds$/)
+  now += 29_500
+  const next = await app.inject('/books')
+  t.equal(next.statusCode, 200, 'the window ended exactly now: a new one starts')
+  t.equal(next.headers['x-ratelimit-remaining'], '0')
+  t.equal(next.headers['x-ratelimit-reset'], '120')
+})
+
+test('a route with its own limit is counted in its own window, not in the root one', async (t) => {
+  const app = await build({ rateLimit: { max: 2, timeWindow: 60_000 } })
+  t.equal((await app.inject('/tight')).headers['x-ratelimit-limit'], '1')
+  const root = await app.inject('/books')
+  t.equal(root.headers['x-ratelimit-limit'], '2')
+  t.equal(root.headers['x-ratelimit-remaining'], '1', '/tight did not count here')
+  t.equal(
+    (await app.inject('/tight')).json().error.message,
+    'Rate limit exceeded: 1 requests per window; retry in 1 minute',
+  )
+})
+
+test('allowList: listed clients are never limited nor told a limit', async (t) => {
+  const app = await build({ rateLimit: { max: 1, timeWindow: 60_000, allowList: ['127.0.0.1'] } })
+  for (let i = 0; i < 3; i++) {
+    const res = await app.inject('/books')
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['x-ratelimit-limit'], undefined)
+  }
+  const other = await app.inject({ url: '/books', remoteAddress: '10.0.0.1' })
+  t.equal(other.headers['x-ratelimit-remaining'], '0')
+  t.equal((await app.inject({ url: '/books', remoteAddress: '10.0.0.1' })).statusCode, 429)
+})
+
+test('a key generator may answer with a promise; its failure is a masked 500', async (t) => {
+  const app = await build({
+    rateLimit: {
+      max: 1,
+      timeWindow: 60_000,
+      keyGenerator: async (request) => {
+        if (request.headers['x-client'] === undefined) throw new Error('no client header')
+        return String(request.headers['x-client'])
+      },
+    },
+  })
+  await toldApart(t, app)
+  const failed = await app.inject('/books')
+  t.equal(failed.statusCode, 500)
+  t.notMatch(failed.body, /no client header/)
+})
+
+test(`the memory store keeps the ${MEMORY_CLIENTS} most recently seen clients`, async (t) => {
+  const app = await build({
+    rateLimit: {
+      max: 1,
+      timeWindow: 60_000,
+      keyGenerator: (request) => String(request.headers['x-client']),
+    },
+  })
+  const hit = async (client: string | number) =>
+    (await app.inject({ url: '/books', headers: { 'x-client': String(client) } })).statusCode
+  t.equal(await hit('first'), 200)
+  t.equal(await hit('kept'), 200)
+  for (let i = 0; i < MEMORY_CLIENTS - 2; i++) await hit(i)
+  t.equal(await hit('kept'), 429, 'seen again: now the most recent')
+  t.equal(await hit('newcomer'), 200, 'one client too many: the least recently seen goes')
+  t.equal(await hit('first'), 200, '"first" was forgotten: counted afresh')
+  t.equal(await hit('kept'), 429, '"kept" was not')
+})
+
+test('client keys: IPv4 as is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64 network', async (t) => {
+  t.equal(clientKey('127.0.0.1'), '127.0.0.1')
+  t.equal(clientKey('::ffff:127.0.0.1'), '127.0.0.1')
+  t.equal(clientKey('2001:DB8:0:0:1::1'), '2001:db8::')
+  t.equal(clientKey('not-an-ip:really'), 'not-an-ip:really')
+  // Any two IPv6 addresses share a key exactly when their first 64 bits agree.
+  const groups = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 4, maxLength: 4 })
+  const write = (words: number[], upper: boolean) => {
+    const text = words.map((word) => word.toString(16)).join(':')
+    return upper ? text.toUpperCase() : text
+  }
+  const mapped = (head: number[], tail: number[]) =>
+    head.every((word) => word === 0) && tail[0] === 0 && tail[1] === 0xffff
+  fc.assert(
+    fc.property(
+      groups,
+      groups,
+      groups,
+      groups,
+      fc.boolean(),
+      (head, other, tail1, tail2, upper) => {
+        fc.pre(!mapped(head, tail1) && !mapped(head, tail2) && !mapped(other, tail2))
+        const a = clientKey(write([...head, ...tail1], upper))
+        t.equal(a, clientKey(write([...head, ...tail2], !upper)))
+        const sameNetwork = head.every((word, i) => word === other[i])
+        t.equal(a === clientKey(write([...other, ...tail2], upper)), sameNetwork)
+      },
+    ),
+  )
+  const app = await build({ rateLimit: { max: 1, timeWindow: 60_000 } })
+  const from = async (remoteAddress: string) =>
+    (await app.inject({ url: '/books', remoteAddress })).statusCode
+  t.equal(await from('2001:db8::1'), 200)
+  t.equal(await from('2001:db8::2'), 429, 'the same /64')
+  t.equal(await from('2001:db8:0:1::1'), 200, 'another /64')
+  t.equal(await from('127.0.0.1'), 200)
+  t.equal(await from('::ffff:127.0.0.1'), 429, 'the same client as 127.0.0.1')
 })
 
 test('routes registered before restwell and the 404/405 path are limited too', async (t) => {
@@ -49,20 +177,24 @@ test('per-route: false opts out, an object sets its own limit', async (t) => {
   t.equal(second.json().error.code, 'RATE_LIMITED')
 })
 
+test('with a Redis store the 429 is the same: headers, message and error form', async (t) => {
+  let count = 0
+  const counting = redisDouble((cb) => cb(null, [++count, 30_000]))
+  const app = await build({ rateLimit: { redis: counting, max: 1 } })
+  t.equal((await app.inject('/books')).headers['x-ratelimit-remaining'], '0')
+  const limited = await app.inject('/books')
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.headers['retry-after'], '30')
+  t.equal(limited.headers['x-ratelimit-reset'], '30')
+  t.equal(limited.json().error.code, 'RATE_LIMITED')
+  t.equal(
+    limited.json().error.message,
+    'Rate limit exceeded: 1 requests per window; retry in 30 seconds',
+  )
+})
+
 test('a failing store: 503 by default, through when failOpen', async (t) => {
-  const broken = {
-    defineCommand() {},
-    rateLimit(
-      _key: string,
-      _window: number,
-      _max: number,
-      _ban: number,
-      _continue: boolean,
-      cb: (e: Error) => void,
-    ) {
-      cb(new Error('redis down'))
-    },
-  }
+  const broken = redisDouble((cb) => cb(new Error('redis down')))
   const closed = await build({ rateLimit: { redis: broken } })
   const res = await closed.inject('/books')
   t.equal(res.statusCode, 503)
@@ -72,6 +204,15 @@ test('a failing store: 503 by default, through when failOpen', async (t) => {
   t.equal((await open.inject('/books')).statusCode, 200)
 })
 
+/** With a limit of 1 keyed on `x-client`: a, b and a again (limited). */
+async function toldApart(t: Test, app: FastifyInstance): Promise<void> {
+  const from = async (client: string) =>
+    (await app.inject({ url: '/books', headers: { 'x-client': client } })).statusCode
+  t.equal(await from('a'), 200)
+  t.equal(await from('b'), 200)
+  t.equal(await from('a'), 429)
+}
+
 test('a custom key: clients are told apart by it', async (t) => {
   const app = await build({
     rateLimit: {
@@ -80,9 +221,7 @@ test('a custom key: clients are told apart by it', async (t) => {
       keyGenerator: (request) => String(request.headers['x-client']),
     },
   })
-  t.equal((await app.inject({ url: '/books', headers: { 'x-client': 'a' } })).statusCode, 200)
-  t.equal((await app.inject({ url: '/books', headers: { 'x-client': 'b' } })).statusCode, 200)
-  t.equal((await app.inject({ url: '/books', headers: { 'x-client': 'a' } })).statusCode, 429)
+  await toldApart(t, app)
 })
 
 test('rateLimit: false', async (t) => {
@@ -91,8 +230,8 @@ test('rateLimit: false', async (t) => {
   t.equal(res.headers['x-ratelimit-limit'], undefined)
 })
 
-/** A Redis double whose rate-limit command answers after `delay` ms (never, when undefined). */
-function slowStore(delay: number | undefined, outcome: 'ok' | 'error' = 'ok') {
+/** A Redis double: its rate-limit command's callback is handed to `answer`. */
+function redisDouble(answer: (cb: (e: Error | null, result?: [number, number]) => void) => void) {
   return {
     defineCommand() {},
     rateLimit(
@@ -103,13 +242,20 @@ function slowStore(delay: number | undefined, outcome: 'ok' | 'error' = 'ok') {
       _continue: boolean,
       cb: (e: Error | null, result?: [number, number]) => void,
     ) {
-      if (delay === undefined) return
-      setTimeout(
-        () => (outcome === 'ok' ? cb(null, [1, 60_000]) : cb(new Error('late failure'))),
-        delay,
-      )
+      answer(cb)
     },
   }
+}
+
+/** A Redis double whose rate-limit command answers after `delay` ms (never, when undefined). */
+function slowStore(delay: number | undefined, outcome: 'ok' | 'error' = 'ok') {
+  return redisDouble((cb) => {
+    if (delay === undefined) return
+    setTimeout(
+      () => (outcome === 'ok' ? cb(null, [1, 60_000]) : cb(new Error('late failure'))),
+      delay,
+    )
+  })
 }
 
 test('a store that never answers (Redis lost, ioredis queueing): 503 after storeTimeout, not a hang', async (t) => {
