@@ -7,10 +7,12 @@
  * ETag, or the one it derived from a collection's item versions; else a SHA-1 computed here).
  * Least recently used entries go first once `cacheBytes` is reached.
  *
- * Two `onSend` hooks per route: `lookup` runs after conditional's first hook (304, 412 and 206
- * are decided on the identity bytes) and before compression; on a hit it sends the stored body
- * with the headers `@fastify/compress` would set, and compression leaves an encoded body alone.
- * `store` runs after compression and keeps what it produced.
+ * One `onSend` hook per route, in the place of `@fastify/compress`'s (after conditional's first
+ * hook: 304, 412 and 206 are decided on the identity bytes): it looks the body up, on a hit
+ * sends the stored body with the headers `@fastify/compress` would set, on a miss calls
+ * `@fastify/compress`'s own hook and keeps what it produced. Answers compression would leave
+ * alone (no `Accept-Encoding`, a body under the threshold) go out at once. With `cacheBytes: 0`
+ * the hook still does that and keeps nothing.
  *
  * A GET whose digest conditional derived from item versions (`ITEMS_DIGEST_PREFIX`) is known
  * before serialization: a third hook, last in `preSerialization`, looks it up there and, on a
@@ -39,7 +41,6 @@ import type {
 /** Longest `Accept-Encoding` value used in a key; a longer one is compressed, not cached. */
 export const MAX_CACHED_ACCEPT_ENCODING = 256
 
-const PENDING = Symbol('restwell.compressCache.key')
 /** The entry found before serialization (and its key), for the lookup hook to send. */
 const EARLY = Symbol('restwell.compressCache.early')
 
@@ -51,7 +52,6 @@ interface Entry {
 }
 
 type Pending = FastifyReply & {
-  [PENDING]?: string
   [EARLY]?: { key: string; hit: Entry }
   [IDENTITY_DIGEST]?: string
 }
@@ -71,9 +71,9 @@ export interface CompressCacheSettings {
 export interface CompressCache {
   /** Declares the reply slots the hooks use (one hidden class for every reply). */
   decorate(fastify: FastifyInstance): void
-  /** onRoute hook to add before `@fastify/compress` is registered. */
+  /** onRoute hook to add before `@fastify/compress` is registered (the early lookup). */
   lookup: onRouteHookHandler
-  /** onRoute hook to add after it. */
+  /** onRoute hook to add after it: lookup, compression and store as one onSend hook. */
   store: onRouteHookHandler
   /** Entries and bytes held (for tests and diagnostics). */
   size(): { entries: number; bytes: number }
@@ -114,13 +114,20 @@ function keyOf(route: string, type: unknown, accept: string, digest: string): st
     : `${route}\n${String(type)}\n${accept}\n${digest}`
 }
 
+/** The name `@fastify/compress` gives its `onSend` hook (checked where the cache takes it over). */
+const COMPRESS_ON_SEND = 'onSend'
+
 export function compressCache(settings: CompressCacheSettings): CompressCache {
   const entries = new Map<string, Entry>()
+  const caching = settings.maxBytes > 0
   let bytes = 0
   let routes = 0
+  /** Each route's id in the keys, from `lookup` to `store`. */
+  const ids = new WeakMap<object, string>()
 
-  // lookup and store run in one synchronous onSend chain (compression of a body this size is
-  // synchronous), so a key is stored at most once: the next identical request is a hit.
+  // The fused hook runs lookup, compression and store in one synchronous call (compression of a
+  // body this size is synchronous), so a key is stored at most once: the next identical
+  // request is a hit.
   function keep(key: string, entry: Entry): void {
     if (entry.body.length > settings.maxBytes) return
     entries.set(key, entry)
@@ -148,79 +155,101 @@ export function compressCache(settings: CompressCacheSettings): CompressCache {
     done(null, hit.body)
   }
 
+  /**
+   * Lookup, `@fastify/compress`'s own `onSend` and store, as one hook in compression's place.
+   * With the plugin's settings (no per-route `compress` object), an answer compression would
+   * leave alone skips it: no `Accept-Encoding`, or a body below the threshold. For those
+   * `@fastify/compress` reads three headers and negotiates before it gives up.
+   */
+  function fused(id: string, compress: onSendHookHandler, own: boolean): onSendHookHandler {
+    return function restwellCompress(request, reply, payload, done) {
+      const early = (reply as Pending)[EARLY]
+      if (early !== undefined) {
+        ;(reply as Pending)[EARLY] = undefined
+        // Conditional may have made it a 304 since: then there is nothing to send.
+        if (reply.statusCode !== 200) return done(null, payload)
+        return serve(reply, early.key, early.hit, done)
+      }
+      // Before the size: measuring a serialized string flattens it (~1 µs for 1 KB).
+      if (!own && request.headers['accept-encoding'] === undefined) return done(null, payload)
+      const text = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : undefined
+      const size = text === undefined ? -1 : Buffer.byteLength(text)
+      if (!own && text !== undefined && size < settings.threshold) return done(null, payload)
+      const accept = caching && text !== undefined ? cacheableAccept(request, reply) : undefined
+      if (
+        text === undefined ||
+        accept === undefined ||
+        size < settings.threshold ||
+        size > settings.syncThreshold
+      ) {
+        return compress.call(this, request, reply, payload, done)
+      }
+      const digest = (reply as Pending)[IDENTITY_DIGEST] ?? hash('sha1', text, 'base64url')
+      const key = keyOf(id, reply.getHeader('content-type'), accept, digest)
+      const hit = entries.get(key)
+      if (hit !== undefined) return serve(reply, key, hit, done)
+      const stored = (error: Error | null, compressed?: unknown) => {
+        const coding = reply.getHeader('content-encoding')
+        if (error === null && typeof coding === 'string' && Buffer.isBuffer(compressed)) {
+          keep(key, { coding, body: compressed, type: reply.getHeader('content-type') })
+        }
+        ;(done as (error: Error | null, payload?: unknown) => void)(error, compressed)
+      }
+      compress.call(this, request, reply, payload, stored as Parameters<onSendHookHandler>[3])
+    }
+  }
+
   return {
     decorate(fastify) {
-      fastify.decorateReply(PENDING as unknown as string, undefined)
       fastify.decorateReply(EARLY as unknown as string, undefined)
       declareState(fastify, 'reply', IDENTITY_DIGEST)
     },
     lookup(route) {
       if ((route as { compress?: unknown }).compress === false) return
       const id = String(++routes)
+      ids.set(route, id)
       const methods = Array.isArray(route.method) ? route.method : [route.method]
-      if (methods.includes('GET')) {
-        append(route, 'preSerialization', function restwellCompressEarly(
-          request,
-          reply,
-          payload,
-          done,
+      if (!caching || !methods.includes('GET')) return
+      append(route, 'preSerialization', function restwellCompressEarly(
+        request,
+        reply,
+        payload,
+        done,
+      ) {
+        const digest = (reply as Pending)[IDENTITY_DIGEST]
+        if (
+          digest === undefined ||
+          !digest.startsWith(ITEMS_DIGEST_PREFIX) ||
+          request.method !== 'GET' ||
+          request.headers.range !== undefined
         ) {
-          const digest = (reply as Pending)[IDENTITY_DIGEST]
-          if (
-            digest === undefined ||
-            !digest.startsWith(ITEMS_DIGEST_PREFIX) ||
-            request.method !== 'GET' ||
-            request.headers.range !== undefined
-          ) {
-            return done(null, payload)
-          }
-          const accept = cacheableAccept(request, reply)
-          if (accept === undefined) return done(null, payload)
-          const key = keyOf(id, undefined, accept, digest)
-          const hit = entries.get(key)
-          if (hit !== undefined) {
-            ;(reply as Pending)[EARLY] = { key, hit }
-            reply.serializer(skipSerialization)
-          }
-          done(null, payload)
-        } as preSerializationHookHandler)
-      }
-      append(route, 'onSend', function restwellCompressLookup(request, reply, payload, done) {
-        const early = (reply as Pending)[EARLY]
-        if (early !== undefined) {
-          ;(reply as Pending)[EARLY] = undefined
-          // Conditional may have made it a 304 since: then there is nothing to send.
-          if (reply.statusCode !== 200) return done(null, payload)
-          return serve(reply, early.key, early.hit, done)
+          return done(null, payload)
         }
         const accept = cacheableAccept(request, reply)
-        if (accept === undefined || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
-          return done(null, payload)
-        }
-        const size = Buffer.byteLength(payload)
-        if (size < settings.threshold || size > settings.syncThreshold) return done(null, payload)
-        const digest = (reply as Pending)[IDENTITY_DIGEST] ?? hash('sha1', payload, 'base64url')
-        const key = keyOf(id, reply.getHeader('content-type'), accept, digest)
+        if (accept === undefined) return done(null, payload)
+        const key = keyOf(id, undefined, accept, digest)
         const hit = entries.get(key)
-        if (hit === undefined) {
-          ;(reply as Pending)[PENDING] = key
-          return done(null, payload)
-        }
-        serve(reply, key, hit, done)
-      })
-    },
-    store(route) {
-      if ((route as { compress?: unknown }).compress === false) return
-      append(route, 'onSend', function restwellCompressStore(_request, reply, payload, done) {
-        const key = (reply as Pending)[PENDING]
-        if (key === undefined) return done(null, payload)
-        ;(reply as Pending)[PENDING] = undefined
-        const coding = reply.getHeader('content-encoding')
-        if (typeof coding === 'string' && Buffer.isBuffer(payload)) {
-          keep(key, { coding, body: payload, type: reply.getHeader('content-type') })
+        if (hit !== undefined) {
+          ;(reply as Pending)[EARLY] = { key, hit }
+          reply.serializer(skipSerialization)
         }
         done(null, payload)
-      })
+      } as preSerializationHookHandler)
+    },
+    store(route) {
+      const id = ids.get(route)
+      if (id === undefined) return
+      // `@fastify/compress`'s onRoute hook, just run, put its onSend hook last.
+      const hooks = asList((route as { onSend?: unknown }).onSend) as onSendHookHandler[]
+      const compress = hooks[hooks.length - 1]
+      if (compress?.name !== COMPRESS_ON_SEND) {
+        throw new Error(
+          `restwell: ${String(route.method)} ${route.url} has no @fastify/compress onSend hook to take over`,
+        )
+      }
+      const own = typeof (route as { compress?: unknown }).compress === 'object'
+      hooks[hooks.length - 1] = fused(id, compress, own)
+      ;(route as { onSend?: unknown }).onSend = hooks
     },
     size: () => ({ entries: entries.size, bytes }),
   }

@@ -39,12 +39,10 @@ const DEFAULT_THRESHOLD = 1024
 const DEFAULT_SYNC_THRESHOLD = 65_536
 const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
 
-/** The cache of compressed bodies these settings ask for; undefined when `cacheBytes` is 0. */
-export function compressCacheOf(settings: CompressSettings): CompressCache | undefined {
-  const maxBytes = settings.cacheBytes ?? DEFAULT_CACHE_BYTES
-  if (maxBytes === 0) return undefined
+/** Compression's hooks with the cache of compressed bodies these settings ask for (none at 0). */
+export function compressCacheOf(settings: CompressSettings): CompressCache {
   return compressCache({
-    maxBytes,
+    maxBytes: settings.cacheBytes ?? DEFAULT_CACHE_BYTES,
     threshold: settings.threshold ?? DEFAULT_THRESHOLD,
     syncThreshold: settings.syncThreshold ?? DEFAULT_SYNC_THRESHOLD,
   })

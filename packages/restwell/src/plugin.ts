@@ -119,16 +119,15 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(restwellConditional, options.conditional ?? {})
   }
   if (options.compress !== false) {
-    // The cache of compressed bodies wraps compression: its lookup after conditional's first
-    // onSend hook and before compression's, its store after compression's.
+    // The cache of compressed bodies wraps compression: its early lookup is the last
+    // preSerialization hook; after @fastify/compress has given a route its onSend hook (after
+    // conditional's first), `store` puts lookup, that hook and store in its place as one.
     const cache = compressCacheOf(options.compress ?? {})
-    if (cache !== undefined) {
-      cache.decorate(fastify)
-      onEveryRoute(fastify, cache.lookup)
-    }
+    cache.decorate(fastify)
+    onEveryRoute(fastify, cache.lookup)
     onEveryRoute(fastify, noDecompressWithoutBody)
     await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
-    if (cache !== undefined) onEveryRoute(fastify, cache.store)
+    onEveryRoute(fastify, cache.store)
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after

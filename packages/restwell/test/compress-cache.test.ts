@@ -7,7 +7,7 @@ import Fastify, {
   type onSendHookHandler,
 } from 'fastify'
 import tap, { test } from 'tap'
-import { IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/errors'
+import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/errors'
 import { compressCache, MAX_CACHED_ACCEPT_ENCODING } from '../src/compress-cache.js'
 import restwell from '../src/index.js'
 
@@ -17,30 +17,30 @@ tap.teardown(() => Promise.all(apps.map((app) => app.close())))
 const big = (n: number, fill = 'x') => ({ text: fill.repeat(n) })
 
 /**
- * lookup, a spy that records the Content-Encoding compression will see, compression, store:
- * the order the umbrella gives them.
+ * The cache's hooks around `@fastify/compress` as the umbrella sets them, and a spy after them
+ * that records each body sent (a body served from the cache is the very Buffer stored).
  */
 async function withCache(maxBytes = 1_000_000) {
   const app = Fastify()
   apps.push(app)
   const cache = compressCache({ maxBytes, threshold: 1024, syncThreshold: 65_536 })
   cache.decorate(app)
-  const seen: unknown[] = []
-  const spy: onSendHookHandler = (_request, reply, payload, done) => {
-    seen.push(reply.getHeader('content-encoding'))
+  const sent: unknown[] = []
+  const spy: onSendHookHandler = (_request, _reply, payload, done) => {
+    sent.push(payload)
     done(null, payload)
   }
   app.addHook('onRoute', cache.lookup)
-  app.addHook('onRoute', (route) => {
-    route.onSend = [...(Array.isArray(route.onSend) ? route.onSend : []), spy]
-  })
   await app.register(fastifyCompress, {
     threshold: 1024,
     syncThreshold: 65_536,
     encodings: ['gzip', 'br'],
   })
   app.addHook('onRoute', cache.store)
-  return { app, cache, seen }
+  app.addHook('onRoute', (route) => {
+    route.onSend = [...asList(route.onSend), spy]
+  })
+  return { app, cache, sent }
 }
 
 function comparable(res: LightMyRequestResponse) {
@@ -49,7 +49,7 @@ function comparable(res: LightMyRequestResponse) {
 }
 
 test('the second identical request is served from the cache, byte for byte', async (t) => {
-  const { app, cache, seen } = await withCache()
+  const { app, cache, sent } = await withCache()
   app.get('/page', async () => big(5000))
   app.get('/twice', async () => big(6000))
   const ask = () => app.inject({ url: '/page', headers: { 'accept-encoding': 'gzip' } })
@@ -58,7 +58,8 @@ test('the second identical request is served from the cache, byte for byte', asy
   t.equal(first.headers['content-encoding'], 'gzip')
   t.same(comparable(second), comparable(first))
   t.same(JSON.parse(gunzipSync(second.rawPayload).toString()), big(5000))
-  t.same(seen, [undefined, 'gzip'], 'the second body reached compression already encoded')
+  t.equal(sent.length, 2)
+  t.equal(sent[1], sent[0], 'the second body is the Buffer the first compression produced')
   t.same(cache.size(), { entries: 1, bytes: first.rawPayload.length })
   const both = await Promise.all(
     [1, 2].map(() => app.inject({ url: '/twice', headers: { 'accept-encoding': 'gzip' } })),
@@ -212,6 +213,45 @@ test('what is not cached', async (t) => {
   t.same(cache.size(), { entries: 0, bytes: 0 })
   t.equal((await app.inject({ url: '/own-hooks', headers: gzip })).statusCode, 200)
   t.equal(cache.size().entries, 1, 'a route with its own onSend hook is cached too')
+})
+
+test("one onSend hook in compression's place; what compression would leave alone never reaches it", async (t) => {
+  const { app } = await withCache()
+  app.get('/page', async () => big(5000))
+  app.get('/small', async () => big(10))
+  // A route's own compress settings are @fastify/compress's to apply, Accept-Encoding or not.
+  app.get('/own', { compress: { onUnsupportedEncoding: () => 'no acceptable coding' } }, async () =>
+    big(5000),
+  )
+  await app.ready()
+  const hooks = app.printRoutes({ includeHooks: true, commonPrefix: false })
+  t.match(hooks, /"restwellCompress\(\)"/)
+  t.notMatch(hooks, /"onSend\(\)"/, "@fastify/compress's own hook is inside it")
+  const plain = await app.inject('/page')
+  t.equal(plain.headers['content-encoding'], undefined)
+  t.same(plain.json(), big(5000))
+  const small = await app.inject({ url: '/small', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(small.headers['content-encoding'], undefined)
+  t.same(small.json(), big(10))
+  t.equal((await app.inject('/own')).body, 'no acceptable coding')
+  const own = await app.inject({ url: '/own', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(own.headers['content-encoding'], 'gzip')
+})
+
+test("store without @fastify/compress's hook before it is a registration error", async (t) => {
+  const cache = compressCache({ maxBytes: 0, threshold: 1024, syncThreshold: 65_536 })
+  const route = { method: 'GET', url: '/x', onSend: [] } as unknown as Parameters<
+    typeof cache.store
+  >[0]
+  cache.lookup.call(Fastify(), route)
+  t.throws(
+    () => cache.store.call(Fastify(), route),
+    /GET \/x has no @fastify\/compress onSend hook/,
+  )
+  t.doesNotThrow(
+    () => cache.store.call(Fastify(), { method: 'GET', url: '/y' } as typeof route),
+    'a route the lookup never saw (compress: false) is left alone',
+  )
 })
 
 test('least recently used entries go once the bytes are spent; an oversize body is never kept', async (t) => {
