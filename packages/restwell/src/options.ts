@@ -71,7 +71,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
  * @param errors `@restwell/errors` options, or false to keep Fastify's own error handling. [{}]
  * @param methodOverride `@restwell/method-override` options, or false. [{}]
  * @param versioning `@restwell/versioning` options, or false. [{}]
- * @param cors `@fastify/cors`, configured for the spec, or false. [{}]
+ * @param cors CORS for the spec (restwell's own hook), or false. [{}]
  * @param underPressure `@fastify/under-pressure`, 503 + Retry-After, or false. [{}]
  * @param rateLimit `@fastify/rate-limit`, 429 in the error form, or false. [{}]
  * @param auth `@restwell/auth` options (`verify` is required); off unless given. [off]

@@ -1,6 +1,5 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
 import fastifyCompress from '@fastify/compress'
-import fastifyCors from '@fastify/cors'
 import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, {
@@ -25,7 +24,7 @@ import restwellVersioning from '@restwell/versioning'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { compressCacheOf, compressOptions, noDecompressWithoutBody } from './compress.js'
-import { corsPlan, preflightHook } from './cors.js'
+import { corsHook, corsPlan } from './cors.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
@@ -63,7 +62,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(restwellVersioning, options.versioning ?? {})
   }
 
-  // 3. CORS: its onRequest hook adds the headers to every answer (errors included) and
+  // 3. CORS: one onRequest hook adds the headers to every answer (errors included) and
   //    answers a preflight before rate limits and auth see it.
   if (options.cors !== false) {
     const override = options.methodOverride
@@ -72,8 +71,18 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     const plan = corsPlan(options.cors ?? {}, {
       extraAllowedHeaders: overrideHeader === false ? [] : [overrideHeader],
     })
-    await fastify.register(fastifyCors, plan.plugin)
-    fastify.addHook('onRequest', preflightHook(plan))
+    // A named plugin (hooks of a fastify-plugin apply to this instance): `hasPlugin` tells it.
+    await fastify.register(
+      fp(
+        async (instance) => {
+          instance.addHook('onRequest', corsHook(plan))
+        },
+        {
+          fastify: '5.x',
+          name: 'restwell-cors',
+        },
+      ),
+    )
   }
 
   // 4. overload: shed load before doing any other work.

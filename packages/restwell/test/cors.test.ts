@@ -152,6 +152,59 @@ test('allowed origins: listed ones are answered, others get no CORS headers', as
   t.equal(denied.headers['access-control-allow-origin'], undefined)
 })
 
+test('each origin rule: who gets Access-Control-Allow-Origin, and what', async (t) => {
+  const rules: [RestwellOptions['cors'], string, string | undefined][] = [
+    [{ origin: true }, 'https://any.example', 'https://any.example'],
+    [{ origin: /^https:\/\/[a-z]+\.example$/g }, 'https://app.example', 'https://app.example'],
+    [{ origin: /^https:\/\/[a-z]+\.example$/g }, 'https://app.example', 'https://app.example'],
+    [{ origin: /^https:\/\/[a-z]+\.example$/g }, 'http://app.example', undefined],
+    [{ origin: 'https://app.example' }, 'https://app.example', 'https://app.example'],
+    [{ origin: 'https://app.example' }, 'https://evil.example', undefined],
+    [{ origin: ['https://a.example', '*'] }, 'https://b.example', '*'],
+    [{ origin: false }, 'https://app.example', undefined],
+  ]
+  for (const [cors, origin, expected] of rules) {
+    const app = await build({ cors })
+    const res = await app.inject({ url: '/books', headers: { origin } })
+    const label = `${String((cors as { origin: unknown }).origin)} for ${origin}`
+    t.equal(res.headers['access-control-allow-origin'], expected, label)
+    t.equal(
+      res.headers['access-control-expose-headers'] !== undefined,
+      expected !== undefined,
+      `exposed headers only with an allowed origin: ${label}`,
+    )
+    t.match(res.headers.vary, /Origin/)
+  }
+})
+
+test('a refused origin: no credentials, no exposed headers, a preflight without its headers', async (t) => {
+  const app = await build({ cors: { origin: ['https://app.example'], credentials: true } })
+  const actual = await app.inject({ url: '/books', headers: { origin: 'https://evil.example' } })
+  t.equal(actual.headers['access-control-allow-credentials'], undefined)
+  t.equal(actual.headers['access-control-expose-headers'], undefined)
+  const refused = await app.inject({
+    method: 'OPTIONS',
+    url: '/books',
+    headers: { ...preflight, origin: 'https://evil.example' },
+  })
+  t.equal(refused.statusCode, 200)
+  t.equal(refused.headers['access-control-allow-methods'], undefined)
+  t.equal(refused.headers['access-control-allow-headers'], undefined)
+  t.match(
+    refused.headers.vary,
+    /Origin, Access-Control-Request-Method, Access-Control-Request-Headers/,
+  )
+})
+
+test('a route with config.cors: false gets no CORS headers and no Vary: Origin', async (t) => {
+  const app = await build()
+  app.get('/private', { config: { cors: false } }, async () => 'private')
+  const res = await app.inject({ url: '/private', headers: { origin: 'https://app.example' } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['access-control-allow-origin'], undefined)
+  t.notMatch(String(res.headers.vary), /Origin/)
+})
+
 test('settings add headers, change max-age and methods', async (t) => {
   const app = await build({
     cors: {

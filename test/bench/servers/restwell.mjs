@@ -38,7 +38,7 @@ const FEATURES = {
   negotiation: '@restwell/negotiation',
   methods: '@restwell/methods',
   rateLimit: '@fastify/rate-limit',
-  cors: '@fastify/cors',
+  cors: 'restwell-cors',
   versioning: '@restwell/versioning',
   softDelete: '@restwell/soft-delete',
   naming: '@restwell/naming',
