@@ -4,7 +4,7 @@
  */
 import { appendVary, OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { onRequestHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 
 export const CorsSettingsSchema = Type.Object(
   {
@@ -155,14 +155,18 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
  * had to be hidden from 404/405; the origin rule and exposed-header list had to be given as a
  * function and a joined string), and per request it still copied its options object, built a
  * closure and called the origin function through a callback: 0.65-1.4 µs per request in the
- * profiles of the 1 KB GET, most of it for requests without `Origin`.
+ * profiles of the 1 KB GET, most of it for requests without `Origin`. `routeCors` reads the
+ * route's `config.cors` (see `routeConfigKey`).
  */
-export function corsHook(plan: CorsPlan): onRequestHookHandler {
+export function corsHook(
+  plan: CorsPlan,
+  routeCors: (request: FastifyRequest) => unknown,
+): onRequestHookHandler {
   const { allowOrigin, credentials, exposedHeaders, preflightHeaders } = plan
   return function restwellCors(request, reply, done) {
     const origin = request.headers.origin
     let allowed: string | false = false
-    if ((request.routeOptions.config as { cors?: unknown }).cors !== false) {
+    if (routeCors(request) !== false) {
       appendVary(reply, 'Origin')
       if (origin !== undefined) allowed = allowOrigin(origin)
       if (allowed !== false) {

@@ -29,6 +29,7 @@ import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
 import { rateLimitHook, rateLimitPluginOptions, routeFailOpen } from './rate-limit.js'
+import { routeConfigKey } from './route-config.js'
 
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
@@ -75,7 +76,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(
       fp(
         async (instance) => {
-          instance.addHook('onRequest', corsHook(plan))
+          instance.addHook('onRequest', corsHook(plan, routeConfigKey(instance, 'cors')))
         },
         {
           fastify: '5.x',

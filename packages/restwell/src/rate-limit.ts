@@ -17,6 +17,7 @@ import type {
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import { Address6 } from 'ip-address'
 import { LruMap } from 'toad-cache'
+import { routeConfigKey } from './route-config.js'
 
 export const RateLimitSettingsSchema = Type.Object(
   {
@@ -112,12 +113,6 @@ export function clientKey(ip: string): string {
   return new Address6(`${ip}/64`).startAddress().correctForm()
 }
 
-/** A route with `config.rateLimit` (its own limit, or `false`) is not the root hook's to count. */
-function hasOwnLimit(request: FastifyRequest): boolean {
-  const own = (request.routeOptions.config as { rateLimit?: unknown }).rateLimit
-  return own !== undefined && own !== null
-}
-
 /** One client's window: requests counted since `start` (ms). */
 interface Window {
   count: number
@@ -131,7 +126,10 @@ interface Window {
  * awaits three promises per request (key, store callback, its own async function) for a store
  * that answers at once.
  */
-function memoryRateLimitHook(settings: RateLimitSettings): onRequestHookHandler {
+function memoryRateLimitHook(
+  settings: RateLimitSettings,
+  hasOwnLimit: (request: FastifyRequest) => boolean,
+): onRequestHookHandler {
   const max = settings.max ?? DEFAULT_MAX
   const window =
     typeof settings.timeWindow === 'number'
@@ -175,7 +173,10 @@ export function rateLimitHook(
   fastify: FastifyInstance,
   settings: RateLimitSettings,
 ): onRequestHookHandler {
-  if (settings.redis === undefined) return memoryRateLimitHook(settings)
+  const routeLimit = routeConfigKey(fastify, 'rateLimit')
+  // A route with `config.rateLimit` (its own limit, or `false`) is not the root hook's to count.
+  const hasOwnLimit = (request: FastifyRequest) => routeLimit(request) != null
+  if (settings.redis === undefined) return memoryRateLimitHook(settings, hasOwnLimit)
   const limit = fastify.rateLimit()
   const failOpen = settings.failOpen ?? false
   const storeTimeout = settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT

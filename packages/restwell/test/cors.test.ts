@@ -197,12 +197,20 @@ test('a refused origin: no credentials, no exposed headers, a preflight without 
 })
 
 test('a route with config.cors: false gets no CORS headers and no Vary: Origin', async (t) => {
-  const app = await build()
+  const app = Fastify()
+  apps.push(app)
+  app.get('/early', { config: { cors: false } }, async () => 'registered before restwell')
+  await app.register(restwell)
   app.get('/private', { config: { cors: false } }, async () => 'private')
-  const res = await app.inject({ url: '/private', headers: { origin: 'https://app.example' } })
-  t.equal(res.statusCode, 200)
-  t.equal(res.headers['access-control-allow-origin'], undefined)
-  t.notMatch(String(res.headers.vary), /Origin/)
+  app.get('/public', async () => 'public')
+  for (const url of ['/early', '/private']) {
+    const res = await app.inject({ url, headers: { origin: 'https://app.example' } })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['access-control-allow-origin'], undefined, url)
+    t.notMatch(String(res.headers.vary), /Origin/, url)
+  }
+  const open = await app.inject({ url: '/public', headers: { origin: 'https://app.example' } })
+  t.equal(open.headers['access-control-allow-origin'], '*')
 })
 
 test('settings add headers, change max-age and methods', async (t) => {
