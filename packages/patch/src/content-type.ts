@@ -38,3 +38,23 @@ export function acceptPatchValue(formats: readonly PatchFormat[]): string {
     .map((format) => PATCH_MEDIA_TYPES[format])
     .join(', ')
 }
+
+/** A set of formats as bits: bit i is `PATCH_FORMATS[i]`. */
+export function formatMask(formats: readonly PatchFormat[]): number {
+  let mask = 0
+  PATCH_FORMATS.forEach((format, i) => {
+    if (formats.includes(format)) mask |= 1 << i
+  })
+  return mask
+}
+
+/** Each mask's formats, in `PATCH_FORMATS` order. */
+export const FORMATS_BY_MASK: readonly (readonly PatchFormat[])[] = Array.from(
+  { length: 1 << PATCH_FORMATS.length },
+  (_, mask) => PATCH_FORMATS.filter((_format, i) => (mask & (1 << i)) !== 0),
+)
+
+/** Each mask's `Accept-Patch` value; undefined for no format. */
+export const ACCEPT_PATCH_BY_MASK: readonly (string | undefined)[] = FORMATS_BY_MASK.map(
+  (formats) => (formats.length === 0 ? undefined : acceptPatchValue(formats)),
+)

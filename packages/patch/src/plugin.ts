@@ -22,7 +22,10 @@ import type {
 import fp from 'fastify-plugin'
 import type { ParsedPatch, RestwellPatchApi } from './augment.js'
 import {
+  ACCEPT_PATCH_BY_MASK,
   acceptPatchValue,
+  FORMATS_BY_MASK,
+  formatMask,
   PATCH_FORMATS,
   PATCH_MEDIA_TYPES,
   type PatchFormat,
@@ -139,25 +142,25 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     ignoreTrailingSlash:
       (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true,
   }
-  const advertised: Array<{ pattern: RegExp; formats: readonly PatchFormat[] }> = []
+  /** Each patch route's path pattern and its formats (`formatMask`). */
+  const advertised: Array<{ pattern: RegExp; mask: number }> = []
 
-  function formatsFor(url: string): PatchFormat[] {
+  /**
+   * The formats of the patch routes whose path matches `url`, as a mask: the 405 and OPTIONS
+   * answers ask on every request, so the lists and `Accept-Patch` values are made once.
+   */
+  function maskFor(url: string): number {
     const path = pathOf(url)
-    const found = new Set<PatchFormat>()
+    let mask = 0
     if (path !== undefined) {
-      for (const route of advertised) {
-        if (route.pattern.test(path)) for (const format of route.formats) found.add(format)
-      }
+      for (const route of advertised) if (route.pattern.test(path)) mask |= route.mask
     }
-    return PATCH_FORMATS.filter((format) => found.has(format))
+    return mask
   }
 
   const api: RestwellPatchApi = {
-    formatsFor,
-    acceptPatch(url) {
-      const formats = formatsFor(url)
-      return formats.length === 0 ? undefined : acceptPatchValue(formats)
-    },
+    formatsFor: (url) => [...(FORMATS_BY_MASK[maskFor(url)] as readonly PatchFormat[])],
+    acceptPatch: (url) => ACCEPT_PATCH_BY_MASK[maskFor(url)],
   }
   fastify.decorate('restwellPatch', api)
 
@@ -319,7 +322,10 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     if ((routeConfig.status ?? options.status) === 204) {
       route.onSend = [...asList(route.onSend), noContent]
     }
-    advertised.push({ pattern: compileRoutePattern(route.url, matchOptions), formats })
+    advertised.push({
+      pattern: compileRoutePattern(route.url, matchOptions),
+      mask: formatMask(formats),
+    })
   })
 
   if (options.advertise) {

@@ -547,6 +547,8 @@ test('Accept-Patch on route-level OPTIONS and on a 405 thrown for the path', asy
   t.equal(app.restwellPatch.acceptPatch('/books/1'), BOTH)
   t.equal(app.restwellPatch.acceptPatch('/authors/1'), undefined)
   t.same(app.restwellPatch.formatsFor('/books/1?a=b'), ['json-patch', 'merge-patch'])
+  app.restwellPatch.formatsFor('/books/1').pop()
+  t.same(app.restwellPatch.formatsFor('/books/1'), ['json-patch', 'merge-patch'], 'a fresh list')
 })
 
 test('Accept-Patch on OPTIONS and 405 answered for an unrouted method (as @restwell/methods does)', async (t) => {

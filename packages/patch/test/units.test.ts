@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { test } from 'tap'
 import { acceptPatchValue, patchFormatOf } from '../src/index.js'
+import { ACCEPT_PATCH_BY_MASK, FORMATS_BY_MASK, formatMask } from '../src/content-type.js'
 import { arrayIndex, escapeToken, isProperPrefix, parsePointer } from '../src/pointer.js'
 import { parseReadOnly, readOnlyPointers, responseSchemaOf } from '../src/resource.js'
 import { compileRoutePattern, pathOf } from '../src/route-match.js'
@@ -38,6 +39,19 @@ test('patchFormatOf never throws and ignores parameters and case (property)', as
     ),
   )
   t.pass()
+})
+
+test('format masks: each subset of formats, its list and its Accept-Patch value', async (t) => {
+  const subsets = [[], ['json-patch'], ['merge-patch'], ['merge-patch', 'json-patch']] as const
+  for (const formats of subsets) {
+    const mask = formatMask(formats)
+    t.same([...(FORMATS_BY_MASK[mask] ?? [])].sort(), [...formats].sort())
+    t.equal(
+      ACCEPT_PATCH_BY_MASK[mask],
+      formats.length === 0 ? undefined : acceptPatchValue(formats),
+    )
+  }
+  t.equal(FORMATS_BY_MASK.length, 4)
 })
 
 test('acceptPatchValue lists formats in a fixed order', async (t) => {
