@@ -114,16 +114,16 @@ function keyOf(route: string, type: unknown, accept: string, digest: string): st
     : `${route}\n${String(type)}\n${accept}\n${digest}`
 }
 
-/** The name `@fastify/compress` gives its `onSend` hook (checked where the cache takes it over). */
-const COMPRESS_ON_SEND = 'onSend'
-
 export function compressCache(settings: CompressCacheSettings): CompressCache {
   const entries = new Map<string, Entry>()
   const caching = settings.maxBytes > 0
   let bytes = 0
   let routes = 0
-  /** Each route's id in the keys, from `lookup` to `store`. */
-  const ids = new WeakMap<object, string>()
+  /**
+   * Each route's id in the keys and how many onSend hooks it had when `lookup` ran, before
+   * `@fastify/compress`'s onRoute hook: the one hook after those is compression's.
+   */
+  const seen = new WeakMap<object, { id: string; sendHooks: number }>()
 
   // The fused hook runs lookup, compression and store in one synchronous call (compression of a
   // body this size is synchronous), so a key is stored at most once: the next identical
@@ -207,7 +207,7 @@ export function compressCache(settings: CompressCacheSettings): CompressCache {
     lookup(route) {
       if ((route as { compress?: unknown }).compress === false) return
       const id = String(++routes)
-      ids.set(route, id)
+      seen.set(route, { id, sendHooks: asList((route as { onSend?: unknown }).onSend).length })
       const methods = Array.isArray(route.method) ? route.method : [route.method]
       if (!caching || !methods.includes('GET')) return
       append(route, 'preSerialization', function restwellCompressEarly(
@@ -237,18 +237,17 @@ export function compressCache(settings: CompressCacheSettings): CompressCache {
       } as preSerializationHookHandler)
     },
     store(route) {
-      const id = ids.get(route)
-      if (id === undefined) return
-      // `@fastify/compress`'s onRoute hook, just run, put its onSend hook last.
+      const before = seen.get(route)
+      if (before === undefined) return
       const hooks = asList((route as { onSend?: unknown }).onSend) as onSendHookHandler[]
-      const compress = hooks[hooks.length - 1]
-      if (compress?.name !== COMPRESS_ON_SEND) {
+      if (hooks.length !== before.sendHooks + 1) {
         throw new Error(
-          `restwell: ${String(route.method)} ${route.url} has no @fastify/compress onSend hook to take over`,
+          `restwell: ${String(route.method)} ${route.url}: expected @fastify/compress to add one onSend hook, found ${hooks.length - before.sendHooks}`,
         )
       }
+      const compress = hooks[before.sendHooks] as onSendHookHandler
       const own = typeof (route as { compress?: unknown }).compress === 'object'
-      hooks[hooks.length - 1] = fused(id, compress, own)
+      hooks[before.sendHooks] = fused(before.id, compress, own)
       ;(route as { onSend?: unknown }).onSend = hooks
     },
     size: () => ({ entries: entries.size, bytes }),

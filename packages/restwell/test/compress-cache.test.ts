@@ -238,18 +238,23 @@ test("one onSend hook in compression's place; what compression would leave alone
   t.equal(own.headers['content-encoding'], 'gzip')
 })
 
-test("store without @fastify/compress's hook before it is a registration error", async (t) => {
+test('store without exactly one onSend hook added by @fastify/compress is a registration error', async (t) => {
   const cache = compressCache({ maxBytes: 0, threshold: 1024, syncThreshold: 65_536 })
-  const route = { method: 'GET', url: '/x', onSend: [] } as unknown as Parameters<
-    typeof cache.store
-  >[0]
-  cache.lookup.call(Fastify(), route)
+  type Route = Parameters<typeof cache.store>[0]
+  const hook: onSendHookHandler = (_request, _reply, payload, done) => done(null, payload)
+  const route = (url: string) => ({ method: 'GET', url, onSend: [hook] }) as unknown as Route
+  const none = route('/none')
+  cache.lookup.call(Fastify(), none)
   t.throws(
-    () => cache.store.call(Fastify(), route),
-    /GET \/x has no @fastify\/compress onSend hook/,
+    () => cache.store.call(Fastify(), none),
+    /GET \/none: expected @fastify\/compress to add one onSend hook, found 0/,
   )
+  const two = route('/two')
+  cache.lookup.call(Fastify(), two)
+  ;(two as unknown as { onSend: unknown[] }).onSend.push(hook, hook)
+  t.throws(() => cache.store.call(Fastify(), two), /found 2/)
   t.doesNotThrow(
-    () => cache.store.call(Fastify(), { method: 'GET', url: '/y' } as typeof route),
+    () => cache.store.call(Fastify(), route('/unseen')),
     'a route the lookup never saw (compress: false) is left alone',
   )
 })
