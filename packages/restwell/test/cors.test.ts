@@ -245,7 +245,9 @@ test('credentials with any origin is refused at registration', async (t) => {
 })
 
 test('cors: false sends no CORS headers', async (t) => {
+  t.equal((await build()).hasPlugin('restwell-cors'), true)
   const app = await build({ cors: false })
+  t.equal(app.hasPlugin('restwell-cors'), false)
   const res = await app.inject({ url: '/books', headers: { origin: 'https://a' } })
   t.equal(res.headers['access-control-allow-origin'], undefined)
   const options = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
