@@ -1,6 +1,5 @@
 /** Entity-tags (RFC 9110 §8.8.3): parsing If-Match / If-None-Match lists, comparison, formatting, hashing. */
-import { isOws } from '@restwell/errors'
-import { hash } from 'node:crypto'
+import { identityDigest, isOws } from '@restwell/errors'
 
 /** One entity-tag: `opaque` keeps its double quotes (`"abc"`), `weak` is the `W/` prefix. */
 export interface EntityTag {
@@ -145,15 +144,10 @@ export function toEntityTag(value: string | number, weak = false): EntityTag {
   if (parsed !== undefined) return weak ? { weak: true, opaque: parsed.opaque } : parsed
   let valid = text.length > 0
   for (let i = 0; valid && i < text.length; i++) valid = isEtagc(text.charCodeAt(i))
-  return { weak, opaque: valid ? `"${text}"` : `"${digest(text)}"` }
-}
-
-/** A fast hash of the bytes (SHA-1 through one-shot `crypto.hash`, base64url). */
-export function digest(payload: string | Buffer): string {
-  return hash('sha1', payload, 'base64url')
+  return { weak, opaque: valid ? `"${text}"` : `"${identityDigest(text)}"` }
 }
 
 /** The ETag of a body: the quoted hash of its exact bytes, weak when asked. */
 export function hashEntityTag(payload: string | Buffer, weak = false): EntityTag {
-  return { weak, opaque: `"${digest(payload)}"` }
+  return { weak, opaque: `"${identityDigest(payload)}"` }
 }

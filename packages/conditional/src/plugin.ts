@@ -7,6 +7,7 @@ import {
   type HttpError,
   httpErrors,
   IDENTITY_DIGEST,
+  identityDigest,
   ITEMS_DIGEST_PREFIX,
   onEveryRoute,
   validateOptions,
@@ -25,14 +26,7 @@ import type {
   GetValidator,
   ResourceValidators,
 } from './augment.js'
-import {
-  type EntityTag,
-  formatEntityTag,
-  digest,
-  parseEntityTag,
-  toEntityTag,
-  withCoding,
-} from './etag.js'
+import { type EntityTag, formatEntityTag, parseEntityTag, toEntityTag, withCoding } from './etag.js'
 import { formatHttpDate, parseHttpDate, toSeconds } from './http-date.js'
 import {
   type ConditionalOptions,
@@ -175,7 +169,7 @@ function collectionDigest(
     // write): the bytes are hashed instead.
     return undefined
   }
-  return digest(text)
+  return identityDigest(text)
 }
 
 type Done = (error?: Error | null, payload?: unknown) => void
@@ -409,7 +403,7 @@ function buildRouteHooks(settings: RouteSettings) {
       if (typeof header === 'string') {
         state.etag = parseEntityTag(header)
       } else if (settings.etag && bytes && !encoded) {
-        const digested = digest(payload as string | Buffer)
+        const digested = identityDigest(payload as string | Buffer)
         ;(reply as { [IDENTITY_DIGEST]?: string })[IDENTITY_DIGEST] = digested
         setEtag(reply, { weak: settings.weak, opaque: `"${digested}"` })
       }

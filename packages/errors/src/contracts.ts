@@ -3,6 +3,7 @@
  * `Symbol.for` key set on the reply or request object, with the type of what it holds. The
  * plugins that use one declare it with `declareState`, which any of them may do first.
  */
+import { hash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 
 /** Links of one page of a collection (absolute paths with query strings). */
@@ -50,6 +51,11 @@ export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
  * instead of hashing the same bytes again.
  */
 export const IDENTITY_DIGEST: unique symbol = Symbol.for('restwell.identity-digest')
+
+/** The digest of a body's identity bytes under the `IDENTITY_DIGEST` contract: SHA-1, base64url. */
+export function identityDigest(bytes: string | Buffer): string {
+  return hash('sha1', bytes, 'base64url')
+}
 
 /**
  * How an `IDENTITY_DIGEST` derived from a collection's item versions begins. Such a digest is

@@ -55,6 +55,7 @@ export default restwellErrors
 export {
   declareState,
   IDENTITY_DIGEST,
+  identityDigest,
   ITEMS_DIGEST_PREFIX,
   MEDIA_TYPE,
   mediaTypeOf,

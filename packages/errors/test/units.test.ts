@@ -11,6 +11,7 @@ import {
   genReqId,
   HttpError,
   httpErrors,
+  identityDigest,
   isHttpError,
   normalizeError,
   OptionsError,
@@ -20,6 +21,12 @@ import {
   validateOptions,
   validationDetails,
 } from '../src/index.js'
+
+test('identityDigest: the SHA-1 of the bytes, base64url, the same for a string and its UTF-8 Buffer', async (t) => {
+  t.equal(identityDigest('abc'), 'qZk-NkcGgWq6PiVxeFDCbJzQ2J0')
+  t.equal(identityDigest(Buffer.from('é€', 'utf8')), identityDigest('é€'))
+  t.not(identityDigest('abc'), identityDigest('abd'))
+})
 
 test('a factory for every 4xx and 5xx status of the spec', async (t) => {
   const statuses = Object.keys(ERROR_STATUSES).map(Number)

@@ -20,12 +20,12 @@
  * being serialized. Such keys leave the Content-Type out (the digest covers it) and the entry
  * keeps it. A request with `Range` takes the ordinary path (ranges apply to the identity bytes).
  */
-import { hash } from 'node:crypto'
 import {
   appendVary,
   asList,
   declareState,
   IDENTITY_DIGEST,
+  identityDigest,
   ITEMS_DIGEST_PREFIX,
   type RouteEntry,
 } from '@restwell/errors'
@@ -184,7 +184,7 @@ export function compressCache(settings: CompressCacheSettings): CompressCache {
       ) {
         return compress.call(this, request, reply, payload, done)
       }
-      const digest = (reply as Pending)[IDENTITY_DIGEST] ?? hash('sha1', text, 'base64url')
+      const digest = (reply as Pending)[IDENTITY_DIGEST] ?? identityDigest(text)
       const key = keyOf(id, reply.getHeader('content-type'), accept, digest)
       const hit = entries.get(key)
       if (hit !== undefined) return serve(reply, key, hit, done)
