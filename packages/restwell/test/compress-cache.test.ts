@@ -317,3 +317,23 @@ test('the umbrella: cached and uncached answers are the same, 304 still comes fi
   t.equal(notModified.statusCode, 304)
   t.equal(notModified.rawPayload.length, 0)
 })
+
+test('a web Response from the handler is still sent, with or without Accept-Encoding', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: false })
+  app.get(
+    '/fetched',
+    async () =>
+      new Response(JSON.stringify(big(5000)), {
+        headers: { 'content-type': 'application/json' },
+      }),
+  )
+  const plain = await app.inject('/fetched')
+  t.equal(plain.statusCode, 200)
+  t.same(plain.json(), big(5000))
+  const gzip = await app.inject({ url: '/fetched', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(gzip.statusCode, 200)
+  t.equal(gzip.headers['content-encoding'], 'gzip')
+  t.same(JSON.parse(gunzipSync(gzip.rawPayload).toString()), big(5000))
+})
