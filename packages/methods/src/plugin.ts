@@ -95,6 +95,9 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
         .send()
       return
     }
+    // The method has a route here: its handler chose not-found (`reply.callNotFound()`), so
+    // this is a 404, never a 405 whose Allow lists the very method refused.
+    if (allow.includes(method)) return done()
     done(
       httpErrors.methodNotAllowed(`Method ${method} is not allowed on ${pathOf(request.url)}`, {
         code: ErrorCode.METHOD_NOT_ALLOWED,
@@ -103,8 +106,8 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     )
   }
   fastify.addHook('onRequest', onNotFound)
-  // `reply.callNotFound()` (used by @fastify/cors for a plain OPTIONS) runs only the 404
-  // context's preHandler hooks, so the same judgement is made there too.
+  // `reply.callNotFound()` (e.g. from a catch-all `OPTIONS *` route handing a plain OPTIONS on)
+  // runs only the 404 context's preHandler hooks, so the same judgement is made there too.
   fastify.addHook('preHandler', onNotFound)
 }
 

@@ -218,6 +218,23 @@ test('a route that calls reply.callNotFound() still gets 405/OPTIONS semantics',
   t.equal(putBooks.statusCode, 405)
 })
 
+test('a handler that calls reply.callNotFound() gets 404, not a 405 that allows its own method', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellMethods)
+  app.get('/books/:id', async (_request, reply) => reply.callNotFound())
+  app.put('/books/:id', async () => ({}))
+  const get = await app.inject({ method: 'GET', url: '/books/1' })
+  t.equal(get.statusCode, 404)
+  t.equal(get.headers.allow, undefined)
+  t.equal(get.json().error.code, 'NOT_FOUND')
+  const head = await app.inject({ method: 'HEAD', url: '/books/1' })
+  t.equal(head.statusCode, 404)
+  const del = await app.inject({ method: 'DELETE', url: '/books/1' })
+  t.equal(del.statusCode, 405, 'a method with no route here is still 405')
+  t.equal(del.headers.allow, 'GET, HEAD, PUT, OPTIONS')
+})
+
 test('helpers', async (t) => {
   t.same(sortMethods(['OPTIONS', 'SEARCH', 'DELETE', 'GET', 'QUERY', 'QUERY']), [
     'GET',
