@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 
 function owner(url) {
   if (!url) return '(native / V8)'
-  const workspace = /\/packages\/([^/]+)\/src\//.exec(url)
+  const workspace = /\/packages\/([^/]+)\/(?:src|dist)\//.exec(url)
   if (workspace) return workspace[1] === 'restwell' ? 'restwell' : `@restwell/${workspace[1]}`
   const dep = /node_modules\/\.pnpm\/((?:@[^+/]+\+)?[^@/]+)@/.exec(url)
   if (dep) return dep[1].replace('+', '/')

@@ -4,7 +4,8 @@
 // afresh each round; autocannon generates the load from this process, on one server at a time.
 // Within a round each workload runs on every server in turn (A B C, then C B A), so drift hits
 // every server alike. See test/bench/README.md.
-import { fork } from 'node:child_process'
+import { fork, spawnSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
@@ -16,6 +17,8 @@ import { evaluateTargets, printReport, renderMarkdown, renderSvg, summarize } fr
 import { roundPlan } from './schedule.mjs'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const PACKAGES = `${ROOT}packages`
 const RESULTS = `${HERE}results`
 const PROFILES = `${RESULTS}/profiles`
 
@@ -138,13 +141,44 @@ function parseArgs(argv) {
   return opts
 }
 
+/** Packages whose `dist/index.mjs` is missing or older than some file of their `src/`. */
+function staleBuilds() {
+  const stale = []
+  for (const name of readdirSync(PACKAGES)) {
+    const built = statSync(`${PACKAGES}/${name}/dist/index.mjs`, { throwIfNoEntry: false })
+    const src = `${PACKAGES}/${name}/src`
+    const newest = Math.max(
+      ...readdirSync(src, { recursive: true }).map((f) => statSync(`${src}/${f}`).mtimeMs),
+    )
+    if (built === undefined || newest > built.mtimeMs) stale.push(name)
+  }
+  return stale
+}
+
+/**
+ * The restwell servers load the umbrella as a user's app does: its build (`dist/`), plain
+ * JavaScript, no loader. (Through tsx, every function defined inside a function is renamed at
+ * each call, ~1 µs per request on the page route: a cost users never pay.) Builds first when a
+ * package's build is missing or older than its sources.
+ */
+function ensureBuilt() {
+  const stale = staleBuilds()
+  if (stale.length === 0) return
+  console.log(`building the packages first (dist/ missing or older than src/: ${stale.join(', ')})`)
+  const built = spawnSync('pnpm', ['build'], { cwd: ROOT, stdio: 'inherit' })
+  if (built.status !== 0) {
+    console.error(`pnpm build failed (${built.error?.message ?? `exit ${built.status}`})`)
+    process.exit(1)
+  }
+}
+
 /** Starts one server child; resolves with its `ready` message. */
 function startServer(server, opts, round) {
-  const execArgv = ['--conditions=restwell-source', '--import', 'tsx']
+  const execArgv = []
   let profileDir
   if (opts.profile.includes(server.id)) {
-    // One folder per child: with `--import tsx` the module-loader thread writes a profile too,
-    // so Node's own file names (…<pid>.<thread id>…) are kept and the main thread's is picked.
+    // One folder per child, Node's own file names (…<pid>.<thread id>…) kept: the main
+    // thread's profile is picked (a worker thread would write its own).
     profileDir = `${PROFILES}/${server.id}-round${round + 1}`
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
   }
@@ -476,6 +510,7 @@ async function main() {
       `${opts.duration} s each (+${opts.warmup} s warm-up), ${opts.connections} connections; ` +
       `about ${estimate} s. ${cpus().length} CPUs, load average ${load.join(' ')}`,
   )
+  if (servers.some((s) => s.file === 'restwell')) ensureBuilt()
   if (opts.profile.length > 0) await mkdir(PROFILES, { recursive: true })
 
   const rounds = []

@@ -19,14 +19,15 @@ import {
 import { RATE_LIMIT_MAX } from './limits.mjs'
 
 // The umbrella is a workspace package, not a root dependency: load it from its folder, through
-// the `restwell-source` export (TypeScript via tsx) as the tests do.
+// its ESM build (the `import` export, what `import restwell from 'restwell'` gets), which
+// `run.mjs` makes first when it is missing or older than the sources.
 const PACKAGE_DIR = new URL('../../../packages/restwell/', import.meta.url)
 const manifest = JSON.parse(readFileSync(new URL('package.json', PACKAGE_DIR), 'utf8'))
 const {
   default: restwell,
   genReqId,
   httpErrors,
-} = await import(new URL(manifest.exports['.']['restwell-source'], PACKAGE_DIR).href)
+} = await import(new URL(manifest.exports['.'].import.default, PACKAGE_DIR).href)
 
 /** Feature -> the plugin name the umbrella registers it under. */
 const FEATURES = {
