@@ -14,6 +14,9 @@ export interface CursorSigning {
   expiresAt: number
 }
 
+/** The parameters a page's links rewrite: all of this plugin's but `sort`, which they keep. */
+const REWRITTEN: readonly string[] = OWN_PARAMS.filter((p) => p !== 'sort')
+
 function checkTotal(total: number | undefined): void {
   if (total !== undefined && !(Number.isSafeInteger(total) && total >= 0)) {
     throw new TypeError(`reply.paginate(): total must be a non-negative integer, got ${total}`)
@@ -61,10 +64,7 @@ export function buildPage(
   const overflow = given.length > limit
   const items = overflow ? given.slice(0, limit) : given
   const total = options.total
-  const urls = new PageUrls(
-    url,
-    OWN_PARAMS.filter((p) => p !== 'sort'),
-  )
+  const urls = new PageUrls(url, REWRITTEN)
 
   if (signing === undefined) {
     const totalPages = total === undefined ? undefined : Math.ceil(total / limit)
