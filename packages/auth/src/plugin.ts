@@ -35,15 +35,6 @@ const ANY_VALID_TOKEN: ResolvedRequirement = { scopes: [], allow: undefined, opt
 
 type RouteConfig = { auth?: RouteAuthConfig<unknown> } & Record<string, unknown>
 
-/** A CORS preflight: never asks for credentials (browsers send none with it). */
-function isPreflight(request: FastifyRequest): boolean {
-  return (
-    request.method === 'OPTIONS' &&
-    request.headers.origin !== undefined &&
-    request.headers['access-control-request-method'] !== undefined
-  )
-}
-
 const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
   const options = resolveAuthOptions(
     validateOptions(PLUGIN, AuthOptionsSchema, rawOptions) as unknown as AuthOptions<unknown>,
@@ -99,7 +90,6 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
 
   /** Authenticates, then authorizes, the request against one requirement; throws the HttpError. */
   async function guard(request: FastifyRequest, requirement: ResolvedRequirement): Promise<void> {
-    if (isPreflight(request)) return
     const header = request.headers.authorization
     const parsed = parseAuthorization(header)
     if (parsed.kind === 'malformed') throw malformed(parsed.reason)

@@ -274,7 +274,7 @@ test('unknown paths require credentials before answering 404 (hideRoutes)', asyn
   t.equal((await open.inject({ url: '/secret-admin-panel' })).statusCode, 404)
 })
 
-test('CORS preflights never require credentials', async (t) => {
+test('a CORS layer registered first answers preflights; without one they are ordinary requests', async (t) => {
   const app = Fastify()
   await app.register(restwellErrors)
   await app.register(cors, { origin: 'https://app.example' })
@@ -294,14 +294,27 @@ test('CORS preflights never require credentials', async (t) => {
     'https://app.example',
     'the 401 is readable by the page',
   )
+  // Without a CORS layer in front, nothing answers a preflight: the two headers are only
+  // headers any client can send, and never stand in for credentials.
   const bare = Fastify()
+  await bare.register(restwellErrors)
   await bare.register(restwellAuth, { verify })
   bare.options('/x', async () => 'options')
-  t.equal((await bare.inject({ ...preflight, url: '/x' })).statusCode, 200)
+  bare.get('/internal', async () => 'secret')
+  for (const url of ['/x', '/unknown', '/internal']) {
+    const res = await bare.inject({ ...preflight, url })
+    t.equal(res.statusCode, 401, `${url}: a lookalike preflight is not let through`)
+    t.equal(res.json().error.code, 'MISSING_CREDENTIALS')
+  }
   t.equal(
-    (await bare.inject({ ...preflight, url: '/unknown' })).statusCode,
-    404,
-    'not on unknown paths either',
+    (
+      await bare.inject({
+        ...preflight,
+        url: '/x',
+        headers: { ...preflight.headers, ...bearer('bob') },
+      })
+    ).statusCode,
+    200,
   )
   t.equal(
     (
