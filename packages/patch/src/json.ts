@@ -43,12 +43,56 @@ export function cloneJson<T>(value: T): T {
   return copy as T
 }
 
+/** True for a value a serializer replaces by what its `toJSON` method returns (a `Date`). */
+function hasToJson(value: object): value is { toJSON: (key: string) => unknown } {
+  return typeof (value as { toJSON?: unknown }).toJSON === 'function'
+}
+
+/**
+ * The JSON form of a value, as `JSON.stringify` and Fastify's serializer see it: every object
+ * with a `toJSON` method (a `Date`) is replaced by what that method returns (called once per
+ * place, with the member name or index, as `JSON.stringify` does), and arrays and plain
+ * objects (also those `toJSON` returned) are followed. Copy on write: the input is never
+ * changed, only the containers on the way to a replaced value are copied, and a value that
+ * holds no such object is returned itself, so a plain JSON document costs one walk and no
+ * allocation.
+ */
+export function toJsonForm(value: unknown, key: string | number = ''): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  const current: unknown = hasToJson(value) ? value.toJSON(String(key)) : value
+  if (Array.isArray(current)) {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < current.length; i++) {
+      const item: unknown = current[i]
+      if (typeof item !== 'object' || item === null) continue
+      const form = toJsonForm(item, i)
+      if (form === item) continue
+      copy ??= current.slice()
+      copy[i] = form
+    }
+    return copy ?? current
+  }
+  if (!isPlainObject(current)) return current
+  let copy: JsonObject | undefined
+  for (const member of Object.keys(current)) {
+    const item = current[member]
+    if (typeof item !== 'object' || item === null) continue
+    const form = toJsonForm(item, member)
+    if (form === item) continue
+    if (copy === undefined) {
+      copy = {}
+      for (const name of Object.keys(current)) setMember(copy, name, current[name])
+    }
+    setMember(copy, member, form)
+  }
+  return copy ?? current
+}
+
 function comparable(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || isPlainObject(value)) {
     return value
   }
-  const toJSON = (value as { toJSON?: unknown }).toJSON
-  return typeof toJSON === 'function' ? toJSON.call(value) : value
+  return hasToJson(value) ? value.toJSON('') : value
 }
 
 /**

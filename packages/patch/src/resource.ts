@@ -3,7 +3,7 @@ import { ErrorCode, type HttpError, httpErrors, validationDetails } from '@restw
 import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv'
 import { readOnlyField, show } from './errors.js'
 import type { CompiledOperation } from './json-patch.js'
-import { hasOwn, isPlainObject, jsonEqual } from './json.js'
+import { hasOwn, isPlainObject, jsonEqual, toJsonForm } from './json.js'
 import { formatPointer, isProperPrefix, parsePointer } from './pointer.js'
 
 /** How deep `readOnly: true` is looked for in a schema's nested `properties`. */
@@ -123,9 +123,13 @@ export class ResourceValidator {
   }
 }
 
-/** Throws 422 `PATCH_RESULT_INVALID` with one detail per schema error (`resource/<pointer>`). */
+/**
+ * Throws 422 `PATCH_RESULT_INVALID` with one detail per schema error (`resource/<pointer>`).
+ * The schema describes the response, so it is checked against the document's JSON form (a
+ * `Date` as its ISO string); the document itself, handed to the handler, keeps its values.
+ */
 export function checkResult(validate: ValidateFunction, document: unknown): void {
-  if (validate(document)) return
+  if (validate(toJsonForm(document))) return
   // Ajv sets `errors` whenever validation fails.
   throw resultInvalid(validate.errors!)
 }

@@ -331,6 +331,100 @@ test('422 PATCH_RESULT_INVALID when the result breaks the resource schema', asyn
   t.equal(books.get('1')?.title, 'Dune')
 })
 
+test('a Date in the stored document is checked as the date-time string it is sent as', async (t) => {
+  // What a database driver returns, and a schema describing the response (a Date serializes to
+  // its ISO string), as in the README: a patch must not fail on a Date it does not touch.
+  const Dated = Type.Object(
+    {
+      id: Type.Integer({ readOnly: true }),
+      title: Type.String({ minLength: 1 }),
+      createdAt: Type.String({ format: 'date-time', readOnly: true }),
+      publishedAt: Type.String({ format: 'date-time' }),
+      meta: Type.Object({ updatedAt: Type.String({ format: 'date-time' }) }),
+      history: Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }) })),
+    },
+    { additionalProperties: false },
+  )
+  const created = new Date('2020-01-01T00:00:00.000Z')
+  const updated = new Date('2021-06-01T12:00:00.000Z')
+  const seen = new Date('2022-03-04T05:06:07.000Z')
+  const row = () => ({
+    id: 1,
+    title: 'Dune',
+    createdAt: created,
+    publishedAt: new Date('1965-08-01T00:00:00.000Z'),
+    meta: { updatedAt: updated },
+    history: [{ at: seen }],
+  })
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellPatch, { ajv: { formats: { 'date-time': /^\d{4}-\d\d-\d\dT/ } } })
+  let stored: ReturnType<typeof row> | undefined
+  app.patch('/books/:id', { schema: { response: { 200: Dated } } }, async (request) => {
+    stored = request.applyPatch(row())
+    return stored
+  })
+  const sent = {
+    id: 1,
+    title: 'Dune Messiah',
+    createdAt: '2020-01-01T00:00:00.000Z',
+    publishedAt: '1965-08-01T00:00:00.000Z',
+    meta: { updatedAt: '2021-06-01T12:00:00.000Z' },
+    history: [{ at: '2022-03-04T05:06:07.000Z' }],
+  }
+
+  // Dates untouched (top level, nested in an object, in an array), both formats.
+  const merge = await patch(app, { title: 'Dune Messiah' }, MERGE_PATCH)
+  t.equal(merge.statusCode, 200, merge.body)
+  t.same(merge.json(), sent)
+  const json = await patch(app, [{ op: 'replace', path: '/title', value: 'Dune Messiah' }])
+  t.equal(json.statusCode, 200, json.body)
+  t.same(json.json(), sent)
+  // The handler gets the original values: Dates stay Dates, the same objects.
+  t.ok(stored?.createdAt instanceof Date)
+  t.equal(stored?.createdAt, created)
+  t.equal(stored?.meta.updatedAt, updated)
+  t.equal(stored?.history[0]?.at, seen)
+
+  // A Date replaced by a string through the patch.
+  const replaced = await patch(app, { publishedAt: '1966-01-01T00:00:00.000Z' }, MERGE_PATCH)
+  t.equal(replaced.statusCode, 200, replaced.body)
+  t.equal(replaced.json().publishedAt, '1966-01-01T00:00:00.000Z')
+  t.equal(stored?.publishedAt as unknown, '1966-01-01T00:00:00.000Z')
+  const nested = await patch(app, [
+    { op: 'replace', path: '/meta/updatedAt', value: '2023-01-01T00:00:00.000Z' },
+    { op: 'add', path: '/history/-', value: { at: '2024-01-01T00:00:00.000Z' } },
+  ])
+  t.equal(nested.statusCode, 200, nested.body)
+  t.same(nested.json().history, [
+    { at: '2022-03-04T05:06:07.000Z' },
+    { at: '2024-01-01T00:00:00.000Z' },
+  ])
+  t.equal(stored?.history[0]?.at, seen)
+
+  // An invalid result is still 422, naming only the bad fields (never the Dates).
+  const invalid = await patch(
+    app,
+    { title: '', publishedAt: 'soon', meta: { updatedAt: 7 } },
+    MERGE_PATCH,
+  )
+  t.equal(invalid.statusCode, 422)
+  t.equal(invalid.json().error.code, ErrorCode.PATCH_RESULT_INVALID)
+  t.same(
+    invalid
+      .json()
+      .error.details.map((d: { field: string }) => d.field)
+      .sort(),
+    ['resource/meta/updatedAt', 'resource/publishedAt', 'resource/title'],
+  )
+  const invalidJson = await patch(app, [{ op: 'replace', path: '/history/0/at', value: 1 }])
+  t.equal(invalidJson.statusCode, 422)
+  t.same(
+    invalidJson.json().error.details.map((d: { field: string }) => d.field),
+    ['resource/history/0/at'],
+  )
+})
+
 test('config.patch.schema, $ref to shared schemas, 2xx and content-wrapped response schemas', async (t) => {
   const app = Fastify()
   await app.register(restwellPatch, { ajv: { formats: { isbn: /^\d{13}$/ } } })

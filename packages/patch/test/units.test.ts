@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { test } from 'tap'
 import { acceptPatchValue, patchFormatOf } from '../src/index.js'
 import { ACCEPT_PATCH_BY_MASK, FORMATS_BY_MASK, formatMask } from '../src/content-type.js'
+import { toJsonForm } from '../src/json.js'
 import { arrayIndex, escapeToken, isProperPrefix, parsePointer } from '../src/pointer.js'
 import { parseReadOnly, readOnlyPointers, responseSchemaOf } from '../src/resource.js'
 import { compileRoutePattern, pathOf } from '../src/route-match.js'
@@ -162,4 +163,73 @@ test('responseSchemaOf finds the success schema', async (t) => {
   t.equal(responseSchemaOf({ response: { 404: book } }), undefined)
   t.equal(responseSchemaOf({ body: book }), undefined)
   t.equal(responseSchemaOf(undefined), undefined)
+})
+
+test('toJsonForm: what the serializer sees, copied only where a toJSON value is', async (t) => {
+  // A plain JSON document is returned itself: no copy.
+  const plain = { a: 1, b: 'x', c: null, d: [1, 'y', null, { e: [] }], f: { g: true } }
+  t.equal(toJsonForm(plain), plain)
+  t.equal(toJsonForm(plain.d), plain.d)
+  t.equal(toJsonForm('s'), 's')
+  t.equal(toJsonForm(null), null)
+  // Opaque objects without toJSON are kept as they are.
+  const map = new Map()
+  t.equal((toJsonForm({ map }) as { map: unknown }).map, map)
+
+  const when = new Date('2020-01-01T00:00:00.000Z')
+  const iso = '2020-01-01T00:00:00.000Z'
+  t.equal(toJsonForm(when), iso)
+  const doc = {
+    at: when,
+    n: 1,
+    same: { k: 1 },
+    nested: { at: when, also: when },
+    list: [0, { k: 1 }, when, { at: when }],
+  }
+  const snapshot = { ...doc }
+  const form = toJsonForm(doc) as typeof doc
+  t.same(form, {
+    at: iso,
+    n: 1,
+    same: { k: 1 },
+    nested: { at: iso, also: iso },
+    list: [0, { k: 1 }, iso, { at: iso }],
+  })
+  // The input is unchanged; untouched branches are shared, not copied.
+  t.same(doc, snapshot)
+  t.equal(doc.at, when)
+  t.equal(doc.list[2], when)
+  t.equal(form.same, doc.same)
+  t.equal(form.list[1], doc.list[1])
+
+  // Member names are kept as data (`__proto__`), and a null-prototype object is followed.
+  const bare = Object.assign(Object.create(null) as Record<string, unknown>, { at: when })
+  Object.defineProperty(bare, '__proto__', { value: 1, enumerable: true })
+  const bareForm = toJsonForm(bare) as Record<string, unknown>
+  t.equal(bareForm['at'], iso)
+  t.ok(Object.hasOwn(bareForm, '__proto__'))
+  t.equal(Object.getOwnPropertyDescriptor(bareForm, '__proto__')?.value, 1)
+
+  // toJSON gets the member name or index, as JSON.stringify passes it; what it returns is
+  // followed (a Date inside), but not replaced again.
+  const keys: string[] = []
+  const custom = {
+    toJSON(key: string) {
+      keys.push(key)
+      return { at: when, inner: { toJSON: () => 'inner' }, self: this === custom }
+    },
+  }
+  t.same(toJsonForm({ m: custom, l: [custom] }), {
+    m: { at: iso, inner: 'inner', self: true },
+    l: [{ at: iso, inner: 'inner', self: true }],
+  })
+  t.same(keys, ['m', '0'])
+  t.same(toJsonForm({ m: custom }), JSON.parse(JSON.stringify({ m: custom })))
+  const returnsSelf = {
+    x: when,
+    toJSON() {
+      return this
+    },
+  }
+  t.same(toJsonForm(returnsSelf), { x: iso, toJSON: returnsSelf.toJSON })
 })
