@@ -1,6 +1,6 @@
 /** @restwell/conditional: ETag, Last-Modified, If-* preconditions (304/412/428) and byte ranges (206/416). */
 import './augment.js'
-import { restwellConditional } from './plugin.js'
+import { headHookLast, restwellConditional } from './plugin.js'
 
 export type {
   ConditionalRouteConfig,
@@ -50,5 +50,5 @@ export {
   type RangeSpec,
   resolveRanges,
 } from './range.js'
-export { restwellConditional }
+export { headHookLast, restwellConditional }
 export default restwellConditional

@@ -188,18 +188,24 @@ function appendHook(options: HookSlots, name: keyof HookSlots, hook: unknown): v
  */
 const FASTIFY_HEAD_HOOK = 'headRouteOnSendHandler'
 
+/** Where Fastify's HEAD body-dropping hook sits in a list of onSend hooks; -1 when absent. */
+function headHookIndex(hooks: readonly unknown[]): number {
+  return hooks.findIndex((hook) => (hook as { name?: unknown } | null)?.name === FASTIFY_HEAD_HOOK)
+}
+
 /**
- * Appends an onSend hook, or puts it before Fastify's HEAD body-dropping hook when present;
- * returns true in that second case.
+ * Moves Fastify's HEAD body-dropping hook after the route's other onSend hooks. Fastify gives
+ * the HEAD twin of a GET route the GET's hooks and then its own; plugins' `onRoute` hooks then
+ * append theirs after it, and would see no body on HEAD (no validator from the bytes, no
+ * compression, a `Content-Length` of other bytes than GET's). Call it once every plugin's
+ * `onRoute` hook has run for the route (in a microtask: route hooks are read at ready).
  */
-function addSendHook(options: HookSlots, hook: unknown): boolean {
-  const list = [...asList(options.onSend)]
-  const last = list[list.length - 1] as { name?: unknown } | undefined
-  const beforeHead = last !== undefined && last.name === FASTIFY_HEAD_HOOK
-  if (beforeHead) list.splice(list.length - 1, 0, hook)
-  else list.push(hook)
-  options.onSend = list
-  return beforeHead
+export function headHookLast(options: { onSend?: unknown }): void {
+  const hooks = [...asList(options.onSend)]
+  const at = headHookIndex(hooks)
+  if (at === -1) return
+  hooks.push(...hooks.splice(at, 1))
+  options.onSend = hooks
 }
 
 function contentCoding(reply: FastifyReply): string | undefined {
@@ -297,7 +303,6 @@ function evaluate(request: FastifyRequest, state: ReplyState): PreconditionOutco
 
 function buildRouteHooks(settings: RouteSettings) {
   const vary = settings.vary
-  const empty = (): string => ''
 
   /** Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. */
   async function checkStoredState(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -383,7 +388,11 @@ function buildRouteHooks(settings: RouteSettings) {
     }
     if (outcome.result === 'not-modified') {
       state.notModified = outcome.etag ?? null
-      reply.serializer(empty)
+      // Nothing to serialize for the 304. Fastify passes even a string body through a
+      // reply's serializer, so an error a later hook raises instead keeps its body.
+      reply.serializer((value: unknown) =>
+        reply.statusCode === 200 ? '' : typeof value === 'string' ? value : JSON.stringify(value),
+      )
     }
     done()
   }
@@ -391,10 +400,18 @@ function buildRouteHooks(settings: RouteSettings) {
   /** ETag from the bytes (when none is known), 304/412, Accept-Ranges, 206/416. */
   const validate: SendHook = (request, reply, payload, done) => {
     const known = peekState(reply)
+    const status = reply.statusCode
     if (known !== null && known.notModified !== undefined) {
-      return done(null, notModified(reply, known.notModified, settings))
+      if (status === 200) return done(null, notModified(reply, known.notModified, settings))
+      // A hook after the precondition check turned the answer into another (a 410 from soft
+      // delete, a 500): the preconditions no longer apply (RFC 9110 §13.2.1).
+      known.notModified = undefined
     }
-    if (reply.statusCode !== 200 || !isSafeReadMethod(request.method)) return done()
+    if (status !== 200 || !isSafeReadMethod(request.method)) {
+      // Validators set for a 200 that became an error describe no representation of it.
+      if (known !== null && status >= 400) dropValidators(reply)
+      return done()
+    }
     const encoded = contentCoding(reply) !== undefined
     const bytes = typeof payload === 'string' || Buffer.isBuffer(payload)
     const state = known ?? stateOf(reply)
@@ -582,11 +599,16 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     if (settings.getValidator !== undefined) appendHook(slots, 'preHandler', hooks.checkStoredState)
     if (!read) return
     appendHook(slots, 'preSerialization', hooks.beforeSerialization)
-    settings.beforeHeadHook = addSendHook(slots, hooks.validate)
+    appendHook(slots, 'onSend', hooks.validate)
+    settings.beforeHeadHook = headHookIndex(asList(slots.onSend)) !== -1
     // The last hook must run after the compression hook, which a plugin registered after
-    // this one appends in its own onRoute hook. Route hooks are read when Fastify builds the
-    // route (at ready), so appending once this onRoute round is over puts it last.
-    queueMicrotask(() => appendHook(slots, 'onSend', hooks.finish))
+    // this one appends in its own onRoute hook, and after HEAD's body-dropping hook, moved
+    // after all of them. Route hooks are read when Fastify builds the route (at ready), so
+    // doing both once this onRoute round is over puts them last.
+    queueMicrotask(() => {
+      headHookLast(slots)
+      appendHook(slots, 'onSend', hooks.finish)
+    })
   })
 }
 

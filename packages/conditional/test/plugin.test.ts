@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import { ErrorCode, restwellErrors } from '@restwell/errors'
+import { ErrorCode, httpErrors, restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { restwellConditional } from '../src/index.js'
@@ -94,6 +94,74 @@ test('HEAD: same ETag and Accept-Ranges as GET, 304 on match, Range ignored', as
   const hRange = await app.inject({ method: 'HEAD', url: '/text', headers: { range: 'bytes=0-1' } })
   t.equal(hRange.statusCode, 200, 'Range is defined for GET only (RFC 9110 §14.2)')
   t.equal(hRange.headers['content-range'], undefined)
+})
+
+test("HEAD: onSend hooks other plugins append after Fastify's HEAD hook still see the body", async (t) => {
+  const app = Fastify()
+  const seen: string[] = []
+  // A plugin loaded before conditional appends its onSend hook in onRoute: on the HEAD twin of
+  // a GET route that lands after Fastify's body-dropping hook.
+  app.addHook('onRoute', (route) => {
+    const hooks = route.onSend === undefined ? [] : [route.onSend].flat()
+    route.onSend = [
+      ...hooks,
+      (request, _reply, payload, done) => {
+        seen.push(`${request.method} ${typeof payload}`)
+        done(null, payload)
+      },
+    ]
+  })
+  await app.register(restwellConditional)
+  app.get('/books/7', async () => BOOK)
+  const get = await app.inject('/books/7')
+  const head = await app.inject({ method: 'HEAD', url: '/books/7' })
+  t.match(get.headers.etag, /^"[A-Za-z0-9_-]{27}"$/)
+  t.equal(head.headers.etag, get.headers.etag, 'the HEAD answer is hashed from the same bytes')
+  t.equal(head.headers['accept-ranges'], 'bytes')
+  t.equal(head.headers['content-length'], get.headers['content-length'])
+  t.equal(head.body, '')
+  t.same(seen, ['GET string', 'HEAD string'], "the other plugin's hook sees HEAD's body too")
+  const h304 = await app.inject({
+    method: 'HEAD',
+    url: '/books/7',
+    headers: { 'if-none-match': get.headers.etag as string },
+  })
+  t.equal(h304.statusCode, 304)
+  t.equal(h304.headers['content-length'], undefined)
+})
+
+test('an answer that becomes an error after the precondition check is that error', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellConditional)
+  // A later plugin's preSerialization hook (soft delete's 410) refuses what the handler gave.
+  app.addHook('onRoute', (route) => {
+    const hooks = route.preSerialization === undefined ? [] : [route.preSerialization].flat()
+    route.preSerialization = [
+      ...hooks,
+      (_request, _reply, payload, done) =>
+        (payload as { deleted?: boolean }).deleted === true
+          ? done(httpErrors.gone('The book was deleted', { code: 'RESOURCE_DELETED' }))
+          : done(null, payload),
+    ]
+  })
+  app.get('/books/:id', { config: { conditional: { etagField: 'version' } } }, async () => ({
+    ...BOOK,
+    deleted: true,
+  }))
+  app.get('/thrown', async (_request, reply) => {
+    reply.etag('v1').lastModified(BOOK.updatedAt)
+    throw httpErrors.notFound('No such book')
+  })
+  const gone = await app.inject({ url: '/books/7', headers: { 'if-none-match': '"3"' } })
+  t.equal(gone.statusCode, 410, 'not a 304: preconditions apply to a 200 (RFC 9110 §13.2.1)')
+  t.equal(gone.json().error.code, 'RESOURCE_DELETED', 'the error keeps its body')
+  t.equal(gone.headers.etag, undefined, 'no validator of a representation not sent')
+  const notFound = await app.inject({ url: '/thrown', headers: { 'if-none-match': '"v1"' } })
+  t.equal(notFound.statusCode, 404)
+  t.equal(notFound.json().error.code, 'NOT_FOUND')
+  t.equal(notFound.headers.etag, undefined)
+  t.equal(notFound.headers['last-modified'], undefined)
 })
 
 test('handler-given validators: reply.etag() and reply.lastModified(), no hashing', async (t) => {
