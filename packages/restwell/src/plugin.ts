@@ -25,6 +25,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { compressCacheOf, compressOptions, noDecompressWithoutBody } from './compress.js'
 import { corsHook, corsPlan } from './cors.js'
+import { headLikeGet } from './head.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
@@ -46,6 +47,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       'restwell: these routes were registered in plugins that loaded before restwell; Fastify gave them their hooks and error handler then, so no restwell convention applies to them: register restwell before the plugins that declare routes',
     )
   }
+
+  // HEAD answered like GET: Fastify's body-dropping hook goes after every plugin's onSend hook.
+  onEveryRoute(fastify, headLikeGet)
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
