@@ -61,8 +61,16 @@ export function buildPage(
 ): PageInfo {
   checkTotal(options.total)
   const { limit, page } = pagination
+  const backwards = pagination.cursor?.direction === 'before'
   const overflow = given.length > limit
-  const items = overflow ? given.slice(0, limit) : given
+  // Items come in sort order. Over-fetched extras lie beyond the page in the direction it is
+  // walked: after it going forward (drop the tail), before it for a `before` cursor (drop
+  // the head), so the page stays the `limit` items next to the cursor.
+  const items = overflow
+    ? backwards
+      ? given.slice(given.length - limit)
+      : given.slice(0, limit)
+    : given
   const total = options.total
   const urls = new PageUrls(url, REWRITTEN)
 
@@ -100,7 +108,6 @@ export function buildPage(
     ])
   const from = pagination.cursor
   const more = options.hasMore ?? (overflow || items.length === limit)
-  const backwards = from?.direction === 'before'
   const first = items[0]
   const lastItem = items[items.length - 1]
   const links: PageLinks = { self: at(from), first: at(undefined) }

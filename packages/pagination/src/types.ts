@@ -42,8 +42,9 @@ export interface PaginateOptions {
   total?: number
   /**
    * Whether items exist beyond this page (after it, or before it for a `before` cursor).
-   * Without it: true when more than `limit` items are given (the extra ones are dropped),
-   * else computed from `total`, else assumed when the page is full.
+   * Without it: true when more than `limit` items are given (the extra ones are dropped: the
+   * last ones, or the first ones for a `before` cursor), else computed from `total`, else
+   * assumed when the page is full.
    */
   hasMore?: boolean
 }

@@ -280,3 +280,54 @@ test('a custom tiebreaker is appended to the sort; items must carry sortable val
   const scalar = await app.inject('/scalar?limit=2')
   t.equal(scalar.statusCode, 200, 'a missing or null sort value is carried as null')
 })
+
+test('over-fetching handler (limit + 1): a before cursor drops the extra item at the start', async (t) => {
+  // A SQL-style handler: `after` → ORDER BY id LIMIT limit + 1; `before` → ORDER BY id DESC
+  // LIMIT limit + 1, reversed back into sort order, so the extra item is the first one.
+  const rows = Array.from({ length: 10 }, (_, i) => ({ id: i + 1 }))
+  const h = await buildApp()
+  h.app.get(
+    '/items',
+    { config: { pagination: { cursor: true, sortable: ['id'] } } },
+    async (request, reply) => {
+      const { cursor, limit } = request.pagination!
+      const anchor = cursor?.values.id as number | undefined
+      let found: typeof rows
+      if (cursor === undefined) found = rows.slice(0, limit + 1)
+      else if (cursor.direction === 'after') {
+        found = rows.filter((r) => r.id > (anchor as number)).slice(0, limit + 1)
+      } else {
+        const before = anchor === undefined ? rows : rows.filter((r) => r.id < anchor)
+        found = before.slice(-(limit + 1))
+      }
+      return reply.paginate(found)
+    },
+  )
+  const go = async (url: string | undefined) => {
+    const res = await h.app.inject(url as string)
+    t.equal(res.statusCode, 200)
+    const body = res.json() as { data: { id: number }[] }
+    return { ids: body.data.map((x) => x.id), l: links(res.headers.link) }
+  }
+  const p1 = await go('/items?limit=3')
+  t.strictSame(p1.ids, [1, 2, 3])
+  t.strictSame(Object.keys(p1.l), ['first', 'next', 'last'])
+  const p2 = await go(p1.l.next)
+  t.strictSame(p2.ids, [4, 5, 6])
+  const p3 = await go(p2.l.next)
+  t.strictSame(p3.ids, [7, 8, 9])
+  const back = await go(p3.l.prev)
+  t.strictSame(back.ids, [4, 5, 6], 'prev of [7, 8, 9] is [4, 5, 6]')
+  t.strictSame(Object.keys(back.l), ['first', 'prev', 'next', 'last'])
+  const start = await go(back.l.prev)
+  t.strictSame(start.ids, [1, 2, 3], 'prev of [4, 5, 6] is [1, 2, 3]')
+  t.ok(start.l.next, 'items follow the page walked back to')
+  t.strictSame((await go(start.l.next)).ids, [4, 5, 6], 'next of a before page follows it')
+  const end = await go(p1.l.last)
+  t.strictSame(end.ids, [8, 9, 10], 'the last page holds the last items')
+  t.strictSame(Object.keys(end.l), ['first', 'prev', 'last'], 'nothing after the end')
+  t.strictSame((await go(end.l.prev)).ids, [5, 6, 7])
+  const tail = await go(p3.l.next)
+  t.strictSame(tail.ids, [10])
+  t.notOk(tail.l.next, 'fewer than limit + 1 items going forward: no next')
+})
