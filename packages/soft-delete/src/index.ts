@@ -21,6 +21,7 @@ export {
   isRestoreBody,
   markDeleted,
   represent,
+  representAll,
   restore,
   sqlCondition,
   toIsoUtc,

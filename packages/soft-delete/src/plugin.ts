@@ -1,8 +1,18 @@
 /** The `@restwell/soft-delete` plugin: soft and hard DELETE, hidden deleted items, 410, restore. */
-import { asList, ErrorCode, httpErrors, onEveryRoute, validateOptions } from '@restwell/errors'
+import {
+  asList,
+  ErrorCode,
+  httpErrors,
+  onEveryRoute,
+  PAGE,
+  type PageInfo,
+  pageOf,
+  validateOptions,
+} from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
+  FastifyRequest,
   onRequestHookHandler,
   onRouteHookHandler,
   onSendHookHandler,
@@ -23,6 +33,7 @@ import {
   isRestoreBody,
   markDeleted,
   represent,
+  representAll,
   restore,
 } from './resource.js'
 import { withInclusionParam } from './schema.js'
@@ -85,24 +96,42 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
     const filterArrays = config.filterArrays ?? options.filterArrays
     const methods = new Set(asList(routeOptions.method))
 
-    const shape: preSerializationHookHandler<unknown> = (request, reply, payload, done) => {
+    /** The body a 2xx reply sends; throws the error to answer instead. */
+    const shapeBody = (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown => {
       const method = request.method
-      // Only 2xx bodies are resources; error bodies and redirects pass untouched.
-      if (reply.statusCode >= 300) return done(null, payload)
       if (Array.isArray(payload)) {
         const include = (request.softDelete as { include: 'active' | 'all' | 'deleted' }).include
-        return done(
-          null,
+        return representAll(
           filterArrays && (method === 'GET' || method === 'HEAD')
             ? filterDeleted(payload, include)
             : payload,
         )
       }
-      if (method === 'DELETE' && mode === 'soft' && !isDeleted(payload)) {
-        return done(
-          new Error(
-            `${PLUGIN}: a soft DELETE handler must send the soft-deleted resource (use markDeleted)`,
-          ),
+      const page = pageOf(reply)
+      if (page !== undefined) {
+        // A page from @restwell/pagination: its items as `reply[PAGE]` (what negotiation's HAL,
+        // JSON:API and Siren envelopes are built from) and as the `data` of the JSON envelope.
+        // Not filtered: the handler filters the query, so that counts and links stay right.
+        const items = representAll(page.items)
+        if (items !== page.items) (reply as { [PAGE]?: PageInfo })[PAGE] = { ...page, items }
+        // Arrays were handled above: an object here is the `{ data, meta, links }` envelope.
+        const envelope = payload as { data?: unknown } | null
+        if (typeof envelope === 'object' && envelope !== null && Array.isArray(envelope.data)) {
+          const data = representAll(envelope.data)
+          return data === envelope.data ? envelope : { ...envelope, data }
+        }
+      }
+      // Only a 200 (Fastify's default status) claims the delete was enacted with the resource
+      // as its representation (RFC 9110 §9.3.5). Any other 2xx the handler chose itself, such
+      // as a 202 for a delete queued as a job, is sent as it is.
+      if (
+        method === 'DELETE' &&
+        mode === 'soft' &&
+        reply.statusCode === 200 &&
+        !isDeleted(payload)
+      ) {
+        throw new Error(
+          `${PLUGIN}: a soft DELETE handler must send the soft-deleted resource (use markDeleted)`,
         )
       }
       if (
@@ -112,30 +141,40 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
         isDeleted(payload)
       ) {
         const at = represent(payload as object) as { deletedAt: string }
-        return done(
-          httpErrors.gone(`The resource was deleted at ${at.deletedAt}`, {
-            code: ErrorCode.RESOURCE_DELETED,
-          }),
-        )
+        throw httpErrors.gone(`The resource was deleted at ${at.deletedAt}`, {
+          code: ErrorCode.RESOURCE_DELETED,
+        })
       }
+      return represent(payload)
+    }
+
+    const shape: preSerializationHookHandler<unknown> = (request, reply, payload, done) => {
+      // Only 2xx bodies are resources; error bodies and redirects pass untouched.
+      if (reply.statusCode >= 300) return done(null, payload)
+      let body: unknown
       try {
-        done(null, represent(payload))
+        body = shapeBody(request, reply, payload)
       } catch (error) {
-        done(error as Error)
+        return done(error as Error)
       }
+      done(null, body)
     }
 
     if (methods.has('GET') || methods.has('HEAD')) {
       routeOptions.schema = withInclusionParam(routeOptions.schema, options.param)
     }
     routeOptions.onRequest = [readRequest, ...asList(routeOptions.onRequest)]
-    routeOptions.preSerialization = [...asList(routeOptions.preSerialization), shape]
+    // First, so every later hook (negotiation's HAL, JSON:API, Siren and XML serializers, which
+    // turn the payload into text, conditional's validators) sees the body as it is sent, in
+    // whichever order the plugins were registered.
+    routeOptions.preSerialization = [shape, ...asList(routeOptions.preSerialization)]
     if (methods.has('PATCH')) {
       routeOptions.preHandler = [detectRestore, ...asList(routeOptions.preHandler)]
     }
     if (mode === 'hard' && methods.has('DELETE')) {
       const noContent: onSendHookHandler<unknown> = (request, reply, payload, done) => {
-        if (request.method !== 'DELETE' || reply.statusCode >= 300) return done(null, payload)
+        // A 200 becomes 204; any other status (a 202 for a queued delete, errors) is kept.
+        if (request.method !== 'DELETE' || reply.statusCode !== 200) return done(null, payload)
         reply.code(204)
         done(null, null)
       }

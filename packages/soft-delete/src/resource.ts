@@ -63,6 +63,24 @@ export function represent<T>(resource: T): T {
 }
 
 /**
+ * How the items of a collection are sent: each one as `represent` sends it, so an item looks
+ * the same in a collection as on its own. Returns `items` itself when no item changes.
+ * Throws like `represent`.
+ */
+export function representAll<T>(items: readonly T[]): readonly T[] {
+  let shown: T[] | undefined
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as T
+    const view = represent(item)
+    if (view !== item) {
+      shown ??= [...items]
+      shown[i] = view
+    }
+  }
+  return shown ?? items
+}
+
+/**
  * Marks a resource soft-deleted at `now` and returns the new resource (never mutates it).
  * Idempotent: an already deleted resource keeps its `deletedAt`.
  */

@@ -1,5 +1,6 @@
-import { ErrorCode } from '@restwell/errors'
-import Fastify from 'fastify'
+import { ErrorCode, onEveryRoute, PAGE, type PageInfo, pageOf } from '@restwell/errors'
+import Fastify, { type FastifyReply } from 'fastify'
+import fp from 'fastify-plugin'
 import { test } from 'tap'
 import { markDeleted, restwellSoftDelete } from '../src/index.js'
 import { buildApp } from './helpers.js'
@@ -112,7 +113,7 @@ test('a safety net drops hidden items from plain arrays a GET handler returns', 
   app.post('/raw', { config: { softDelete: true } }, async () => rows)
   t.strictSame((await app.inject('/raw')).json(), [{ id: 1 }])
   t.strictSame((await app.inject('/raw?deleted=only')).json(), [
-    { id: 2, deletedAt: 1_700_000_000_000 },
+    { id: 2, deletedAt: '2023-11-14T22:13:20.000Z', deleted: true },
   ])
   t.equal((await app.inject('/off')).json().length, 2)
   t.equal(
@@ -461,4 +462,128 @@ test('GET routes declare the inclusion parameter in their querystring schema', a
     include: 'deleted',
     restore: false,
   })
+})
+
+test('collections send soft-deleted items as the item route does: arrays and page envelopes', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  // Rows as a database stores them: a nullable timestamp column, no `deleted` column.
+  const rows = [
+    { id: 1, title: 'a', deletedAt: null },
+    { id: 2, title: 'b', deletedAt: 1_767_225_600_000 },
+    { id: 3, title: 'c', deletedAt: new Date(Date.UTC(2026, 0, 2)) },
+  ]
+  const filtered = (include: string | undefined) =>
+    rows.filter((r) => include === 'all' || (r.deletedAt !== null) === (include === 'deleted'))
+  // What @restwell/pagination's reply.paginate() does: reply[PAGE] and the JSON envelope.
+  const paginate = (reply: FastifyReply, items: readonly unknown[]) => {
+    const page: PageInfo = { items, links: { self: '/paged' }, meta: { limit: 20, total: 3 } }
+    ;(reply as { [PAGE]?: PageInfo })[PAGE] = page
+    return reply.send({ data: page.items, meta: page.meta, links: page.links })
+  }
+  let sentPage: PageInfo | undefined
+  app.addHook('onSend', async (_request, reply, payload) => {
+    sentPage = pageOf(reply)
+    return payload
+  })
+  app.get('/books/:id', { config: { softDelete: true } }, async (request) => {
+    return rows[Number((request.params as { id: string }).id) - 1]
+  })
+  app.get('/books', { config: { softDelete: true } }, async () => rows)
+  app.post('/books/search', { config: { softDelete: true } }, async () => rows)
+  app.get('/paged', { config: { softDelete: true } }, async (request, reply) =>
+    paginate(reply, filtered(request.softDelete?.include)),
+  )
+  app.get('/broken', { config: { softDelete: true } }, async () => [{ id: 9, deleted: true }])
+  app.get('/broken-page', { config: { softDelete: true } }, async (_request, reply) =>
+    paginate(reply, [{ id: 9, deletedAt: 'soon' }]),
+  )
+  const item = async (id: number) => (await app.inject(`/books/${id}`)).json()
+  const views = [await item(1), await item(2), await item(3)]
+  t.strictSame(views[1], {
+    id: 2,
+    title: 'b',
+    deletedAt: '2026-01-01T00:00:00.000Z',
+    deleted: true,
+  })
+  t.strictSame((await app.inject('/books?deleted=include')).json(), views, 'array, all')
+  t.strictSame((await app.inject('/books?deleted=only')).json(), views.slice(1), 'array, only')
+  t.strictSame((await app.inject('/books')).json(), views.slice(0, 1), 'array, active')
+  t.strictSame(
+    (await app.inject({ method: 'POST', url: '/books/search' })).json(),
+    views,
+    'an array from another method is represented too',
+  )
+  const page = await app.inject('/paged?deleted=include')
+  t.strictSame(page.json(), {
+    data: views,
+    meta: { limit: 20, total: 3 },
+    links: { self: '/paged' },
+  })
+  t.strictSame(sentPage?.items, views, 'reply[PAGE] (what HAL, JSON:API, Siren use) too')
+  t.strictSame(sentPage?.links, { self: '/paged' })
+  t.strictSame((await app.inject('/paged?deleted=only')).json().data, views.slice(1))
+  t.strictSame((await app.inject('/paged')).json().data, views.slice(0, 1))
+  t.equal((await app.inject('/broken?deleted=include')).statusCode, 500, 'broken deletedAt: 500')
+  t.equal((await app.inject('/broken-page')).statusCode, 500)
+})
+
+test('a DELETE answered with a 2xx other than 200 (202 for a queued delete) passes through', async (t) => {
+  for (const mode of ['soft', 'hard'] as const) {
+    const app = Fastify()
+    await app.register(restwellSoftDelete, { mode })
+    const job = { jobId: 'j1', status: 'queued', estimatedTime: 'PT1M' }
+    app.delete('/accepted/:id', { config: { softDelete: true } }, async (_request, reply) =>
+      reply.code(202).header('location', '/jobs/j1').send(job),
+    )
+    app.delete('/multi', { config: { softDelete: true } }, async (_request, reply) =>
+      reply.code(207).send([{ id: 1, status: 204 }]),
+    )
+    app.delete('/done', { config: { softDelete: true } }, async (_request, reply) =>
+      reply.code(204).send(),
+    )
+    const accepted = await app.inject({ method: 'DELETE', url: '/accepted/1' })
+    t.equal(accepted.statusCode, 202, `${mode}: 202 kept`)
+    t.equal(accepted.headers.location, '/jobs/j1')
+    t.strictSame(accepted.json(), job, `${mode}: the job status body is sent`)
+    const multi = await app.inject({ method: 'DELETE', url: '/multi' })
+    t.equal(multi.statusCode, 207, `${mode}: 207 kept`)
+    t.strictSame(multi.json(), [{ id: 1, status: 204 }])
+    const done = await app.inject({ method: 'DELETE', url: '/done' })
+    t.equal(done.statusCode, 204, `${mode}: 204 kept`)
+    t.equal(done.body, '')
+  }
+})
+
+test('the body is shaped before hooks of plugins registered earlier (serializers)', async (t) => {
+  const app = Fastify()
+  // Like @restwell/negotiation's HAL or XML serializer: a route preSerialization hook that
+  // turns the payload into text, from a plugin registered before soft-delete.
+  await app.register(
+    fp(async (instance) => {
+      onEveryRoute(instance, (route) => {
+        const hooks = route.preSerialization
+        const serialize = async (_request: unknown, reply: FastifyReply, payload: unknown) => {
+          reply.type('application/hal+json').serializer((text: unknown) => text as string)
+          return JSON.stringify({ _links: { self: { href: '/x' } }, body: payload })
+        }
+        route.preSerialization = [
+          ...(Array.isArray(hooks) ? hooks : hooks ? [hooks] : []),
+          serialize,
+        ]
+      })
+    }),
+  )
+  await app.register(restwellSoftDelete, { gone: true })
+  const stored = { id: 1, deletedAt: 0 }
+  app.delete('/books/:id', { config: { softDelete: true } }, async () => stored)
+  app.get('/books/:id', { config: { softDelete: true } }, async () => stored)
+  app.get('/books', { config: { softDelete: true } }, async () => [stored, { id: 2 }])
+  const shown = { id: 1, deletedAt: '1970-01-01T00:00:00.000Z', deleted: true }
+  const del = await app.inject({ method: 'DELETE', url: '/books/1' })
+  t.equal(del.statusCode, 200)
+  t.strictSame(del.json().body, shown)
+  t.equal((await app.inject('/books/1')).statusCode, 410, 'gone before serialization')
+  t.strictSame((await app.inject('/books/1?deleted=include')).json().body, shown)
+  t.strictSame((await app.inject('/books?deleted=only')).json().body, [shown])
 })

@@ -10,6 +10,7 @@ import {
   markDeleted,
   readInclusion,
   represent,
+  representAll,
   restore,
   sqlCondition,
   toIsoUtc,
@@ -56,6 +57,23 @@ test('toIsoUtc and represent', async (t) => {
   const active = { id: 1 }
   t.equal(represent(active), active)
   t.equal(represent('x'), 'x')
+})
+
+test('representAll: every item as represent sends it, never mutating', async (t) => {
+  const active = [{ id: 1 }, 'x', null]
+  t.equal(representAll(active), active, 'the same array when nothing changes')
+  const stored = { id: 2, deletedAt: 0 }
+  const items = [{ id: 1 }, stored, { id: 3, deleted: true, deletedAt: 86_400_000 }]
+  const shown = representAll(items)
+  t.not(shown, items)
+  t.equal(shown[0], items[0], 'unchanged items are the same objects')
+  t.strictSame(shown, [
+    { id: 1 },
+    { id: 2, deletedAt: '1970-01-01T00:00:00.000Z', deleted: true },
+    { id: 3, deleted: true, deletedAt: '1970-01-02T00:00:00.000Z' },
+  ])
+  t.strictSame(stored, { id: 2, deletedAt: 0 }, 'input not mutated')
+  t.throws(() => representAll([{ id: 4, deleted: true }]), TypeError)
 })
 
 test('isIncluded, filterDeleted, sqlCondition', async (t) => {
