@@ -11,6 +11,7 @@ export type {
   Job,
   JobContext,
   JobDefinitionOptions,
+  JobError,
   JobFailure,
   JobHandler,
   JobOutcome,

@@ -1,7 +1,7 @@
 /** The `@restwell/jobs` plugin: 202 + Location, a status resource, 303 to the result; memory or Redis. */
 import { randomUUID } from 'node:crypto'
 import {
-  createError,
+  statusCode as defaultCode,
   ErrorCode,
   type HttpError,
   httpErrors,
@@ -15,7 +15,7 @@ import { toDuration } from './duration.js'
 import { MemoryJobStore } from './memory-store.js'
 import { type JobsOptions, JobsOptionsSchema, resolveJobsOptions } from './options.js'
 import { RedisJobStore } from './redis-store.js'
-import type { Job, JobFailure, JobHandler, JobRecord, JobStore } from './types.js'
+import type { Job, JobError, JobFailure, JobHandler, JobRecord, JobStore } from './types.js'
 import { Worker } from './worker.js'
 
 const PLUGIN = '@restwell/jobs'
@@ -23,7 +23,23 @@ const PLUGIN = '@restwell/jobs'
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const JOB_NAME = /^[A-Za-z0-9._:-]{1,100}$/
 
-/** The public view of a record. */
+/** What a failed job tells clients, from its stored failure (old or foreign records included). */
+export function jobError(record: JobRecord): JobError {
+  const failure = JSON.parse(record.error ?? '{}') as Partial<JobFailure>
+  const status = failure.statusCode
+  const statusCode =
+    typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599
+      ? status
+      : 500
+  return {
+    statusCode,
+    code: typeof failure.code === 'string' ? failure.code : defaultCode(statusCode),
+    message: typeof failure.message === 'string' ? failure.message : 'The job failed',
+    details: Array.isArray(failure.details) ? failure.details : [],
+  }
+}
+
+/** The public view of a record; a failed job's error included. */
 export function toJob(record: JobRecord): Job {
   const job: Job = {
     jobId: record.id,
@@ -33,6 +49,7 @@ export function toJob(record: JobRecord): Job {
     updatedAt: new Date(record.updatedAt).toISOString(),
   }
   if (record.progress !== undefined) job.progress = record.progress
+  if (record.status === 'failed') job.error = jobError(record)
   return job
 }
 
@@ -178,42 +195,45 @@ const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
     return record
   }
 
-  function failed(record: JobRecord): HttpError {
-    const failure = JSON.parse(record.error ?? '{}') as Partial<JobFailure>
-    const status = failure.statusCode ?? 500
-    return createError(status, `Job ${record.id} failed: ${failure.message ?? 'The job failed'}`, {
-      code: ErrorCode.JOB_FAILED,
-      details: failure.details ?? [],
-      expose: true,
-    })
-  }
-
   function resultUrl(record: JobRecord): string {
     return record.location ?? `${base}/${record.id}/result`
   }
 
-  const routeOptions = { config: options.config }
+  // The status resource keeps the route config as given: its path (`basePath`) is the user's
+  // choice and is checked by @restwell/naming like any other route. `<basePath>/:id/result` is
+  // the job's one result, a singleton sub-resource and not a collection, so its fixed `result`
+  // segment opts out of the naming rules (spec 2 names collections).
+  const statusRoute = { config: options.config }
+  const resultRoute = { config: { ...options.config, naming: false as const } }
 
   fastify.get<{ Params: { id: string } }>(
     `${options.basePath}/:id`,
-    routeOptions,
+    statusRoute,
     async (request, reply) => {
       const record = await load(request.params.id)
       reply.header('cache-control', 'no-store')
-      if (record.status === 'failed') throw failed(record)
       const job = toJob(record)
       if (record.status === 'succeeded')
         return reply.code(303).header('location', resultUrl(record)).send(job)
+      // queued, running, and failed: the GET of the status resource itself succeeded; a failed
+      // job's error is in the body, never in the status of this response.
       return job
     },
   )
 
   fastify.get<{ Params: { id: string } }>(
     `${options.basePath}/:id/result`,
-    routeOptions,
+    resultRoute,
     async (request, reply) => {
       const record = await load(request.params.id)
-      if (record.status === 'failed') throw failed(record)
+      if (record.status === 'failed') {
+        const error = jobError(record)
+        throw httpErrors.conflict(`Job ${record.id} failed: ${error.message}`, {
+          code: ErrorCode.JOB_FAILED,
+          details: error.details,
+          headers: { location: api.statusUrl(record.id) },
+        })
+      }
       if (record.status !== 'succeeded') {
         throw httpErrors.conflict(`Job ${record.id} is ${record.status}: its result is not ready`, {
           code: ErrorCode.JOB_NOT_FINISHED,

@@ -19,11 +19,27 @@ export interface Job {
   updatedAt: string
   /** Percent done, 0-100, when the handler reports it. */
   progress?: number
+  /** Why the job failed, when its status is `failed`. */
+  error?: JobError
+}
+
+/**
+ * A failed job's error as the status resource shows it, in the body of a 200: the status and
+ * code the failure maps to, and its public message and details (a 5xx or an unexposed error is
+ * masked when the job fails, never shown).
+ */
+export interface JobError {
+  statusCode: number
+  code: string
+  message: string
+  details: { field: string; message: string; code?: string }[]
 }
 
 /** A failure as clients may see it: never a stack, never a 5xx's internal message. */
 export interface JobFailure {
   statusCode: number
+  /** Machine-readable code; absent in records written before it was kept (the status's default). */
+  code?: string
   message: string
   details?: { field: string; message: string; code?: string }[]
 }

@@ -24,11 +24,15 @@ const GENERIC_FAILURE = 'The job failed'
 /** What a thrown value may tell clients: an exposed HttpError's status, message and details. */
 export function publicFailure(error: unknown): JobFailure {
   if (isHttpError(error) && error.expose) {
-    const failure: JobFailure = { statusCode: error.statusCode, message: error.message }
+    const failure: JobFailure = {
+      statusCode: error.statusCode,
+      code: error.code,
+      message: error.message,
+    }
     if (error.details.length > 0) failure.details = error.details.map((d) => ({ ...d }))
     return failure
   }
-  return { statusCode: 500, message: GENERIC_FAILURE }
+  return { statusCode: 500, code: 'INTERNAL_SERVER_ERROR', message: GENERIC_FAILURE }
 }
 
 /** `{ location: '...' }` and nothing else: the handler named where the result lives. */

@@ -123,7 +123,7 @@ test('a handler may name where the result lives: 303 there', async (t) => {
   })
 })
 
-test('failed jobs answer in the error form with the public message only', async (t) => {
+test('a failed job: 200 on its status resource with the public error in the body', async (t) => {
   const app = await build({}, (app) => {
     app.jobs.define('export', async () => {
       throw new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2')
@@ -140,25 +140,107 @@ test('failed jobs answer in the error form with the public message only', async 
   t.teardown(() => app.close())
   const res = await app.inject({ method: 'POST', url: '/exports', payload: {} })
   const location = res.headers.location as string
-  await until(async () => (await statusOf(app, location)) === '500')
+  await until(async () => (await statusOf(app, location)) === 'failed')
   const failed = await app.inject({ url: location })
-  t.equal(failed.json().error.code, 'JOB_FAILED')
-  t.equal(failed.json().error.message, `Job ${res.json().jobId} failed: The job failed`)
+  t.equal(failed.statusCode, 200)
+  t.equal(failed.headers['cache-control'], 'no-store')
+  t.same(Object.keys(failed.json()), [
+    'jobId',
+    'status',
+    'estimatedTime',
+    'createdAt',
+    'updatedAt',
+    'error',
+  ])
+  t.same(failed.json().error, {
+    statusCode: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    message: 'The job failed',
+    details: [],
+  })
   t.notMatch(failed.body, /hunter2|ECONNREFUSED|at /)
-  t.equal((await app.inject({ url: `${location}/result` })).statusCode, 500)
+  t.same(await app.jobs.get(res.json().jobId), failed.json(), 'app.jobs.get shows the error too')
+  const result = await app.inject({ url: `${location}/result` })
+  t.equal(result.statusCode, 409)
+  t.equal(result.headers.location, location)
+  t.equal(result.json().error.code, 'JOB_FAILED')
+  t.equal(result.json().error.message, `Job ${res.json().jobId} failed: The job failed`)
 
   const invalid = await app.jobs.enqueue('invalid', {})
   const url = app.jobs.statusUrl(invalid.jobId)
-  await until(async () => (await statusOf(app, url)) === '422')
-  const body = (await app.inject({ url })).json()
-  t.equal(body.error.code, 'JOB_FAILED')
-  t.equal(body.error.message, `Job ${invalid.jobId} failed: The export has too many rows`)
-  t.same(body.error.details, [{ field: 'body/rows', message: 'at most 1000', code: 'MAXIMUM' }])
+  await until(async () => (await statusOf(app, url)) === 'failed')
+  t.same((await app.inject({ url })).json().error, {
+    statusCode: 422,
+    code: 'UNPROCESSABLE_ENTITY',
+    message: 'The export has too many rows',
+    details: [{ field: 'body/rows', message: 'at most 1000', code: 'MAXIMUM' }],
+  })
+  const invalidResult = (await app.inject({ url: `${url}/result` })).json()
+  t.equal(invalidResult.error.message, `Job ${invalid.jobId} failed: The export has too many rows`)
+  t.same(invalidResult.error.details, [
+    { field: 'body/rows', message: 'at most 1000', code: 'MAXIMUM' },
+  ])
 
   const masked = await app.jobs.enqueue('masked', {})
   const maskedUrl = app.jobs.statusUrl(masked.jobId)
-  await until(async () => (await statusOf(app, maskedUrl)) === '500')
-  t.notMatch((await app.inject({ url: maskedUrl })).body, /10\.0\.0\.9/)
+  await until(async () => (await statusOf(app, maskedUrl)) === 'failed')
+  const maskedRes = await app.inject({ url: maskedUrl })
+  t.notMatch(maskedRes.body, /10\.0\.0\.9/)
+  t.equal(maskedRes.json().error.message, 'The job failed')
+})
+
+test('a job failing with 401/403/404/405/429/503 never lends that status to its status resource', async (t) => {
+  const failures = {
+    unauthorized: httpErrors.unauthorized('Upstream credentials expired', {
+      headers: { 'www-authenticate': 'Bearer' },
+    }),
+    forbidden: httpErrors.forbidden('Upstream refused the export'),
+    'not-found': httpErrors.notFound('Upstream record 17 not found', { code: 'UPSTREAM_MISSING' }),
+    'not-allowed': httpErrors.methodNotAllowed('Upstream refused the method', {
+      headers: { allow: 'GET' },
+    }),
+    'rate-limited': httpErrors.tooManyRequests('Upstream rate limit', {
+      headers: { 'retry-after': '60' },
+    }),
+    unavailable: httpErrors.serviceUnavailable('Upstream down', {
+      headers: { 'retry-after': '30' },
+      expose: true,
+    }),
+  }
+  const app = await build({}, (app) => {
+    app.jobs.define('export', async () => 1)
+    for (const [name, error] of Object.entries(failures)) {
+      app.jobs.define(name, async () => {
+        throw error
+      })
+    }
+  })
+  t.teardown(() => app.close())
+  for (const [name, error] of Object.entries(failures)) {
+    const job = await app.jobs.enqueue(name, {})
+    const url = app.jobs.statusUrl(job.jobId)
+    await until(async () => (await app.jobs.get(job.jobId))?.status === 'failed')
+    const res = await app.inject({ url })
+    t.equal(res.statusCode, 200, `${name}: the GET of the status resource succeeded`)
+    for (const header of ['www-authenticate', 'allow', 'retry-after']) {
+      t.equal(res.headers[header], undefined, `${name}: no ${header}`)
+    }
+    t.match(res.json(), {
+      jobId: job.jobId,
+      status: 'failed',
+      error: { statusCode: error.statusCode, code: error.code, message: error.message },
+    })
+    const result = await app.inject({ url: `${url}/result` })
+    t.equal(result.statusCode, 409, `${name}: the result resource conflicts with the job's state`)
+    t.equal(result.headers.location, url)
+    for (const header of ['www-authenticate', 'allow', 'retry-after']) {
+      t.equal(result.headers[header], undefined, `${name}: no ${header} on the result`)
+    }
+    t.equal(result.json().error.code, 'JOB_FAILED')
+  }
+  const unknown = await app.inject({ url: '/jobs/00000000-0000-4000-8000-000000000000' })
+  t.equal(unknown.statusCode, 404, 'only an unknown job is 404')
+  t.equal(unknown.json().error.code, 'JOB_NOT_FOUND')
 })
 
 test('unknown jobs: 404; a result not ready yet: 409 pointing at the status', async (t) => {
@@ -253,6 +335,34 @@ test('under a prefix and a custom basePath, with route config passed through', a
   const res = await app.inject({ method: 'POST', url: '/v1/exports' })
   t.match(res.headers.location, /^\/v1\/operations\/[0-9a-f-]{36}$/)
   t.equal((await app.inject({ url: res.headers.location as string })).statusCode < 400, true)
+})
+
+test('the result route opts out of the naming rules; the status route and user config do not', async (t) => {
+  // @restwell/naming is not a dependency of this package: the route config it reads
+  // (`config.naming === false` skips a route) is checked with an onRoute hook registered first,
+  // as @restwell/naming is by the umbrella.
+  const app = Fastify()
+  const configs = new Map<string, Record<string, unknown>>()
+  app.addHook('onRoute', (route) => {
+    configs.set(route.url, { ...(route.config as Record<string, unknown>) })
+  })
+  await app.register(restwellJobs, { config: { auth: { scopes: ['jobs:read'] } } })
+  await app.ready()
+  t.teardown(() => app.close())
+  t.match(configs.get('/jobs/:id/result'), { naming: false, auth: { scopes: ['jobs:read'] } })
+  t.match(configs.get('/jobs/:id'), { auth: { scopes: ['jobs:read'] } })
+  t.equal(configs.get('/jobs/:id')?.naming, undefined, "basePath is the user's name: checked")
+
+  const off = Fastify()
+  const offConfigs = new Map<string, unknown>()
+  off.addHook('onRoute', (route) => {
+    offConfigs.set(route.url, (route.config as Record<string, unknown>).naming)
+  })
+  await off.register(restwellJobs, { basePath: '/operation', config: { naming: false } })
+  await off.ready()
+  t.teardown(() => off.close())
+  t.equal(offConfigs.get('/operation/:id'), false, 'the user may opt the status route out')
+  t.equal(offConfigs.get('/operation/:id/result'), false)
 })
 
 test('finished jobs expire after ttl', async (t) => {

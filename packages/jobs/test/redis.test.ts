@@ -140,10 +140,14 @@ test('a job whose workers keep dying fails after maxAttempts', async (t) => {
     await a.close()
     await b.close()
   })
-  await until(async () => (await statusOf(a, job.jobId)) === 500)
-  const body = (await a.inject({ url: `/jobs/${job.jobId}` })).json()
-  t.equal(body.error.code, 'JOB_FAILED')
-  t.match(body.error.message, /interrupted too many times/)
+  await until(async () => (await a.jobs.get(job.jobId))?.status === 'failed')
+  const res = await a.inject({ url: `/jobs/${job.jobId}` })
+  t.equal(res.statusCode, 200)
+  t.match(res.json().error, {
+    statusCode: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    message: /interrupted too many times/,
+  })
 })
 
 test('heartbeats keep a long job with one worker; a lost lease aborts the run', async (t) => {
@@ -214,9 +218,12 @@ test('a job with no handler on the worker fails', async (t) => {
     await b.close()
   })
   const job = await a.jobs.enqueue('export', {})
-  await until(async () => (await statusOf(a, job.jobId)) === 500)
+  await until(async () => (await a.jobs.get(job.jobId))?.status === 'failed')
   const body = (await a.inject({ url: `/jobs/${job.jobId}` })).json()
-  t.equal(body.error.message, `Job ${job.jobId} failed: The job failed`)
+  t.equal(body.error.message, 'The job failed')
+  const result = await a.inject({ url: `/jobs/${job.jobId}/result` })
+  t.equal(result.statusCode, 409)
+  t.equal(result.json().error.message, `Job ${job.jobId} failed: The job failed`)
 })
 
 test('an ioredis instance given by the user is used and left open', async (t) => {
@@ -259,11 +266,22 @@ test('the default key prefix, and a failed job written by a foreign writer', asy
   t.equal(await raw.hget(`restwell:jobs:job:${job.jobId}`, 'id'), job.jobId)
   const id = '11111111-2222-4333-8444-555555555555'
   await raw.hset(`restwell:jobs:job:${id}`, { id, status: 'failed', createdAt: 0, updatedAt: 0 })
+  const generic = {
+    statusCode: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    message: 'The job failed',
+    details: [],
+  }
   const res = await app.inject({ url: `/jobs/${id}` })
-  t.equal(res.statusCode, 500)
-  t.equal(res.json().error.message, `Job ${id} failed: The job failed`)
-  await raw.hset(`restwell:jobs:job:${id}`, { error: '{}' })
-  t.equal((await app.inject({ url: `/jobs/${id}` })).statusCode, 500)
+  t.equal(res.statusCode, 200)
+  t.same(res.json().error, generic)
+  await raw.hset(`restwell:jobs:job:${id}`, { error: '{"statusCode":422,"message":"old record"}' })
+  t.same((await app.inject({ url: `/jobs/${id}` })).json().error, {
+    ...generic,
+    statusCode: 422,
+    code: 'UNPROCESSABLE_ENTITY',
+    message: 'old record',
+  })
 })
 
 test('Redis down: 503 with Retry-After, no hang; then recovery', async (t) => {

@@ -5,6 +5,7 @@ import { test } from 'tap'
 import restwellJobsDefault, {
   type Job,
   type JobContext,
+  type JobError,
   type JobHandler,
   type JobsApi,
   type JobsOptions,
@@ -25,6 +26,13 @@ test('types of @restwell/jobs', async (t) => {
     createdAt: string
     updatedAt: string
     progress?: number
+    error?: JobError
+  }>()
+  expectTypeOf<JobError>().toEqualTypeOf<{
+    statusCode: number
+    code: string
+    message: string
+    details: { field: string; message: string; code?: string }[]
   }>()
   expectTypeOf<JobsApi['enqueue']>().returns.toEqualTypeOf<Promise<Job>>()
   expectTypeOf<JobsApi['get']>().returns.toEqualTypeOf<Promise<Job | undefined>>()

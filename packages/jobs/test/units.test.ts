@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import { test } from 'tap'
 import { formatDuration, isDuration, MemoryJobStore, toDuration } from '../src/index.js'
 import type { JobOutcome, JobRecord, JobStore } from '../src/types.js'
+import { jobError } from '../src/plugin.js'
 import { outcomeOf, publicFailure, Worker } from '../src/worker.js'
 
 test('formatDuration writes the shortest ISO 8601 duration', async (t) => {
@@ -51,17 +52,63 @@ test('property: every formatted duration parses, and means the same seconds', as
 })
 
 test('publicFailure and outcomeOf', async (t) => {
-  t.same(publicFailure(new Error('secret')), { statusCode: 500, message: 'The job failed' })
-  t.same(publicFailure('a string'), { statusCode: 500, message: 'The job failed' })
-  t.same(publicFailure(httpErrors.conflict('exists')), { statusCode: 409, message: 'exists' })
-  t.same(publicFailure(httpErrors.badGateway('upstream 10.1.1.1')), {
-    statusCode: 500,
-    message: 'The job failed',
+  const generic = { statusCode: 500, code: 'INTERNAL_SERVER_ERROR', message: 'The job failed' }
+  t.same(publicFailure(new Error('secret')), generic)
+  t.same(publicFailure('a string'), generic)
+  t.same(publicFailure(httpErrors.conflict('exists')), {
+    statusCode: 409,
+    code: 'CONFLICT',
+    message: 'exists',
   })
+  t.same(publicFailure(httpErrors.badGateway('upstream 10.1.1.1')), generic)
   t.same(outcomeOf({ location: '/a' }), { status: 'succeeded', location: '/a' })
   t.same(outcomeOf({ location: 7 }), { status: 'succeeded', result: '{"location":7}' })
   t.same(outcomeOf(null), { status: 'succeeded', result: 'null' })
   t.same(outcomeOf(undefined), { status: 'succeeded', result: 'null' })
+})
+
+test('jobError reads stored failures, old and foreign ones included', async (t) => {
+  const record = (error?: string): JobRecord => ({
+    id: 'a',
+    name: 'n',
+    status: 'failed',
+    payload: '1',
+    estimatedTime: 'PT1S',
+    attempts: 1,
+    owner: '',
+    createdAt: 0,
+    updatedAt: 0,
+    ...(error === undefined ? {} : { error }),
+  })
+  const generic = {
+    statusCode: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    message: 'The job failed',
+    details: [],
+  }
+  t.same(jobError(record()), generic)
+  t.same(jobError(record('{}')), generic)
+  t.same(jobError(record('{"statusCode":200,"code":7,"message":null,"details":"x"}')), generic)
+  t.same(jobError(record('{"statusCode":409.5}')), generic)
+  t.same(jobError(record('{"statusCode":422,"message":"Too many rows"}')), {
+    statusCode: 422,
+    code: 'UNPROCESSABLE_ENTITY',
+    message: 'Too many rows',
+    details: [],
+  })
+  t.same(
+    jobError(
+      record(
+        '{"statusCode":409,"code":"EXPORT_EXISTS","message":"m","details":[{"field":"f","message":"d"}]}',
+      ),
+    ),
+    {
+      statusCode: 409,
+      code: 'EXPORT_EXISTS',
+      message: 'm',
+      details: [{ field: 'f', message: 'd' }],
+    },
+  )
 })
 
 test('MemoryJobStore keeps ownership', async (t) => {
