@@ -16,7 +16,7 @@ import restwellMethodOverride from '@restwell/method-override'
 import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
 import restwellNegotiation from '@restwell/negotiation'
-import restwellPagination from '@restwell/pagination'
+import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
 import restwellReroute from '@restwell/reroute'
 import restwellSoftDelete from '@restwell/soft-delete'
@@ -31,6 +31,26 @@ import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
 import { rateLimitHook, rateLimitPluginOptions, routeFailOpen } from './rate-limit.js'
 import { routeConfigKey } from './route-config.js'
+
+/**
+ * The query parameters the other plugins own, under the names their options give them:
+ * pagination must take none for a filter nor refuse it as an unknown one. Its defaults are
+ * kept (the plugins' default names); an explicit `pagination.passthrough` replaces the list.
+ */
+function ownedQueryParameters(options: RestwellOptions): string[] {
+  const names = new Set(DEFAULT_PASSTHROUGH)
+  const add = (name: string | false | undefined): void => {
+    if (typeof name === 'string') names.add(name)
+  }
+  if (options.negotiation !== false) add(options.negotiation?.formatParam)
+  if (options.versioning !== false) add(options.versioning?.queryParameter)
+  if (options.methodOverride !== false) add(options.methodOverride?.query)
+  if (options.softDelete !== false) {
+    add(options.softDelete?.param)
+    add(options.softDelete?.includeParam)
+  }
+  return [...names]
+}
 
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
@@ -155,7 +175,10 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // 11. collections: pagination and soft delete set up the routes that ask for them.
   if (options.pagination !== false) {
-    await fastify.register(restwellPagination, options.pagination ?? {})
+    await fastify.register(restwellPagination, {
+      passthrough: ownedQueryParameters(options),
+      ...options.pagination,
+    })
   }
   if (options.softDelete !== false) {
     await fastify.register(restwellSoftDelete, options.softDelete ?? {})

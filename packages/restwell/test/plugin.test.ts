@@ -45,6 +45,41 @@ test('each plugin is configured through its own key', async (t) => {
   t.equal(res.json().status, 405)
 })
 
+test("other plugins' query parameters, renamed through their options, are never filters of a page", async (t) => {
+  const app = Fastify()
+  await app.register(restwell, {
+    softDelete: { param: 'trashed', includeParam: 'with' },
+    negotiation: { formatParam: 'as' },
+    versioning: { queryParameter: 'api' },
+    methodOverride: { query: 'verb' },
+    rateLimit: false,
+  })
+  app.get(
+    '/v1/books',
+    { config: { auth: false, pagination: true, softDelete: true } },
+    (_q, reply) => reply.paginate([{ id: 1 }], { total: 1 }),
+  )
+  t.teardown(() => app.close())
+  for (const query of ['trashed=include', 'with=deleted', 'as=json', 'api=1', 'verb=GET']) {
+    const res = await app.inject(`/v1/books?${query}`)
+    t.equal(res.statusCode, 200, `?${query} reaches the plugin that owns it`)
+    t.match(res.headers.link, query, 'and is kept in the links')
+  }
+  const unknown = await app.inject('/v1/books?colour=red')
+  t.equal(unknown.statusCode, 400, 'an unknown parameter is still refused')
+  t.equal(unknown.json().error.code, 'INVALID_FILTER')
+  const own = Fastify()
+  await own.register(restwell, {
+    negotiation: { formatParam: 'as' },
+    pagination: { passthrough: [] },
+  })
+  own.get('/books', { config: { auth: false, pagination: true } }, (_q, reply) =>
+    reply.paginate([]),
+  )
+  t.teardown(() => own.close())
+  t.equal((await own.inject('/books?as=json')).statusCode, 400, 'an explicit passthrough list wins')
+})
+
 test('each plugin can be switched off', async (t) => {
   const noMethods = await build({ methods: false })
   const res = await noMethods.inject({ method: 'DELETE', url: '/books/1' })
