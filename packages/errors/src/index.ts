@@ -18,6 +18,7 @@ export {
 } from './body.js'
 export { type ClientError, clientErrorHandler, clientErrorResponse } from './client-error.js'
 export { ErrorCode, type ErrorCodeName } from './codes.js'
+export { frameworkErrors } from './framework-errors.js'
 export {
   createError,
   type ErrorDetail,

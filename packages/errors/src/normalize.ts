@@ -42,19 +42,33 @@ interface AjvError {
   params?: unknown
 }
 
-function errorStatus(error: ErrorLike): number {
-  const status = typeof error.statusCode === 'number' ? error.statusCode : error.status
+function isErrorStatus(status: unknown): status is number {
   return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599
-    ? status
-    : 500
+}
+
+/**
+ * The error's own status (`statusCode`, else `status`) when it is 400-599; else the status the
+ * reply already had, when that is 400-599 (`reply.code(404).send(error)`, `reply.code(409);
+ * throw error`, as Fastify keeps it); else 500.
+ */
+function errorStatus(error: ErrorLike, replyStatus: unknown): number {
+  const status = typeof error.statusCode === 'number' ? error.statusCode : error.status
+  if (isErrorStatus(status)) return status
+  return isErrorStatus(replyStatus) ? replyStatus : 500
+}
+
+/** One reference token of a JSON Pointer (RFC 6901 §3): `~` as `~0`, `/` as `~1`. */
+function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1')
 }
 
 function pointerToField(part: string, instancePath: string, params: unknown): string {
+  // AJV's instancePath is already a JSON Pointer; the property names in params are raw names.
   let path = instancePath
   const missing = (params as { missingProperty?: unknown } | null)?.missingProperty
-  if (typeof missing === 'string') path += `/${missing}`
+  if (typeof missing === 'string') path += `/${escapePointerToken(missing)}`
   const extra = (params as { additionalProperty?: unknown } | null)?.additionalProperty
-  if (typeof extra === 'string') path += `/${extra}`
+  if (typeof extra === 'string') path += `/${escapePointerToken(extra)}`
   return part + path
 }
 
@@ -79,9 +93,11 @@ function publicHeaders(value: unknown): Readonly<Record<string, HeaderValue>> {
 
 /**
  * Normalizes a thrown value. 4xx keep their message; 5xx are masked (the reason phrase, no
- * details) unless they are `HttpError`s made with `expose: true`.
+ * details) unless they are `HttpError`s made with `expose: true`. `replyStatus` is the status
+ * the reply had when the error reached the handler: it is the error's status when the error
+ * has no 400-599 status of its own (an `HttpError`'s or a library error's status wins).
  */
-export function normalizeError(thrown: unknown): NormalizedError {
+export function normalizeError(thrown: unknown, replyStatus?: number): NormalizedError {
   if (isHttpError(thrown)) {
     const expose = thrown.expose
     return {
@@ -93,7 +109,7 @@ export function normalizeError(thrown: unknown): NormalizedError {
     }
   }
   const error: ErrorLike = typeof thrown === 'object' && thrown !== null ? thrown : {}
-  const statusCode = errorStatus(error)
+  const statusCode = errorStatus(error, replyStatus)
   if (statusCode >= 500) {
     return {
       statusCode,

@@ -28,7 +28,9 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   fastify.decorateRequest('requestId', '')
 
   function requestIdOf(request: FastifyRequest): string {
-    if (request.requestId !== '') return request.requestId
+    // Falsy when not yet known: '' (the decorator's default) or, on the request Fastify makes
+    // for `frameworkErrors` (its base class, without decorators), undefined.
+    if (request.requestId) return request.requestId
     const id = (idHeader && safeRequestId(request.headers[idHeader])) || String(request.id)
     request.requestId = id
     return id
@@ -43,7 +45,9 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
 
   /** Logs the error, sets its status and headers, and returns its body. */
   function prepare(thrown: unknown, request: FastifyRequest, reply: FastifyReply) {
-    const error = normalizeError(thrown)
+    // The status the handler set before it sent or threw the error (`reply.code(404).send(err)`)
+    // is the error's when the error has none of its own: read it before `reply.code` below.
+    const error = normalizeError(thrown, reply.statusCode)
     const requestId = requestIdOf(request)
     if (error.statusCode >= 500) {
       request.log.error({ err: thrown, requestId }, 'request failed with a server error')
@@ -58,7 +62,9 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     const body = buildErrorBody(options.format, error, {
       requestId,
       timestamp: isoNow(),
-      instance: pathOf(request.url),
+      // The path the client sent: `request.url` may have been rewritten internally (method
+      // override, versioning, Fastify's `rewriteUrl`); Fastify keeps the original here.
+      instance: pathOf(request.originalUrl),
       problemTypeBase: options.problemTypeBase,
     })
     return { error, body }
@@ -124,7 +130,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
 
   if (options.notFoundHandler) {
     fastify.setNotFoundHandler(function restwellNotFound(request, reply) {
-      const path = pathOf(request.url)
+      const path = pathOf(request.originalUrl)
       const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}...` : path
       return send(httpErrors.notFound(`Route ${request.method} ${shown} not found`), request, reply)
     })

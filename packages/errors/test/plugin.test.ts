@@ -367,3 +367,151 @@ test('declareState: request and reply state exists from construction, declared o
   t.same((await app.inject('/')).json(), { request: true, reply: true })
   t.same((await app.inject('/child')).json(), { own: true })
 })
+
+test('a 4xx the handler set before sending or throwing a plain Error is kept, with its message', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  app.get('/books/:id', async (_request, reply) => reply.code(404).send(new Error('No book 7')))
+  app.get('/authors/:id', async (_request, reply) => {
+    reply.code(409)
+    throw new Error('Author is locked')
+  })
+  app.get('/coded', async (_request, reply) => {
+    reply.code(422)
+    throw Object.assign(new Error('Shelf is full'), { code: 'SHELF_FULL' })
+  })
+  const sent = await app.inject('/books/7')
+  t.equal(sent.statusCode, 404, 'reply.code(404).send(err)')
+  t.equal(sent.json().error.code, 'NOT_FOUND')
+  t.equal(sent.json().error.message, 'No book 7')
+  t.equal(sent.headers['cache-control'], 'no-store')
+  const thrown = await app.inject('/authors/7')
+  t.equal(thrown.statusCode, 409, 'reply.code(409); throw err')
+  t.equal(thrown.json().error.code, 'CONFLICT')
+  t.equal(thrown.json().error.message, 'Author is locked')
+  const coded = await app.inject('/coded')
+  t.equal(coded.statusCode, 422)
+  t.equal(coded.json().error.code, 'SHELF_FULL', "the error's own public code is kept")
+})
+
+test('a 5xx the handler set before a plain Error is kept, masked', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  app.get('/sent', async (_request, reply) =>
+    reply.code(503).send(new Error('pool exhausted at 10.0.0.3')),
+  )
+  app.get('/thrown', async (_request, reply) => {
+    reply.code(502)
+    throw new Error('upstream 10.0.0.4 said no')
+  })
+  const sent = await app.inject('/sent')
+  t.equal(sent.statusCode, 503)
+  t.equal(sent.json().error.code, 'SERVICE_UNAVAILABLE')
+  t.equal(sent.json().error.message, 'Service Unavailable')
+  t.notMatch(sent.body, /10\.0\.0/)
+  const thrown = await app.inject('/thrown')
+  t.equal(thrown.statusCode, 502)
+  t.equal(thrown.json().error.message, 'Bad Gateway')
+  t.notMatch(thrown.body, /10\.0\.0/)
+})
+
+test("an error's own status wins over the reply's; a non-error reply status is not used", async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  app.get('/http-error', async (_request, reply) => {
+    reply.code(404)
+    throw httpErrors.conflict('ISBN taken')
+  })
+  app.get('/http-error-sent', async (_request, reply) =>
+    reply.code(400).send(httpErrors.serviceUnavailable('queue 10.0.0.3 full')),
+  )
+  app.get('/library', async (_request, reply) => {
+    reply.code(404)
+    throw Object.assign(new Error('slow down'), { statusCode: 429 })
+  })
+  app.get('/created', async (_request, reply) => {
+    reply.code(201)
+    throw new Error('secret after 201')
+  })
+  app.get('/redirect', async (_request, reply) => {
+    reply.code(302)
+    throw new Error('secret after 302')
+  })
+  const own = await app.inject('/http-error')
+  t.equal(own.statusCode, 409)
+  t.equal(own.json().error.message, 'ISBN taken')
+  const sent = await app.inject('/http-error-sent')
+  t.equal(sent.statusCode, 503)
+  t.equal(sent.json().error.message, 'Service Unavailable')
+  const library = await app.inject('/library')
+  t.equal(library.statusCode, 429)
+  for (const url of ['/created', '/redirect']) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 500, url)
+    t.equal(res.json().error.message, 'Internal Server Error')
+  }
+})
+
+test('a route registered before the plugin keeps the 4xx its handler set', async (t) => {
+  const app = Fastify()
+  app.get('/early', async (_request, reply) => {
+    reply.code(409)
+    throw new Error('Author is locked')
+  })
+  app.get('/early-crash', async () => {
+    throw new Error('secret early')
+  })
+  await app.register(restwellErrors)
+  const res = await app.inject('/early')
+  t.equal(res.statusCode, 409)
+  t.equal(res.json().error.code, 'CONFLICT')
+  t.equal(res.json().error.message, 'Author is locked')
+  const crash = await app.inject('/early-crash')
+  t.equal(crash.statusCode, 500)
+  t.equal(crash.json().error.message, 'Internal Server Error')
+})
+
+test('404 message and problem instance show the path the client sent, not a rewritten one', async (t) => {
+  const app = Fastify({
+    // As method override and versioning do: the router sees another URL than the client sent.
+    rewriteUrl: (request) => (request.url?.startsWith('/v2/') ? request.url : `/v2${request.url}`),
+  })
+  await app.register(restwellErrors, { format: 'problem' })
+  app.get('/v2/teapot', async () => {
+    throw httpErrors.imATeapot()
+  })
+  const missing = await app.inject('/nope?x=1')
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.json().detail, 'Route GET /nope not found')
+  t.equal(missing.json().instance, '/nope')
+  const routed = await app.inject('/teapot?x=1')
+  t.equal(routed.statusCode, 418, 'routed by the rewritten URL')
+  t.equal(routed.json().instance, '/teapot')
+  const plain = await app.inject('/v2/teapot')
+  t.equal(plain.json().instance, '/v2/teapot')
+})
+
+test('a property named "a/b" is one JSON Pointer field whatever went wrong with it', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  app.post(
+    '/things',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['a/b'],
+          properties: { 'a/b': { type: 'string' }, 'c~d': { type: 'string' } },
+        },
+      },
+    },
+    async () => 'ok',
+  )
+  const fieldsOf = async (payload: Record<string, unknown>): Promise<string[]> =>
+    (await app.inject({ method: 'POST', url: '/things', payload }))
+      .json()
+      .error.details.map((d: { field: string }) => d.field)
+  t.same(await fieldsOf({}), ['body/a~1b'], 'missing')
+  t.same(await fieldsOf({ 'a/b': { x: 1 } }), ['body/a~1b'], 'wrong type')
+  t.same(await fieldsOf({ 'a/b': 'x', 'c~d': { x: 1 } }), ['body/c~0d'], '~ escaped too')
+})

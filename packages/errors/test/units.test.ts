@@ -234,3 +234,84 @@ test('contracts: page info and media type are read back from symbol keys', async
   t.equal(mediaTypeOf(request), 'application/hal+json')
   t.equal(PAGE, Symbol.for('restwell.page'))
 })
+
+test('details[].field: a missing or additional property name is escaped as a JSON Pointer token', async (t) => {
+  t.same(
+    validationDetails(
+      [
+        { keyword: 'required', instancePath: '/a~1b', params: { missingProperty: 'c/d' } },
+        {
+          keyword: 'additionalProperties',
+          instancePath: '',
+          params: { additionalProperty: 'x~y' },
+        },
+        { keyword: 'required', instancePath: '', params: { missingProperty: '~1/' } },
+      ],
+      'body',
+    ).map((d) => d.field),
+    ['body/a~1b/c~1d', 'body/x~0y', 'body/~01~1'],
+  )
+})
+
+/** RFC 6901 §4: the reference tokens of a pointer, unescaped (`~1` first, then `~0`). */
+function pointerTokens(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+}
+
+test('property: details[].field always parses back to the tokens it names', async () => {
+  const token = fc.string({ unit: fc.constantFrom('a', '/', '~', '0', '1', 'é') })
+  fc.assert(
+    fc.property(
+      fc.array(token, { maxLength: 4 }),
+      token,
+      fc.constantFrom('missingProperty', 'additionalProperty'),
+      (path, name, key) => {
+        // AJV's instancePath is already a pointer; the property name in params is raw.
+        const instancePath = path
+          .map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+          .join('')
+        const [detail] = validationDetails(
+          [{ keyword: 'required', instancePath, params: { [key]: name } }],
+          'body',
+        )
+        const field = detail?.field ?? ''
+        return (
+          field.startsWith('body') &&
+          JSON.stringify(pointerTokens(field.slice('body'.length))) ===
+            JSON.stringify([...path, name])
+        )
+      },
+    ),
+  )
+})
+
+test('normalizeError: the reply status stands in for an error without one of its own', async (t) => {
+  const plain = normalizeError(new Error('No book 7'), 404)
+  t.equal(plain.statusCode, 404)
+  t.equal(plain.code, 'NOT_FOUND')
+  t.equal(plain.message, 'No book 7')
+  const masked = normalizeError(new Error('db at 10.0.0.3'), 503)
+  t.equal(masked.statusCode, 503)
+  t.equal(masked.message, 'Service Unavailable')
+  t.equal(normalizeError(httpErrors.conflict(), 404).statusCode, 409)
+  t.equal(normalizeError({ status: 429 }, 404).statusCode, 429)
+  t.equal(normalizeError(new Error('x'), 200).statusCode, 500)
+  t.equal(normalizeError(new Error('x'), 600).statusCode, 500)
+  t.equal(normalizeError(new Error('x'), 404.5).statusCode, 500)
+  t.equal(normalizeError('thrown string', 400).statusCode, 400)
+  t.equal(normalizeError(new Error('x')).statusCode, 500)
+  fc.assert(
+    fc.property(fc.anything(), fc.integer({ min: 100, max: 999 }), (value, replyStatus) => {
+      const n = normalizeError(value, replyStatus)
+      const exposed5xx = isHttpError(value) && value.expose
+      return (
+        n.statusCode >= 400 &&
+        n.statusCode <= 599 &&
+        (n.statusCode < 500 || exposed5xx || n.message === reasonPhrase(n.statusCode))
+      )
+    }),
+  )
+})

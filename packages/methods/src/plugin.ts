@@ -98,11 +98,16 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     // The method has a route here: its handler chose not-found (`reply.callNotFound()`), so
     // this is a 404, never a 405 whose Allow lists the very method refused.
     if (allow.includes(method)) return done()
+    // The router is asked about the URL that was routed (`request.url`, possibly rewritten by
+    // method override or versioning); the client is shown the one it sent.
     done(
-      httpErrors.methodNotAllowed(`Method ${method} is not allowed on ${pathOf(request.url)}`, {
-        code: ErrorCode.METHOD_NOT_ALLOWED,
-        headers: { allow: allow.join(', ') },
-      }),
+      httpErrors.methodNotAllowed(
+        `Method ${method} is not allowed on ${pathOf(request.originalUrl)}`,
+        {
+          code: ErrorCode.METHOD_NOT_ALLOWED,
+          headers: { allow: allow.join(', ') },
+        },
+      ),
     )
   }
   fastify.addHook('onRequest', onNotFound)

@@ -235,6 +235,24 @@ test('a handler that calls reply.callNotFound() gets 404, not a 405 that allows 
   t.equal(del.headers.allow, 'GET, HEAD, PUT, OPTIONS')
 })
 
+test('a rewritten URL: Allow from the URL routed, the message shows the one the client sent', async (t) => {
+  const app = Fastify({
+    // As method override and versioning do: the router sees another URL than the client sent.
+    rewriteUrl: (request) => (request.url?.startsWith('/v2/') ? request.url : `/v2${request.url}`),
+  })
+  await app.register(restwellErrors, { format: 'problem' })
+  await app.register(restwellMethods)
+  app.get('/v2/books', async () => [])
+  const res = await app.inject({ method: 'PUT', url: '/books?x=1' })
+  t.equal(res.statusCode, 405, 'the router was asked about /v2/books')
+  t.equal(res.headers.allow, 'GET, HEAD, OPTIONS')
+  t.equal(res.json().detail, 'Method PUT is not allowed on /books')
+  t.equal(res.json().instance, '/books')
+  const options = await app.inject({ method: 'OPTIONS', url: '/books' })
+  t.equal(options.statusCode, 200)
+  t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
+})
+
 test('helpers', async (t) => {
   t.same(sortMethods(['OPTIONS', 'SEARCH', 'DELETE', 'GET', 'QUERY', 'QUERY']), [
     'GET',
