@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
-import restwell, { clientErrorHandler, genReqId, restwellOpenapi } from 'restwell'
+import restwell, { clientErrorHandler, frameworkErrors, genReqId, restwellOpenapi } from 'restwell'
 import { type Database, migrate } from './db.js'
 import { guarded } from './db-errors.js'
 import { authorsRoutes } from './routes/authors.js'
@@ -100,8 +100,14 @@ export async function prepareDatabase(
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const db = guarded(options.db)
   // clientErrorHandler: what Node's HTTP parser refuses (a malformed request, a header section
-  // over 16 KB, a request timeout) is answered in the error form too.
-  const app = Fastify({ logger: options.logger ?? false, genReqId, clientErrorHandler })
+  // over 16 KB, a request timeout) is answered in the error form too; frameworkErrors: what
+  // Fastify's router refuses (a malformed %-escape in the path, a too-long path parameter).
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId,
+    clientErrorHandler,
+    frameworkErrors,
+  })
   // onClose hooks run last-registered first: these two run after restwell's (the job worker).
   if (options.closeDatabase !== false) app.addHook('onClose', () => options.db.close())
   const { redis } = options

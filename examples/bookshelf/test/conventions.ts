@@ -165,6 +165,12 @@ export async function readsAndNegotiation(t: Test, { call, json }: Running): Pro
   const missingBody = await json<ErrorBody>(missing)
   t.equal(missingBody.error.code, 'NOT_FOUND')
   t.equal(missingBody.error.requestId, missing.headers.get('x-request-id'))
+  // What Fastify's router refuses (frameworkErrors) is answered in the same form.
+  const badEscape = await call('GET', '/v1/books/%E0%A4%A', { headers: read })
+  t.equal(badEscape.status, 400)
+  const badEscapeBody = await json<ErrorBody>(badEscape)
+  t.equal(badEscapeBody.error.code, 'BAD_REQUEST')
+  t.equal(badEscapeBody.error.requestId, badEscape.headers.get('x-request-id'))
 }
 
 export async function methodsAndAuth(t: Test, { call, json }: Running): Promise<void> {
