@@ -74,21 +74,11 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
 
-  // 2. before routing: method override and header/query versioning re-route the request, so
-  //    the one reroute hook comes before every other onRequest hook (CORS, limits and auth
-  //    then run once, on the final method and path) and before methods (which needs it).
-  if (options.methodOverride !== false || options.versioning !== false) {
-    await fastify.register(restwellReroute)
-  }
-  if (options.methodOverride !== false) {
-    await fastify.register(restwellMethodOverride, options.methodOverride ?? {})
-  }
-  if (options.versioning !== false) {
-    await fastify.register(restwellVersioning, options.versioning ?? {})
-  }
-
-  // 3. CORS: one onRequest hook adds the headers to every answer (errors included) and
-  //    answers a preflight before rate limits and auth see it.
+  // 2. CORS: one onRequest hook adds the headers to every answer and answers a preflight
+  //    before rate limits and auth see it. It runs before the reroute hook, so what a rewriter
+  //    refuses (a bad override, a conflicting version) and versioning's moved-path 301 carry
+  //    the headers too; a rerouted request is routed afresh and runs it again for its final
+  //    route (the first pass's reply, with its headers, is dropped).
   if (options.cors !== false) {
     const override = options.methodOverride
     const overrideHeader =
@@ -108,6 +98,19 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
         },
       ),
     )
+  }
+
+  // 3. before routing: method override and header/query versioning re-route the request, so
+  //    the one reroute hook comes before every other onRequest hook but CORS's (limits and
+  //    auth then run once, on the final method and path) and before methods (which needs it).
+  if (options.methodOverride !== false || options.versioning !== false) {
+    await fastify.register(restwellReroute)
+  }
+  if (options.methodOverride !== false) {
+    await fastify.register(restwellMethodOverride, options.methodOverride ?? {})
+  }
+  if (options.versioning !== false) {
+    await fastify.register(restwellVersioning, options.versioning ?? {})
   }
 
   // 4. overload: shed load before doing any other work.

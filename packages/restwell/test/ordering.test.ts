@@ -103,6 +103,40 @@ test('CORS before auth: a preflight needs no token, and a 401 carries CORS heade
   t.equal(unauthorized.json().error.code, 'MISSING_CREDENTIALS')
 })
 
+test('CORS before rerouting: what a rewriter refuses and a moved 301 carry CORS headers', async (t) => {
+  const { app } = await build({ versioning: { moved: { '/v0/people': '/v2/books' } } })
+  app.get('/v2/private', { config: { auth: false, cors: false } }, async () => ({ ok: true }))
+  const origin = { origin: 'https://app.example' }
+  const refused = [
+    { url: '/books/7?version=abc' },
+    { url: '/v1/books/7?version=2' },
+    { url: '/books/7', headers: { accept: 'application/vnd.api.v9+json' } },
+    { method: 'POST' as const, url: '/v2/books/7?_method=TRACE' },
+    { url: '/v0/people/7' },
+  ]
+  for (const request of refused) {
+    const res = await app.inject({ ...request, headers: { ...origin, ...request.headers } })
+    t.ok(res.statusCode >= 300, `${request.url}: ${res.statusCode}`)
+    t.equal(res.headers['access-control-allow-origin'], '*', `${request.url}: readable by the page`)
+    t.match(res.headers.vary, /Origin/)
+  }
+  // A rerouted request gets the CORS answer of the route it reaches: once, and not at all
+  // where that route opts out.
+  const rerouted = await app.inject({ url: '/health', headers: origin })
+  t.equal(rerouted.statusCode, 200)
+  t.equal(rerouted.headers['access-control-allow-origin'], '*')
+  t.same(
+    String(rerouted.headers.vary)
+      .split(', ')
+      .filter((name) => name === 'Origin'),
+    ['Origin'],
+  )
+  const optedOut = await app.inject({ url: '/private', headers: origin })
+  t.equal(optedOut.statusCode, 200)
+  t.equal(optedOut.headers['access-control-allow-origin'], undefined)
+  t.notMatch(optedOut.headers.vary ?? '', /Origin/)
+})
+
 test('auth before methods: anonymous clients cannot map paths; authenticated ones get 405/404', async (t) => {
   const { app } = await build()
   t.equal((await app.inject({ method: 'PUT', url: '/v2/books/7' })).statusCode, 401)
