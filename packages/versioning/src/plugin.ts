@@ -1,6 +1,7 @@
 /** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
 import type { IncomingMessage } from 'node:http'
 import {
+  appendVary,
   ErrorCode,
   type HttpError,
   httpErrors,
@@ -17,7 +18,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 // The shared before-routing mechanism (package @restwell/reroute).
-import { addRewriter, queryValues, splitUrl } from '@restwell/reroute'
+import { addRewriter, joinUrl, queryValues, splitUrl, withoutQueryParam } from '@restwell/reroute'
 import type { RerouteTarget } from '@restwell/reroute'
 import { bestVersion, parseAcceptVersions, versionMediaType } from './accept.js'
 import { linkValue } from './lifecycle.js'
@@ -42,24 +43,19 @@ interface VersionInfo {
 const VERSION_INFO: unique symbol = Symbol.for('restwell.versioning.info')
 type InfoHolder = IncomingMessage & { [VERSION_INFO]?: VersionInfo }
 
+/**
+ * Contract with `@restwell/negotiation`, which does not depend on this package: the versions
+ * whose versioned JSON (`application/vnd.<name>.v<N>+json`) a request may be answered in, as a
+ * `ReadonlySet<number>`: `{N}` on a `/v<N>` route, every supported version elsewhere (an
+ * unversioned route serves any version's request). Negotiation reads an Accept range of
+ * another version as that version's JSON, a type not produced, not as `application/json`.
+ * The same set object is handed out for the same versions.
+ */
+export const API_VERSIONS: unique symbol = Symbol.for('restwell.api-versions')
+
 /** Most query values of the version parameter looked at. */
 const MAX_QUERY_VERSIONS = 8
 const VND_MARKER = /vnd\.api\.v/i
-
-function appendToken(reply: FastifyReply, name: string, token: string): void {
-  const current = reply.getHeader(name)
-  if (current === undefined || current === '') {
-    reply.header(name, token)
-    return
-  }
-  const text = String(current)
-  const lower = token.toLowerCase()
-  for (const part of text.split(',')) {
-    const value = part.trim().toLowerCase()
-    if (value === lower || value === '*') return
-  }
-  reply.header(name, `${text}, ${token}`)
-}
 
 function appendLink(reply: FastifyReply, link: string): void {
   const current = reply.getHeader('link')
@@ -104,6 +100,19 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   }
 
   const queryField = `querystring/${options.query}`
+
+  /**
+   * `path` (which names a version by its `/v<N>` prefix) with `query`, less the version
+   * parameter: the prefix carries the version, and a `?version=` left beside it would make the
+   * URL a 400 CONFLICTING_VERSIONS whenever the two differ. Other pairs are kept byte for byte.
+   */
+  function versionedUrl(path: string, query: string | undefined): string {
+    if (query === undefined || options.query === false) return joinUrl(path, query)
+    // As in `rewrite`: the parameter is a carrier only when its name is there unescaped (then
+    // every spelling of it counted, and every one goes).
+    if (!query.includes(options.query)) return joinUrl(path, query)
+    return joinUrl(path, withoutQueryParam(query, options.query))
+  }
 
   /** The version of `?version=`, or undefined; throws on a malformed, unknown or repeated-and-different value. */
   function queryVersion(values: readonly string[]): number | undefined {
@@ -236,14 +245,33 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     }
     const redirectMoved: onRequestHookHandler = (request, reply, done) => {
       if (!request.is404) return done()
-      const { path, query } = splitUrl(request.url)
-      const location = movedLocation(options.moved, path)
+      // The path as routed (a carrier may have put a `/v<N>` prefix on it), the query as the
+      // client sent it: a 308 is replayed as sent, so it keeps `_method` (which override
+      // removed from `request.url`).
+      const location = movedLocation(options.moved, splitUrl(request.url).path)
       if (location === undefined) return done()
+      const { query } = splitUrl(request.originalUrl)
+      const prefix = prefixVersion(location)
       const safe = request.method === 'GET' || request.method === 'HEAD'
       reply
         .code(safe ? 301 : 308)
-        .header('location', query === undefined ? location : `${location}?${query}`)
-        .send()
+        .header(
+          'location',
+          prefix !== undefined && supported(prefix.version)
+            ? versionedUrl(location, query)
+            : joinUrl(location, query),
+        )
+      // The Accept version took part in the redirect, as in `versionHeaders` (RFC 9110 §12.5.5;
+      // a 301 is cacheable by default, RFC 9111 §4.2.2): it rerouted the request or agreed with
+      // its prefix, or the URL had no prefix, so a versioned Accept would have rerouted it.
+      if (
+        options.accept &&
+        ((request.raw as InfoHolder)[VERSION_INFO] !== undefined ||
+          prefixVersion(request.url) === undefined)
+      ) {
+        appendVary(reply, 'Accept')
+      }
+      reply.send()
     }
     fastify.addHook('onRequest', redirectMoved)
   }
@@ -255,6 +283,22 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     },
   })
 
+  /** Every supported version (set when ready), and `{N}` per version served so far. */
+  let allVersions: ReadonlySet<number> = new Set()
+  const oneVersion = new Map<number, ReadonlySet<number>>()
+  fastify.decorateRequest(API_VERSIONS as unknown as string, {
+    getter(this: FastifyRequest): ReadonlySet<number> {
+      const version = this.apiVersion
+      if (version === undefined) return allVersions
+      let set = oneVersion.get(version)
+      if (set === undefined) {
+        set = new Set([version])
+        oneVersion.set(version, set)
+      }
+      return set
+    },
+  })
+
   function versionHeaders(version: number): onSendHookHandler {
     const retired = options.retired.get(version)
     const mediaType = versionMediaType(version)
@@ -263,7 +307,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       if (options.responseHeader !== false) reply.header(options.responseHeader, String(version))
       const info = (request.raw as InfoHolder)[VERSION_INFO]
       if (info !== undefined) {
-        if (options.accept) appendToken(reply, 'vary', 'Accept')
+        if (options.accept) appendVary(reply, 'Accept')
         const type = reply.getHeader('content-type')
         if (
           info.accept &&
@@ -278,10 +322,12 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
         reply.header('deprecation', retired.deprecation)
         if (retired.sunset !== undefined) reply.header('sunset', retired.sunset)
         if (retired.successor !== undefined) {
+          // The resource as routed (`_method`, which override removed, is no part of it).
+          const { path, query } = splitUrl(request.url)
           appendLink(
             reply,
             linkValue(
-              `/v${retired.successor}${request.url.slice(prefixLength)}`,
+              versionedUrl(`/v${retired.successor}${path.slice(prefixLength)}`, query),
               'successor-version',
             ),
           )
@@ -314,6 +360,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
 
   fastify.addHook('onReady', async () => {
     supportedList = [...(options.versions ?? discovered)].sort((a, b) => a - b)
+    allVersions = new Set(supportedList)
     defaultVersion = options.defaultVersion ?? supportedList[supportedList.length - 1]
     if (defaultVersion !== undefined && !supported(defaultVersion)) {
       throw new Error(

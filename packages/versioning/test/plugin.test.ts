@@ -4,7 +4,12 @@ import { test } from 'tap'
 import { restwellMethodOverride } from '@restwell/method-override'
 import { restwellMethods } from '@restwell/methods'
 import { restwellReroute } from '@restwell/reroute'
-import { reroutedFrom, restwellVersioning, type VersioningOptions } from '../src/index.js'
+import {
+  API_VERSIONS,
+  reroutedFrom,
+  restwellVersioning,
+  type VersioningOptions,
+} from '../src/index.js'
 
 const echo = (version: string) => async (request: FastifyRequest) => ({
   served: version,
@@ -273,6 +278,105 @@ test('an unprefixed moved path redirects instead of going to the default version
   const res = await app.inject('/authors?sort=name')
   t.equal(res.statusCode, 301)
   t.equal(res.headers.location, '/v1/authors?sort=name')
+})
+
+test('generated URLs with a /v<N> prefix drop ?version= (they would answer 400 CONFLICTING_VERSIONS)', async (t) => {
+  const app = await build(
+    {
+      moved: { '/v1/people': '/v2/persons', '/v1/old': '/v1/books', '/v1/gone': '/elsewhere' },
+      retired: { 1: { deprecation: '2024-01-01', successor: 2 } },
+    },
+    async (app) => {
+      await app.register(restwellMethodOverride)
+    },
+  )
+  app.get('/v2/persons/:id', echo('v2'))
+  const byQuery = await app.inject('/books/7?a=1&version=1&b=%20')
+  t.equal(byQuery.statusCode, 200)
+  t.equal(byQuery.headers.link, '</v2/books/7?a=1&b=%20>; rel="successor-version"')
+  const next = /<([^>]+)>/.exec(String(byQuery.headers.link))?.[1] as string
+  t.equal((await app.inject(next)).statusCode, 200, 'the successor link answers')
+  const escaped = await app.inject('/books/7?version=1&%76ersion=1')
+  t.equal(escaped.headers.link, '</v2/books/7>; rel="successor-version"', 'an escaped name too')
+  const prefixed = await app.inject('/v1/books/7?version=1&x=%25')
+  t.equal(prefixed.headers.link, '</v2/books/7?x=%25>; rel="successor-version"')
+  const moved = await app.inject('/people/7?version=1&x=1')
+  t.equal(moved.statusCode, 301)
+  t.equal(moved.headers.location, '/v2/persons/7?x=1')
+  t.equal((await app.inject(moved.headers.location as string)).statusCode, 200, 'Location answers')
+  const movedPrefixed = await app.inject('/v1/people/7?version=1')
+  t.equal(movedPrefixed.headers.location, '/v2/persons/7')
+  const sameVersion = await app.inject('/old/3?version=1')
+  t.equal(sameVersion.headers.location, '/v1/books/3', 'dropped even when it would agree')
+  const unversioned = await app.inject('/v1/gone/3?version=1')
+  t.equal(unversioned.headers.location, '/elsewhere/3?version=1', 'no prefix: query kept as sent')
+  const overridden = await app.inject({
+    method: 'POST',
+    url: '/people/7?_method=PUT&version=1',
+  })
+  t.equal(overridden.statusCode, 308)
+  t.equal(overridden.headers.location, '/v2/persons/7?_method=PUT', 'a 308 replays the client URL')
+  const queryOff = await build({
+    carriers: { query: false },
+    moved: { '/v1/people': '/v2/persons' },
+    retired: { 1: { deprecation: '2024-01-01', successor: 2 } },
+  })
+  t.equal(
+    (await queryOff.inject('/v1/people/7?version=1')).headers.location,
+    '/v2/persons/7?version=1',
+    'not a carrier: an ordinary parameter',
+  )
+  t.equal(
+    (await queryOff.inject('/v1/books/7?version=1')).headers.link,
+    '</v2/books/7?version=1>; rel="successor-version"',
+  )
+})
+
+test('a moved 301 the Accept version took part in varies on Accept', async (t) => {
+  const app = await build({ moved: { '/v1/people': '/v2/persons', '/authors': '/v1/authors' } })
+  const viaAccept = await app.inject({
+    url: '/people/7',
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.equal(viaAccept.statusCode, 301)
+  t.equal(viaAccept.headers.vary, 'Accept', 'Accept decided the version: RFC 9110 §12.5.5')
+  const agreeing = await app.inject({
+    url: '/v1/people/7',
+    headers: { accept: 'application/vnd.api.v1+json' },
+  })
+  t.equal(agreeing.headers.vary, 'Accept', 'Accept agreed with the prefix (another would be 400)')
+  const byQuery = await app.inject('/people/7?version=1')
+  t.equal(byQuery.headers.vary, 'Accept', 'unprefixed: a versioned Accept would have decided')
+  const unprefixed = await app.inject('/authors')
+  t.equal(unprefixed.statusCode, 301)
+  t.equal(unprefixed.headers.vary, 'Accept', 'Accept v1 would have served /v1/authors instead')
+  const prefixed = await app.inject('/v1/people/7')
+  t.equal(prefixed.statusCode, 301)
+  t.equal(prefixed.headers.vary, undefined, 'the URL alone decided')
+  const off = await build({ carriers: { accept: false }, moved: { '/authors': '/v1/authors' } })
+  t.equal((await off.inject('/authors')).headers.vary, undefined, 'Accept carrier off')
+})
+
+test('API_VERSIONS contract: the versions whose JSON a request may be answered in', async (t) => {
+  t.equal(API_VERSIONS, Symbol.for('restwell.api-versions'), 'the key @restwell/negotiation reads')
+  const seen: ReadonlySet<number>[] = []
+  const app = await build({}, async (app) => {
+    app.addHook('preHandler', async (request) => {
+      seen.push((request as unknown as { [API_VERSIONS]: ReadonlySet<number> })[API_VERSIONS])
+    })
+  })
+  await app.inject('/v1/books')
+  await app.inject({ url: '/books', headers: { accept: 'application/vnd.api.v1+json' } })
+  await app.inject('/books?version=2')
+  await app.inject('/health')
+  await app.inject('/v1/authors')
+  t.same(
+    seen.map((set) => [...set]),
+    [[1], [1], [2], [1, 2], [1]],
+    '{N} on a /v<N> route; every supported version on an unversioned one',
+  )
+  t.equal(seen[0], seen[1], 'the same set object for the same version')
+  t.equal(seen[0], seen[4])
 })
 
 test('retired versions: Deprecation (RFC 9745), Sunset (RFC 8594) and successor Link', async (t) => {
