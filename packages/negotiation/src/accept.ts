@@ -54,26 +54,59 @@ export function splitMediaType(value: string): [string, string] | undefined {
   return isToken(type) && isToken(subtype) ? [type, subtype] : undefined
 }
 
-/** True for `vnd.<name>.v<digits>+json`, the versioned JSON of spec part 9. */
-export function isVersionedJson(subtype: string): boolean {
-  if (!subtype.startsWith('vnd.') || !subtype.endsWith('+json')) return false
-  const base = subtype.slice(0, -5)
-  const dot = base.lastIndexOf('.')
-  if (dot <= 4 || base.charCodeAt(dot + 1) !== 118 || dot + 2 >= base.length) return false
-  for (let i = dot + 2; i < base.length; i++) {
-    const c = base.charCodeAt(i)
-    if (c < 48 || c > 57) return false
+/** Where the digits of `vnd.<name>.v<digits>+json` start, or -1 when it is not that shape. */
+function versionStart(subtype: string): number {
+  if (!subtype.startsWith('vnd.') || !subtype.endsWith('+json')) return -1
+  const end = subtype.length - 5
+  const dot = subtype.lastIndexOf('.', end - 1)
+  if (dot <= 4 || subtype.charCodeAt(dot + 1) !== 118 || dot + 2 >= end) return -1
+  for (let i = dot + 2; i < end; i++) {
+    const c = subtype.charCodeAt(i)
+    if (c < 48 || c > 57) return -1
   }
-  return true
+  return dot + 2
 }
 
-function toRange(element: ListElement, versionedJson: boolean): MediaRange | undefined {
+/** True for `vnd.<name>.v<digits>+json`, the versioned JSON of spec part 9. */
+export function isVersionedJson(subtype: string): boolean {
+  return versionStart(subtype) !== -1
+}
+
+/** Longest version number read from a versioned JSON subtype (as `@restwell/versioning`). */
+const MAX_VERSION_DIGITS = 9
+
+/**
+ * The version a versioned JSON subtype names (`vnd.api.v2+json` → 2), or undefined when it is
+ * not versioned JSON or its digits are not a canonical version (`v02`, more than 9 digits), as
+ * `@restwell/versioning` reads them.
+ */
+export function versionedJsonVersion(subtype: string): number | undefined {
+  const start = versionStart(subtype)
+  if (start === -1) return undefined
+  const end = subtype.length - 5
+  if (end - start > MAX_VERSION_DIGITS) return undefined
+  if (end - start > 1 && subtype.charCodeAt(start) === 48) return undefined
+  return Number(subtype.slice(start, end))
+}
+
+/** Is this subtype JSON: versioned JSON, of a version the request may be answered in? */
+function readsAsJson(subtype: string, versions: ReadonlySet<number> | undefined): boolean {
+  if (versions === undefined) return isVersionedJson(subtype)
+  const version = versionedJsonVersion(subtype)
+  return version !== undefined && versions.has(version)
+}
+
+function toRange(
+  element: ListElement,
+  versionedJson: boolean,
+  versions: ReadonlySet<number> | undefined,
+): MediaRange | undefined {
   // A lone `*` is not a media range, but old Java clients send `*; q=.2`: read it as `*/*`.
   const split = element.value === '*' ? ['*', '*'] : splitMediaType(element.value)
   if (split === undefined) return undefined
   const [type, subtype] = split as [string, string]
   if (type === '*' && subtype !== '*') return undefined
-  const mapped = versionedJson && type === 'application' && isVersionedJson(subtype)
+  const mapped = versionedJson && type === 'application' && readsAsJson(subtype, versions)
   return { type, subtype: mapped ? 'json' : subtype, params: element.params, q: element.q }
 }
 
@@ -81,6 +114,12 @@ function toRange(element: ListElement, versionedJson: boolean): MediaRange | und
 export interface ParseAcceptOptions {
   /** Read `application/vnd.<name>.v<N>+json` as `application/json`. [true] */
   versionedJson?: boolean
+  /**
+   * Only a range naming one of these versions reads as JSON (the versions the request may be
+   * answered in: the `API_VERSIONS` contract); another version's range stays as it is and
+   * matches nothing produced. [any version]
+   */
+  versions?: ReadonlySet<number>
 }
 
 /**
@@ -93,11 +132,12 @@ export function parseAccept(
   options: ParseAcceptOptions = {},
 ): MediaRange[] | undefined {
   const versionedJson = options.versionedJson ?? true
+  const versions = options.versions
   const { elements, malformed } = parseList(header)
   const ranges: MediaRange[] = []
   let bad = malformed
   for (const element of elements) {
-    const range = toRange(element, versionedJson)
+    const range = toRange(element, versionedJson, versions)
     if (range === undefined) bad++
     else ranges.push(range)
   }

@@ -9,6 +9,7 @@ import {
   remembered,
   toOffer,
 } from './accept.js'
+import { apiVersionsOf } from './api-versions.js'
 import { MEDIA_TYPES, type SupportedMediaType } from './options.js'
 import { CONTENT_TYPES } from './serialize.js'
 import { toXml } from './xml.js'
@@ -43,16 +44,31 @@ export function errorMediaType(
   if (typeof header !== 'string') return undefined
   // Errors of no route (404, 405) never pass negotiation, so Accept is read here: clients send
   // a handful of distinct values, remembered within the same bound as a route's.
-  const memo = versionedJson ? judgedVersioned : judgedPlain
-  return remembered(memo, header, (value) => fromAccept(value, versionedJson) ?? null) ?? undefined
+  // Which versioned JSON ranges are JSON depends on the versions the request may be answered
+  // in (`API_VERSIONS`, set by `@restwell/versioning`): verdicts are remembered per such set.
+  const versions = versionedJson ? apiVersionsOf(request) : undefined
+  let memo = versionedJson ? judgedVersioned : judgedPlain
+  if (versions !== undefined) {
+    memo = judgedPerVersions.get(versions) ?? new Map()
+    judgedPerVersions.set(versions, memo)
+  }
+  return (
+    remembered(memo, header, (value) => fromAccept(value, versionedJson, versions) ?? null) ??
+    undefined
+  )
 }
 
 /** `Accept` values already judged for an error body (`null`: JSON, the default). */
 const judgedPlain = new Map<string, SupportedMediaType | null>()
 const judgedVersioned = new Map<string, SupportedMediaType | null>()
+const judgedPerVersions = new WeakMap<ReadonlySet<number>, Map<string, SupportedMediaType | null>>()
 
-function fromAccept(header: string, versionedJson: boolean): SupportedMediaType | undefined {
-  const ranges = parseAccept(header, { versionedJson })
+function fromAccept(
+  header: string,
+  versionedJson: boolean,
+  versions: ReadonlySet<number> | undefined,
+): SupportedMediaType | undefined {
+  const ranges = parseAccept(header, { versionedJson, versions })
   if (ranges === undefined || ranges.length === 0) return undefined
   if (JSON_OFFERS.some((offer) => qualityOf(ranges, offer) > 0)) return undefined
   return negotiateMediaType(ranges, OTHER_OFFERS)?.mediaType as SupportedMediaType | undefined
@@ -66,17 +82,36 @@ function fieldsOf(body: ErrorBody): Record<string, unknown> {
     : (body as unknown as Record<string, unknown>)
 }
 
-/** Where a `details[].field` (`body/title`, `querystring/limit`, `headers/accept`) points. */
-function sourceOf(field: string): Record<string, string> {
-  const slash = field.indexOf('/')
-  const part = slash === -1 ? field : field.slice(0, slash)
-  const rest = slash === -1 ? '' : field.slice(slash + 1)
-  if (part === 'querystring') return { parameter: rest }
-  if (part === 'headers') return { header: rest }
-  return { pointer: rest === '' ? '/data' : `/data/attributes/${rest}` }
+/** The first reference token of a JSON Pointer (`/filter/0` → `filter`), unescaped (RFC 6901 §4). */
+function firstToken(pointer: string): string {
+  const end = pointer.indexOf('/', 1)
+  const token = end === -1 ? pointer.slice(1) : pointer.slice(1, end)
+  return token.replace(/~1/g, '/').replace(/~0/g, '~')
 }
 
-/** JSON:API error document (§7): one error object per detail, or one for the whole error. */
+/**
+ * Where a `details[].field` (`<part>/<JSON pointer>`) points, as a JSON:API 1.1 error `source`:
+ * `body/title` → `pointer: "/title"`, a JSON Pointer into the request document as sent (a
+ * plain JSON body: restwell reads no JSON:API request documents, so there is no `/data`);
+ * `body` → `pointer: ""` (the whole document); `querystring/limit` → `parameter: "limit"`;
+ * `headers/if-match` → `header: "if-match"`. Undefined for what `source` cannot name (path
+ * parameters `params/id`, the `path/version` prefix, a part without a name).
+ */
+function sourceOf(field: string): Record<string, string> | undefined {
+  const slash = field.indexOf('/')
+  const part = slash === -1 ? field : field.slice(0, slash)
+  const pointer = slash === -1 ? '' : field.slice(slash)
+  if (part === 'body') return { pointer }
+  if (pointer === '') return undefined
+  if (part === 'querystring') return { parameter: firstToken(pointer) }
+  if (part === 'headers') return { header: firstToken(pointer) }
+  return undefined
+}
+
+/**
+ * JSON:API error document (§7): one error object per detail, or one for the whole error. A
+ * detail `source` cannot name keeps its `field` in the error's `meta`.
+ */
 export function jsonApiErrors(body: ErrorBody, error: NormalizedError): Record<string, unknown> {
   const fields = fieldsOf(body)
   const meta: Record<string, unknown> = {}
@@ -91,13 +126,13 @@ export function jsonApiErrors(body: ErrorBody, error: NormalizedError): Record<s
   const errors =
     error.details.length === 0
       ? [{ ...base, detail: error.message, meta }]
-      : error.details.map((d) => ({
-          ...base,
-          code: d.code ?? error.code,
-          detail: d.message,
-          source: sourceOf(d.field),
-          meta,
-        }))
+      : error.details.map((d) => {
+          const source = sourceOf(d.field)
+          const item = { ...base, code: d.code ?? error.code, detail: d.message }
+          return source === undefined
+            ? { ...item, meta: { field: d.field, ...meta } }
+            : { ...item, source, meta }
+        })
   return { errors }
 }
 

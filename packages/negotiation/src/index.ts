@@ -9,6 +9,7 @@ export {
   parseAcceptLanguage,
   pickLanguage,
 } from './accept-language.js'
+export { API_VERSIONS, apiVersionsOf } from './api-versions.js'
 export {
   isVersionedJson,
   type MediaOffer,
@@ -18,6 +19,7 @@ export {
   parseAccept,
   qualityOf,
   toOffer,
+  versionedJsonVersion,
 } from './accept.js'
 export type { MultipartFile, Negotiated } from './augment.js'
 export { type ContentType, parseContentType } from './content-type.js'

@@ -28,6 +28,7 @@ import fp from 'fastify-plugin'
 import { acceptsUtf8 } from './accept-charset.js'
 import { parseAcceptLanguage, pickLanguage } from './accept-language.js'
 import { type MediaOffer, negotiateMediaType, parseAccept, remembered, toOffer } from './accept.js'
+import { apiVersionsOf } from './api-versions.js'
 import type { Negotiated } from './augment.js'
 import { type ContentType, parseContentType } from './content-type.js'
 import { createErrorRenderer } from './error-body.js'
@@ -64,6 +65,8 @@ type AcceptOutcome = MediaOffer | typeof MALFORMED | typeof NONE
 interface RouteSettings {
   offers: readonly MediaOffer[]
   acceptCache: Map<string, AcceptOutcome>
+  /** `acceptCache` per set of API versions the request may be answered in (`API_VERSIONS`). */
+  versionedCaches: WeakMap<ReadonlySet<number>, Map<string, AcceptOutcome>>
   /** The negotiation result per type, made once, for routes without languages. */
   negotiated: ReadonlyMap<string, Negotiated>
   byType: ReadonlyMap<string, MediaOffer>
@@ -216,6 +219,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     return {
       offers,
       acceptCache: new Map(),
+      versionedCaches: new WeakMap(),
       negotiated: new Map(
         ordered.map((type) => [
           type,
@@ -271,15 +275,31 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   ): MediaOffer | undefined {
     const header = request.headers.accept
     if (header === undefined) return settings.offers[0]
-    const outcome = remembered(settings.acceptCache, header, (value) =>
-      acceptOutcome(value, settings.offers),
+    // Which versioned JSON ranges read as JSON depends on the versions this request may be
+    // answered in (set by `@restwell/versioning`), so verdicts are remembered per such set.
+    const versions = options.versionedJson ? apiVersionsOf(request) : undefined
+    let memo = settings.acceptCache
+    if (versions !== undefined) {
+      let cached = settings.versionedCaches.get(versions)
+      if (cached === undefined) {
+        cached = new Map()
+        settings.versionedCaches.set(versions, cached)
+      }
+      memo = cached
+    }
+    const outcome = remembered(memo, header, (value) =>
+      acceptOutcome(value, settings.offers, versions),
     )
     if (outcome === MALFORMED) throw malformedHeader('Accept')
     return outcome === NONE ? undefined : outcome
   }
 
-  function acceptOutcome(header: string, offers: readonly MediaOffer[]): AcceptOutcome {
-    const ranges = parseAccept(header, { versionedJson: options.versionedJson })
+  function acceptOutcome(
+    header: string,
+    offers: readonly MediaOffer[],
+    versions: ReadonlySet<number> | undefined,
+  ): AcceptOutcome {
+    const ranges = parseAccept(header, { versionedJson: options.versionedJson, versions })
     if (ranges === undefined) return MALFORMED
     if (ranges.length === 0) return offers[0]!
     return negotiateMediaType(ranges, offers) ?? NONE

@@ -113,12 +113,14 @@ test('HAL, JSON:API and Siren error bodies', async (t) => {
   t.equal(api.headers['content-type'], 'application/vnd.api+json')
   const errors = api.json().errors
   t.equal(errors.length, 4)
-  t.same(errors[0].source, { pointer: '/data/attributes/id' })
+  t.equal(errors[0].source, undefined, 'a path parameter is in no request document')
+  t.equal(errors[0].meta.field, 'params/id', 'its field goes to meta')
   t.equal(errors[0].code, 'UNKNOWN_ID')
   t.same(errors[1].source, { parameter: 'x' })
+  t.equal(errors[1].meta.field, undefined)
   t.equal(errors[1].code, 'NOT_FOUND')
   t.same(errors[2].source, { header: 'if-match' })
-  t.same(errors[3].source, { pointer: '/data' })
+  t.same(errors[3].source, { pointer: '' }, 'the whole request document')
   t.equal(errors[0].status, '404')
   t.equal(errors[0].title, 'Not Found')
   t.ok(errors[0].meta.requestId)
@@ -130,6 +132,71 @@ test('HAL, JSON:API and Siren error bodies', async (t) => {
   })
   t.same(siren.json().class, ['error'])
   t.equal(siren.json().properties.code, 'CONFLICT')
+})
+
+test('JSON:API source: a pointer into the request document as sent, parameter, header', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellNegotiation)
+  app.post(
+    '/books/:id',
+    {
+      schema: {
+        params: { type: 'object', properties: { id: { type: 'integer' } } },
+        body: {
+          type: 'object',
+          required: ['title'],
+          properties: { title: { type: 'string', maxLength: 5 }, tags: { type: 'array' } },
+        },
+      },
+    },
+    async () => ({ ok: true }),
+  )
+  const accept = { accept: 'application/vnd.api+json' }
+  const tooLong = await app.inject({
+    method: 'POST',
+    url: '/books/1',
+    headers: accept,
+    payload: { title: 'toolong' },
+  })
+  t.equal(tooLong.statusCode, 400)
+  t.same(tooLong.json().errors[0].source, { pointer: '/title' }, 'JSON:API 1.1: the sent value')
+  const missing = await app.inject({
+    method: 'POST',
+    url: '/books/1',
+    headers: accept,
+    payload: {},
+  })
+  t.same(missing.json().errors[0].source, { pointer: '/title' })
+  const param = await app.inject({
+    method: 'POST',
+    url: '/books/abc',
+    headers: accept,
+    payload: { title: 'ok' },
+  })
+  t.equal(param.statusCode, 400)
+  t.equal(param.json().errors[0].source, undefined, 'no /data/attributes/id')
+  t.equal(param.json().errors[0].meta.field, 'params/id')
+  const doc = (field: string) =>
+    jsonApiErrors(
+      { error: 'simple', requestId: 'r1' },
+      {
+        statusCode: 400,
+        code: 'BAD_REQUEST',
+        message: 'm',
+        details: [{ field, message: 'bad' }],
+        headers: {},
+      },
+    ).errors as { source?: unknown; meta: Record<string, unknown> }[]
+  t.same(doc('body/tags/0')[0]?.source, { pointer: '/tags/0' }, 'nested pointer as is')
+  t.same(doc('body/a~1b')[0]?.source, { pointer: '/a~1b' }, 'escapes kept in a pointer')
+  t.same(doc('querystring/filter/0')[0]?.source, { parameter: 'filter' }, 'the parameter name')
+  t.same(doc('querystring/a~1b~0c')[0]?.source, { parameter: 'a/b~c' }, 'unescaped')
+  t.same(doc('headers/x-token')[0]?.source, { header: 'x-token' })
+  for (const field of ['querystring', 'headers', 'path/version', 'params']) {
+    t.equal(doc(field)[0]?.source, undefined, field)
+    t.equal(doc(field)[0]?.meta.field, field)
+  }
 })
 
 test('simple form in XML, and the renderer switched off', async (t) => {

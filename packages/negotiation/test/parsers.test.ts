@@ -14,6 +14,7 @@ import {
   pickLanguage,
   qualityOf,
   toOffer,
+  versionedJsonVersion,
 } from '../src/index.js'
 import { isToken, parseQ } from '../src/header-list.js'
 
@@ -133,6 +134,51 @@ test('Accept: spec rules 1-5 and RFC 9110 §12.5.1', async (t) => {
   ]) {
     t.notOk(isVersionedJson(s), s)
   }
+})
+
+test('Accept: a versioned JSON range is JSON only for a version the request may be answered in', async (t) => {
+  const both = 'application/vnd.api.v9+json, application/xml;q=0.5'
+  const choose = (versions?: ReadonlySet<number>) =>
+    negotiateMediaType(parseAccept(both, { versions })!, offers)?.mediaType
+  t.equal(choose(), 'application/json', 'no versions given: any version is JSON')
+  t.equal(choose(new Set([1, 2])), 'application/xml', 'v9 is not served: XML is what is acceptable')
+  t.equal(choose(new Set([9])), 'application/json')
+  t.same(parseAccept('application/vnd.api.v9+json', { versions: new Set([2]) }), [
+    { type: 'application', subtype: 'vnd.api.v9+json', params: [], q: 1 },
+  ])
+  t.same(
+    parseAccept('application/vnd.api.v2+json', { versions: new Set([2]), versionedJson: false }),
+    [{ type: 'application', subtype: 'vnd.api.v2+json', params: [], q: 1 }],
+    'versionedJson off wins',
+  )
+  const ordered =
+    'application/vnd.api.v1+json, application/vnd.api.v2+json;q=0.1, application/xml;q=0.5'
+  t.equal(
+    negotiateMediaType(parseAccept(ordered, { versions: new Set([2]) })!, offers)?.mediaType,
+    'application/xml',
+    'the served version weighs JSON (q=0.1), not another version listed first',
+  )
+  t.equal(versionedJsonVersion('vnd.api.v12+json'), 12)
+  t.equal(versionedJsonVersion('vnd.x.v0+json'), 0)
+  t.equal(versionedJsonVersion('vnd.api.v999999999+json'), 999_999_999)
+  for (const s of ['vnd.api.v02+json', 'vnd.api.v1000000000+json', 'vnd.api+json', 'hal+json']) {
+    t.equal(versionedJsonVersion(s), undefined, s)
+  }
+  t.equal(
+    pick('application/vnd.api.v02+json, application/xml'),
+    'application/json',
+    'without versions, any digits read as JSON (as before)',
+  )
+  t.equal(
+    negotiateMediaType(
+      parseAccept('application/vnd.api.v02+json, application/xml;q=0.5', {
+        versions: new Set([2]),
+      })!,
+      offers,
+    )?.mediaType,
+    'application/xml',
+    'v02 is not version 2 (as @restwell/versioning reads it)',
+  )
 })
 
 test('Content-Type: one media type with parameters', async (t) => {

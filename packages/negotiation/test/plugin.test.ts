@@ -1,7 +1,13 @@
 import restwellErrors, { MEDIA_TYPE, OptionsError, PAGE, type PageInfo } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { fromXml, type NegotiationOptions, restwellNegotiation } from '../src/index.js'
+import {
+  API_VERSIONS,
+  apiVersionsOf,
+  fromXml,
+  type NegotiationOptions,
+  restwellNegotiation,
+} from '../src/index.js'
 
 async function build(options: NegotiationOptions = {}, errors = true): Promise<FastifyInstance> {
   const app = Fastify()
@@ -118,6 +124,74 @@ test('Accept outcomes are remembered per route, within a bound', async (t) => {
       406,
     )
   }
+})
+
+test('API_VERSIONS contract: versioned JSON of a version not served is not JSON', async (t) => {
+  const v2 = new Set([2])
+  const all = new Set([1, 2])
+  let versions: ReadonlySet<number> | undefined = v2
+  // A stand-in for @restwell/versioning, which sets the contract on every request.
+  const decorate = async (app: FastifyInstance) => {
+    app.decorateRequest(API_VERSIONS as unknown as string, {
+      getter: () => versions,
+    })
+  }
+  const app = Fastify()
+  await decorate(app)
+  await app.register(restwellErrors)
+  await app.register(restwellNegotiation)
+  app.get('/books/:id', async () => ({ id: 7 }))
+  app.get('/versions', async (request) => [...(apiVersionsOf(request) ?? [])])
+  const ask = (accept: string) => app.inject({ url: '/books/7', headers: { accept } })
+  const unserved = await ask('application/vnd.api.v9+json, application/xml;q=0.5')
+  t.equal(unserved.statusCode, 200)
+  t.equal(
+    unserved.headers['content-type'],
+    'application/xml; charset=utf-8',
+    'RFC 9110 §12.5.1: v9 JSON is not offered, XML is acceptable',
+  )
+  const served = await ask('application/vnd.api.v2+json, application/xml;q=0.5')
+  t.equal(served.headers['content-type'], 'application/json; charset=utf-8')
+  const nothing = await ask('application/vnd.api.v9+json')
+  t.equal(nothing.statusCode, 406, 'nothing acceptable')
+  t.same((await app.inject('/versions')).json(), [2], 'apiVersionsOf reads the contract')
+  versions = all
+  const v1 = await ask('application/vnd.api.v1+json, application/xml;q=0.5')
+  t.equal(v1.headers['content-type'], 'application/json; charset=utf-8', 'remembered per set')
+  versions = v2
+  const again = await ask('application/vnd.api.v1+json, application/xml;q=0.5')
+  t.equal(again.headers['content-type'], 'application/xml; charset=utf-8')
+  versions = undefined
+  const none = await ask('application/vnd.api.v9+json, application/xml;q=0.5')
+  t.equal(none.headers['content-type'], 'application/json; charset=utf-8', 'no contract: as before')
+  const off = Fastify()
+  await decorate(off)
+  await off.register(restwellNegotiation, { versionedJson: false })
+  off.get('/books/:id', async () => ({ id: 7 }))
+  versions = v2
+  const plain = await off.inject({
+    url: '/books/7',
+    headers: { accept: 'application/vnd.api.v2+json, application/xml;q=0.5' },
+  })
+  t.equal(plain.headers['content-type'], 'application/xml; charset=utf-8', 'versionedJson off')
+  // Error bodies of no route read Accept under the same contract.
+  versions = v2
+  const missing = await app.inject({
+    url: '/nothing',
+    headers: { accept: 'application/vnd.api.v9+json, application/xml;q=0.5' },
+  })
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.headers['content-type'], 'application/xml; charset=utf-8')
+  const missingJson = await app.inject({
+    url: '/nothing',
+    headers: { accept: 'application/vnd.api.v2+json, application/xml;q=0.5' },
+  })
+  t.equal(missingJson.headers['content-type'], 'application/json; charset=utf-8')
+  const again404 = await app.inject({
+    url: '/nothing',
+    headers: { accept: 'application/vnd.api.v9+json, application/xml;q=0.5' },
+  })
+  t.equal(again404.headers['content-type'], 'application/xml; charset=utf-8', 'remembered')
 })
 
 test('400 for a malformed Accept and an unknown format', async (t) => {
