@@ -6,6 +6,7 @@ export {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
   DEFAULT_OVERRIDE_QUERY,
+  HEAD_TARGET_PROBLEM,
   type MethodOverrideOptions,
   MethodOverrideOptionsSchema,
   OVERRIDABLE_METHODS,

@@ -1,16 +1,20 @@
 /** Options of `@restwell/method-override`. */
+import { OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
 
-/** Methods an override may name. TRACE and CONNECT are not used by the interface (spec 4.1). */
-export const OVERRIDABLE_METHODS = [
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'PATCH',
-  'DELETE',
-  'OPTIONS',
-] as const
+/**
+ * Methods an override may name. TRACE and CONNECT are not used by the interface (spec 4.1);
+ * HEAD cannot be reached by override (see `HEAD_TARGET_PROBLEM`).
+ */
+export const OVERRIDABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
+/**
+ * Why HEAD is never an override target: Node framed the response for the POST the client sent
+ * (it has a body), so a HEAD handler's response announces `Content-Length: N` and sends no
+ * body, and the client waits for bytes that never come (RFC 9110 §9.3.2, §8.6).
+ */
+export const HEAD_TARGET_PROBLEM =
+  'the response to the POST would announce a Content-Length and send no body, and the client would wait for it; send a real HEAD, or override to GET'
 
 export const DEFAULT_OVERRIDE_METHODS: readonly string[] = ['PUT', 'PATCH', 'DELETE']
 export const DEFAULT_OVERRIDE_HEADER = 'x-http-method-override'
@@ -43,6 +47,24 @@ export const MethodOverrideOptionsSchema = Type.Object(
  * @param query Query parameter carrying the method; `false` to ignore the query. [`_method`]
  */
 export type MethodOverrideOptions = Static<typeof MethodOverrideOptionsSchema>
+
+/**
+ * Refuses `HEAD` in `methods` with a message that says why, before the schema would refuse it
+ * with a bare "expected union value".
+ */
+export function refuseHeadTarget(options: unknown): void {
+  const methods = (options as { methods?: unknown } | null | undefined)?.methods
+  if (!Array.isArray(methods)) return
+  methods.forEach((method, index) => {
+    if (typeof method === 'string' && method.trim().toUpperCase() === 'HEAD') {
+      throw new OptionsError(
+        '@restwell/method-override',
+        `methods.${index}`,
+        `may not be HEAD: ${HEAD_TARGET_PROBLEM}`,
+      )
+    }
+  })
+}
 
 export interface ResolvedMethodOverrideOptions {
   methods: ReadonlySet<string>

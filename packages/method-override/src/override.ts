@@ -1,5 +1,6 @@
 /** Which method an override asks for: one value, the same in header and query, from the allowed list. */
 import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
+import { HEAD_TARGET_PROBLEM } from './options.js'
 
 /** Longest override value echoed in an error message. */
 const MAX_ECHOED = 32
@@ -61,6 +62,14 @@ export function overrideMethod(
       `Method ${target} is not used by this API`,
       field,
       'TRACE and CONNECT are refused',
+    )
+  }
+  if (target === 'HEAD') {
+    // Refused whatever `allowed` says (a list built by hand may hold it): see HEAD_TARGET_PROBLEM.
+    throw invalid(
+      `Method override HEAD is refused: ${HEAD_TARGET_PROBLEM}`,
+      field,
+      'HEAD cannot be reached by override; use GET',
     )
   }
   if (!allowed.has(target)) {

@@ -8,6 +8,7 @@ import type { RerouteTarget } from '@restwell/reroute'
 import {
   type MethodOverrideOptions,
   MethodOverrideOptionsSchema,
+  refuseHeadTarget,
   resolveMethodOverrideOptions,
 } from './options.js'
 import { type OverrideSource, overrideMethod } from './override.js'
@@ -16,6 +17,7 @@ import { type OverrideSource, overrideMethod } from './override.js'
 export const METHOD_OVERRIDE_ORDER = 10
 
 const plugin: FastifyPluginAsync<MethodOverrideOptions> = async (fastify, rawOptions) => {
+  refuseHeadTarget(rawOptions)
   const { methods, header, query } = resolveMethodOverrideOptions(
     validateOptions('@restwell/method-override', MethodOverrideOptionsSchema, rawOptions),
   )

@@ -4,7 +4,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { restwellMethods } from '@restwell/methods'
 import {
+  HEAD_TARGET_PROBLEM,
   type MethodOverrideOptions,
+  OVERRIDABLE_METHODS,
   overrideMethod,
   reroutedFrom,
   restwellMethodOverride,
@@ -214,6 +216,54 @@ test('bad options are refused at registration', async (t) => {
       /@restwell\/method-override: option/,
     )
   }
+})
+
+test('HEAD is never an override target: refused at registration and on the wire', async (t) => {
+  t.notOk((OVERRIDABLE_METHODS as readonly string[]).includes('HEAD'))
+  for (const methods of [['HEAD'], ['GET', 'head'], ['PUT', ' Head ']]) {
+    const app = Fastify()
+    await t.rejects(
+      async () => app.register(restwellMethodOverride, { methods } as MethodOverrideOptions),
+      { name: 'OptionsError', message: /option "methods\.\d" may not be HEAD: .*Content-Length/ },
+      JSON.stringify(methods),
+    )
+  }
+  const app = await build({ methods: ['GET', 'PUT'] })
+  for (const [url, headers, field] of [
+    ['/books/1?_method=HEAD', {}, 'querystring/_method'],
+    ['/books/1', { 'x-http-method-override': 'head' }, 'headers/x-http-method-override'],
+  ] as const) {
+    const res = await app.inject({ method: 'POST', url, headers })
+    t.equal(res.statusCode, 400, url)
+    const error = res.json().error
+    t.equal(error.code, ErrorCode.INVALID_METHOD_OVERRIDE)
+    t.equal(error.message, `Method override HEAD is refused: ${HEAD_TARGET_PROBLEM}`)
+    t.same(error.details[0], {
+      field,
+      message: 'HEAD cannot be reached by override; use GET',
+      code: ErrorCode.INVALID_METHOD_OVERRIDE,
+    })
+  }
+  t.throws(
+    () => overrideMethod([{ field: 'querystring/_method', value: 'HEAD' }], new Set(['HEAD'])),
+    { statusCode: 400, code: ErrorCode.INVALID_METHOD_OVERRIDE },
+    'refused even when a hand-built list holds it',
+  )
+  // Over a socket: the refusal is a complete response, and GET (allowed) still sends its body.
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const head = await fetch(`${base}/books/1?_method=HEAD`, { method: 'POST' })
+  t.equal(head.status, 400)
+  t.equal(
+    ((await head.json()) as { error: { code: string } }).error.code,
+    'INVALID_METHOD_OVERRIDE',
+  )
+  const get = await fetch(`${base}/books/1?_method=GET`, { method: 'POST' })
+  t.equal(get.status, 200)
+  const body = await get.text()
+  t.equal(get.headers.get('content-length'), String(Buffer.byteLength(body)))
+  t.equal(JSON.parse(body).method, 'GET')
 })
 
 test('override + 405: a path without the target method answers 405 with Allow', async (t) => {
