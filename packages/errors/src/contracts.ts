@@ -64,6 +64,20 @@ export function identityDigest(bytes: string | Buffer): string {
  */
 export const ITEMS_DIGEST_PREFIX = 'items.'
 
+/**
+ * Set on the request by `@restwell/versioning` (a getter): the API versions whose versioned JSON
+ * (`application/vnd.<name>.v<N>+json`, spec 9) the request may be answered in: `{N}` on a
+ * `/v<N>` route, every supported version on an unversioned one. The same set object is handed
+ * out for the same versions, so a consumer may remember verdicts per set. Read by
+ * `@restwell/negotiation`: a versioned JSON range of another version is not JSON to it.
+ */
+export const API_VERSIONS: unique symbol = Symbol.for('restwell.api-versions')
+
+/** The versions a request may be answered in, if a versioning plugin says (`API_VERSIONS`). */
+export function apiVersionsOf(request: object): ReadonlySet<number> | undefined {
+  return (request as { [API_VERSIONS]?: ReadonlySet<number> })[API_VERSIONS]
+}
+
 /** Reads the page info a plugin left on a reply, if any. */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]

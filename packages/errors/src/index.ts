@@ -54,6 +54,8 @@ export {
 export { restwellErrors }
 export default restwellErrors
 export {
+  API_VERSIONS,
+  apiVersionsOf,
   declareState,
   IDENTITY_DIGEST,
   identityDigest,

@@ -1,6 +1,6 @@
 /** Error bodies of `@restwell/errors` in the other representations (XML, HAL, JSON:API, Siren). */
 import type { ErrorBody, ErrorFormat, ErrorRenderer, NormalizedError } from '@restwell/errors'
-import { appendVary, mediaTypeOf, reasonPhrase } from '@restwell/errors'
+import { apiVersionsOf, appendVary, mediaTypeOf, reasonPhrase } from '@restwell/errors'
 import {
   type MediaOffer,
   negotiateMediaType,
@@ -9,7 +9,6 @@ import {
   remembered,
   toOffer,
 } from './accept.js'
-import { apiVersionsOf } from './api-versions.js'
 import { MEDIA_TYPES, type SupportedMediaType } from './options.js'
 import { CONTENT_TYPES } from './serialize.js'
 import { toXml } from './xml.js'

@@ -9,7 +9,7 @@ export {
   parseAcceptLanguage,
   pickLanguage,
 } from './accept-language.js'
-export { API_VERSIONS, apiVersionsOf } from './api-versions.js'
+export { API_VERSIONS, apiVersionsOf } from '@restwell/errors'
 export {
   isVersionedJson,
   type MediaOffer,

@@ -2,6 +2,7 @@
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import {
+  apiVersionsOf,
   appendVary,
   asList,
   declareState,
@@ -28,7 +29,6 @@ import fp from 'fastify-plugin'
 import { acceptsUtf8 } from './accept-charset.js'
 import { parseAcceptLanguage, pickLanguage } from './accept-language.js'
 import { type MediaOffer, negotiateMediaType, parseAccept, remembered, toOffer } from './accept.js'
-import { apiVersionsOf } from './api-versions.js'
 import type { Negotiated } from './augment.js'
 import { type ContentType, parseContentType } from './content-type.js'
 import { createErrorRenderer } from './error-body.js'

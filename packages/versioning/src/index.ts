@@ -1,6 +1,6 @@
 /** @restwell/versioning: /v<N>/ prefix, Accept vnd.api.v<N>+json, ?version=; moved paths; Deprecation and Sunset. */
 import './augment.js'
-import { API_VERSIONS, restwellVersioning, VERSIONING_ORDER } from './plugin.js'
+import { restwellVersioning, VERSIONING_ORDER } from './plugin.js'
 
 export { reroutedFrom, type RerouteRecord } from '@restwell/reroute'
 export {
@@ -16,5 +16,6 @@ export { deprecationValue, linkValue, sunsetValue, toDate } from './lifecycle.js
 export { compileMoved, type MovedPath, movedLocation } from './moved.js'
 export { RetiredVersionSchema, type VersioningOptions, VersioningOptionsSchema } from './options.js'
 export { MAX_VERSION_DIGITS, parseVersionNumber, prefixVersion } from './version.js'
-export { API_VERSIONS, restwellVersioning, VERSIONING_ORDER }
+export { API_VERSIONS } from '@restwell/errors'
+export { restwellVersioning, VERSIONING_ORDER }
 export default restwellVersioning

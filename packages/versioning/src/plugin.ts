@@ -1,6 +1,7 @@
 /** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
 import type { IncomingMessage } from 'node:http'
 import {
+  API_VERSIONS,
   appendVary,
   ErrorCode,
   type HttpError,
@@ -42,16 +43,6 @@ interface VersionInfo {
 }
 const VERSION_INFO: unique symbol = Symbol.for('restwell.versioning.info')
 type InfoHolder = IncomingMessage & { [VERSION_INFO]?: VersionInfo }
-
-/**
- * Contract with `@restwell/negotiation`, which does not depend on this package: the versions
- * whose versioned JSON (`application/vnd.<name>.v<N>+json`) a request may be answered in, as a
- * `ReadonlySet<number>`: `{N}` on a `/v<N>` route, every supported version elsewhere (an
- * unversioned route serves any version's request). Negotiation reads an Accept range of
- * another version as that version's JSON, a type not produced, not as `application/json`.
- * The same set object is handed out for the same versions.
- */
-export const API_VERSIONS: unique symbol = Symbol.for('restwell.api-versions')
 
 /** Most query values of the version parameter looked at. */
 const MAX_QUERY_VERSIONS = 8
