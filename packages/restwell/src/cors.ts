@@ -62,6 +62,9 @@ export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
   'Content-Range',
   'Accept-Ranges',
   'Allow',
+  // The supported media types on a 406 (spec 4.5) and a 415: not a CORS-safelisted response
+  // header, so a script could not read it unless exposed.
+  'Accept',
   'Accept-Patch',
   'API-Version',
   'Deprecation',
@@ -106,11 +109,15 @@ function originRule(origin: NonNullable<CorsSettings['origin']>): CorsPlan['allo
 export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan {
   const origin = settings.origin ?? '*'
   const credentials = settings.credentials ?? false
-  if (credentials && (origin === '*' || origin === true)) {
+  // A list holding '*' allows any origin (`originRule` answers '*'), and a credentialed request
+  // fails its CORS check when `Access-Control-Allow-Origin` is '*' (Fetch standard, CORS check).
+  const anyOrigin =
+    origin === '*' || origin === true || (Array.isArray(origin) && origin.includes('*'))
+  if (credentials && anyOrigin) {
     throw new OptionsError(
       'restwell',
       'cors.origin',
-      'must name the allowed origins when cors.credentials is true (never reflect any origin with credentials)',
+      "must name the allowed origins when cors.credentials is true (not '*', true or a list holding '*': a browser refuses '*' with credentials, and reflecting every origin lets any site read a user's data)",
     )
   }
   const unique = (list: readonly string[]): string[] => [

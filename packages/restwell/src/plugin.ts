@@ -29,7 +29,7 @@ import { headLikeGet } from './head.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
-import { rateLimitHook, rateLimitPluginOptions, routeFailOpen } from './rate-limit.js'
+import { rateLimitHook, rateLimitPluginOptions, routeLimits } from './rate-limit.js'
 import { routeConfigKey } from './route-config.js'
 
 /**
@@ -128,8 +128,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 5. rate limits: one root onRequest hook, before auth and before the body is read.
   if (options.rateLimit !== false) {
     const settings = options.rateLimit ?? {}
-    // Before @fastify/rate-limit's own onRoute hook: a route's own limit follows failOpen too.
-    fastify.addHook('onRoute', routeFailOpen(settings))
+    // Before @fastify/rate-limit's own onRoute hook: a route's own limit follows failOpen too,
+    // its window is checked, and a GET's HEAD twin shares the GET's counter.
+    fastify.addHook('onRoute', routeLimits(settings))
     await fastify.register(fastifyRateLimit, rateLimitPluginOptions(settings))
     fastify.addHook('onRequest', rateLimitHook(fastify, settings))
   }

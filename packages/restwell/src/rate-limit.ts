@@ -5,7 +5,7 @@
 import { isIPv6 } from 'node:net'
 import { type Static, Type } from '@sinclair/typebox'
 import { format, parse } from '@lukeed/ms'
-import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
+import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
 import type {
   FastifyInstance,
   FastifyReply,
@@ -74,6 +74,41 @@ function withTimeout(work: Promise<unknown>, ms: number): Promise<unknown> {
 const DEFAULT_MAX = 1000
 const DEFAULT_TIME_WINDOW = '1 minute'
 
+/** What a `timeWindow` must be, for the options error. */
+const WINDOW_RULE =
+  "must be a whole number of milliseconds >= 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h')"
+
+/** A given value in an options error: text quoted, anything else as `String` writes it. */
+const shown = (value: unknown): string =>
+  typeof value === 'string' ? JSON.stringify(value) : String(value)
+
+/**
+ * A window in ms: an integer >= 1, or text `@lukeed/ms` reads to at least 1 ms. Undefined for
+ * anything else: `parse` answers undefined for text it cannot read ('one minute'), which would
+ * make every window NaN (never reset, `X-RateLimit-Reset: NaN`), and a negative or zero window
+ * limits nothing.
+ */
+function windowMs(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 1 ? value : undefined
+  if (typeof value !== 'string') return undefined
+  const ms = parse(value)
+  return ms !== undefined && Number.isFinite(ms) && ms >= 1 ? ms : undefined
+}
+
+/** The root window in ms; an unreadable `timeWindow` fails registration. */
+function rootTimeWindow(settings: RateLimitSettings): number {
+  const given = settings.timeWindow ?? DEFAULT_TIME_WINDOW
+  const ms = windowMs(given)
+  if (ms === undefined) {
+    throw new OptionsError(
+      'restwell',
+      'rateLimit.timeWindow',
+      `is invalid: ${WINDOW_RULE}, got ${shown(given)}`,
+    )
+  }
+  return ms
+}
+
 /** Clients whose windows the memory store keeps (least recently seen forgotten first). */
 export const MEMORY_CLIENTS = 5000
 
@@ -89,7 +124,7 @@ export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPl
   return {
     global: false,
     max: settings.max ?? DEFAULT_MAX,
-    timeWindow: settings.timeWindow ?? DEFAULT_TIME_WINDOW,
+    timeWindow: rootTimeWindow(settings),
     ...(settings.redis === undefined
       ? {}
       : { redis: settings.redis as RateLimitPluginOptions['redis'] }),
@@ -131,10 +166,7 @@ function memoryRateLimitHook(
   hasOwnLimit: (request: FastifyRequest) => boolean,
 ): onRequestHookHandler {
   const max = settings.max ?? DEFAULT_MAX
-  const window =
-    typeof settings.timeWindow === 'number'
-      ? settings.timeWindow
-      : (parse(settings.timeWindow ?? DEFAULT_TIME_WINDOW) as number)
+  const window = rootTimeWindow(settings)
   const allowed = new Set<string | number>(settings.allowList)
   const keyOf = settings.keyGenerator ?? ((request: FastifyRequest) => clientKey(request.ip))
   const windows = new LruMap<Window>(MEMORY_CLIENTS)
@@ -200,17 +232,76 @@ export function rateLimitHook(
   }
 }
 
+/** A route's hooks of one kind as a list (Fastify takes a function, a list or nothing). */
+function hooksOf(value: unknown): unknown[] {
+  if (value === undefined) return []
+  return Array.isArray(value) ? value : [value]
+}
+
+/** A GET route with its own limit, as its HEAD twin will need it. */
+interface LimitedGet {
+  /** The route's `config` and `handler` as given: Fastify gives its HEAD twin the same objects. */
+  config: unknown
+  handler: unknown
+  /** The hook `@fastify/rate-limit` adds the route's limiter to, the list it pushes it onto, and where. */
+  hook: string
+  hooks: unknown[]
+  at: number
+}
+
 /**
- * A route with its own `config.rateLimit` object is limited by `@fastify/rate-limit`'s per-route
- * hook, not by the umbrella's: `failOpen: true` becomes that route's `skipOnError` (unless the
- * route sets it), so a store failure lets its requests through as on every other route. With
- * `failOpen: false` the store's error goes to the error handler (a masked 500).
+ * Sets up each route with its own `config.rateLimit` object before `@fastify/rate-limit`'s own
+ * `onRoute` hook (added right after this one) gives the route its limiter:
+ *
+ * - its `timeWindow` is checked: text `@lukeed/ms` cannot read would make the library's window
+ *   undefined and every request to the route a 500; a number below 1 ms limits nothing.
+ * - the HEAD route Fastify adds for a GET shares the GET's counter. The library gives every
+ *   route a store of its own (`groupId` only adds to the key inside it), so a GET and its HEAD
+ *   would each allow `max` runs of the one handler per window. The GET's hook list is replaced
+ *   by a copy held here, onto which the library pushes the GET's limiter (later plugins build
+ *   new lists around it, they do not change this one). Fastify adds the HEAD twin right after
+ *   the GET's `onRoute` hooks, with the GET's `config` and `handler` objects as given; the twin
+ *   gets the GET's limiter before its own, and the library's guard (one limiter per request)
+ *   makes its own return at once.
+ * - `failOpen: true` becomes the route's `skipOnError` (unless the route sets it), so a store
+ *   failure lets its requests through as on every other route. With `failOpen: false` the
+ *   store's error goes to the error handler (a masked 500).
  */
-export function routeFailOpen(settings: RateLimitSettings): onRouteHookHandler {
+export function routeLimits(settings: RateLimitSettings): onRouteHookHandler {
   const failOpen = settings.failOpen ?? false
+  let lastGet: LimitedGet | undefined
   return (route) => {
-    const own = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit
-    if (!failOpen || typeof own !== 'object' || own === null || 'skipOnError' in own) return
+    const config = route.config as { rateLimit?: unknown } | undefined
+    const own = config?.rateLimit
+    if (typeof own !== 'object' || own === null) return
+    const { timeWindow, hook } = own as { timeWindow?: unknown; hook?: unknown }
+    if (
+      timeWindow !== undefined &&
+      typeof timeWindow !== 'function' &&
+      windowMs(timeWindow) === undefined
+    ) {
+      throw new OptionsError(
+        'restwell',
+        'config.rateLimit.timeWindow',
+        `of route ${String(route.method)} ${route.url} is invalid: ${WINDOW_RULE}, got ${shown(timeWindow)}`,
+      )
+    }
+    const entry = route as unknown as Record<string, unknown>
+    if ([route.method].flat().includes('GET')) {
+      const name = typeof hook === 'string' ? hook : 'onRequest'
+      const hooks = [...hooksOf(entry[name])]
+      entry[name] = hooks
+      lastGet = { config, handler: route.handler, hook: name, hooks, at: hooks.length }
+    } else {
+      const get = route.method === 'HEAD' ? lastGet : undefined
+      if (get !== undefined && get.config === config && get.handler === route.handler) {
+        const limiter = get.hooks[get.at]
+        // @fastify/rate-limit 11 pushes its limiter onto the list it finds; were a later version
+        // to set a new list instead, the twin would keep a counter of its own rather than fail.
+        if (typeof limiter === 'function') entry[get.hook] = [...hooksOf(entry[get.hook]), limiter]
+      }
+    }
+    if (!failOpen || 'skipOnError' in own) return
     route.config = {
       ...route.config,
       rateLimit: { skipOnError: true, ...own },

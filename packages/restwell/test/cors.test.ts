@@ -116,7 +116,7 @@ test('a request without Origin gets no CORS headers, and every answer varies wit
   t.ok(varies(cors.headers.vary).includes('origin'), 'and on the CORS answer')
   t.equal(
     cors.headers['access-control-expose-headers'],
-    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept-Patch, API-Version, Deprecation, Sunset, WWW-Authenticate',
+    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept, Accept-Patch, API-Version, Deprecation, Sunset, WWW-Authenticate',
     'one list, each name once',
   )
   const error = await app.inject({ method: 'DELETE', url: '/books' })
@@ -235,16 +235,35 @@ test('settings add headers, change max-age and methods', async (t) => {
 })
 
 test('credentials with any origin is refused at registration', async (t) => {
-  for (const origin of ['*', true] as const) {
+  // A list holding '*' answers `Access-Control-Allow-Origin: *`, which a credentialed request
+  // refuses (Fetch standard, CORS check).
+  for (const origin of ['*', true, ['*', 'https://app.example'], ['https://a.example', '*']]) {
     const app = Fastify()
     app.register(restwell, { cors: { origin, credentials: true } })
     await t.rejects(
       async () => {
         await app.ready()
       },
-      { message: /restwell: option "cors\.origin" must name the allowed origins/ },
+      {
+        name: 'OptionsError',
+        message:
+          /restwell: option "cors\.origin" must name the allowed origins when cors\.credentials is true \(not '\*', true or a list holding '\*'/,
+      },
+      JSON.stringify(origin),
     )
   }
+})
+
+test('a 406 to a CORS request: scripts may read its Accept (spec 4.5)', async (t) => {
+  const app = await build()
+  const res = await app.inject({
+    url: '/books',
+    headers: { origin: 'https://app.example', accept: 'image/png' },
+  })
+  t.equal(res.statusCode, 406)
+  t.ok(res.headers.accept, 'the 406 lists the supported types')
+  const exposed = String(res.headers['access-control-expose-headers']).split(', ')
+  t.ok(exposed.includes('Accept'), 'Accept is exposed')
 })
 
 test('cors: false sends no CORS headers', async (t) => {

@@ -72,6 +72,176 @@ test('a route with its own limit is counted in its own window, not in the root o
   )
 })
 
+test('an unreadable timeWindow fails registration instead of a NaN window', async (t) => {
+  // '1' and 400 zeros: @lukeed/ms reads it as Infinity.
+  for (const timeWindow of [
+    'one minute',
+    '0 seconds',
+    '-1 minute',
+    '0.5ms',
+    `1${'0'.repeat(400)}`,
+  ]) {
+    const app = Fastify()
+    app.register(restwell, { rateLimit: { timeWindow } })
+    await t.rejects(
+      async () => {
+        await app.ready()
+      },
+      {
+        name: 'OptionsError',
+        message: `restwell: option "rateLimit.timeWindow" is invalid: must be a whole number of milliseconds >= 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h'), got ${JSON.stringify(timeWindow)}`,
+      },
+      timeWindow.slice(0, 20),
+    )
+  }
+  for (const timeWindow of [0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+    const app = Fastify()
+    app.register(restwell, { rateLimit: { timeWindow } })
+    await t.rejects(
+      async () => {
+        await app.ready()
+      },
+      // The schema refuses these (an integer >= 1): the message names `rateLimit` and shows it.
+      { name: 'OptionsError', message: /option "rateLimit" is invalid: .*"timeWindow":/ },
+      String(timeWindow),
+    )
+  }
+  const app = await build({ rateLimit: { max: 1, timeWindow: '1.5 seconds' } })
+  t.equal((await app.inject('/books')).headers['x-ratelimit-reset'], '2', 'a readable one is used')
+})
+
+test("a route's own timeWindow is checked when the route is added", async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell)
+  const handler = async () => 'ok'
+  for (const timeWindow of ['one minute', 0, -1, 1.5, Number.NaN, true]) {
+    t.throws(
+      () => app.get('/bad', { config: { rateLimit: { max: 1, timeWindow } } } as object, handler),
+      {
+        name: 'OptionsError',
+        message: `restwell: option "config.rateLimit.timeWindow" of route GET /bad is invalid: must be a whole number of milliseconds >= 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h'), got ${typeof timeWindow === 'string' ? JSON.stringify(timeWindow) : String(timeWindow)}`,
+      },
+      String(timeWindow),
+    )
+  }
+  app.get('/text', { config: { rateLimit: { max: 1, timeWindow: '30 seconds' } } }, handler)
+  app.get('/computed', { config: { rateLimit: { max: 1, timeWindow: () => 30_000 } } }, handler)
+  app.get('/default', { config: { rateLimit: { max: 1 } } }, handler)
+  for (const [url, reset] of [
+    ['/text', '30'],
+    ['/computed', '30'],
+    ['/default', '60'],
+  ] as const) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 200, url)
+    t.equal(res.headers['x-ratelimit-reset'], reset, url)
+  }
+  const early = Fastify()
+  early.get('/early', { config: { rateLimit: { max: 1, timeWindow: 'soon' } } }, handler)
+  early.register(restwell)
+  await t.rejects(
+    async () => {
+      await early.ready()
+    },
+    { message: /option "config\.rateLimit\.timeWindow" of route GET \/early is invalid/ },
+    'a route added before restwell too',
+  )
+})
+
+test("a GET route's own limit counts its HEAD twin too: one counter, as one handler serves both", async (t) => {
+  let runs = 0
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell)
+  const limit = { rateLimit: { max: 2, timeWindow: 60_000 } }
+  app.get('/reports', { config: limit }, async () => {
+    runs++
+    return []
+  })
+  const get = await app.inject('/reports')
+  t.equal(get.headers['x-ratelimit-remaining'], '1')
+  const head = await app.inject({ method: 'HEAD', url: '/reports' })
+  t.equal(head.statusCode, 200)
+  t.equal(head.headers['x-ratelimit-remaining'], '0', "HEAD counted in GET's window")
+  t.equal((await app.inject('/reports')).statusCode, 429)
+  const limited = await app.inject({ method: 'HEAD', url: '/reports' })
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.headers['retry-after'], '60')
+  t.equal(runs, 2, 'the handler ran max times in the window, not 2 x max')
+})
+
+test('HEAD twins: routes before restwell, shared config objects, own hook lists, other hooks', async (t) => {
+  const seen: string[] = []
+  const mark = (name: string) => async (request: { method: string }) => {
+    seen.push(`${name} ${request.method}`)
+  }
+  const shared = { rateLimit: { max: 1, timeWindow: 60_000, hook: 'preHandler' as const } }
+  const handler = async () => 'ok'
+  const app = Fastify()
+  apps.push(app)
+  app.get('/early', { config: shared, onRequest: [mark('early')] }, handler)
+  await app.register(restwell)
+  const ownList = [mark('a')]
+  app.get('/a', { config: shared, preHandler: ownList }, handler)
+  app.get('/b', { config: shared, preHandler: mark('b') }, handler)
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/c',
+    config: { rateLimit: { max: 1, timeWindow: 60_000 } },
+    handler,
+  })
+  for (const url of ['/early', '/a', '/b', '/c']) {
+    t.equal((await app.inject(url)).statusCode, 200, `GET ${url}`)
+    t.equal((await app.inject({ method: 'HEAD', url })).statusCode, 429, `HEAD ${url}`)
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/c' })).statusCode, 429, 'POST /c alike')
+  t.equal(ownList.length, 1, "the route's own list is left as given")
+  t.same(seen, ['early GET', 'early HEAD', 'a GET', 'a HEAD', 'b GET', 'b HEAD'])
+})
+
+test('a HEAD route of its own and other methods keep their own counters', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell)
+  const limit = { rateLimit: { max: 1, timeWindow: 60_000 } }
+  app.get('/reports', { config: limit }, async () => [])
+  app.head('/ping', { config: limit }, async (_request, reply) => reply.send())
+  app.post('/reports', { config: limit }, async () => 'posted')
+  t.equal((await app.inject('/reports')).statusCode, 200)
+  t.equal((await app.inject({ method: 'HEAD', url: '/ping' })).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: '/reports' })).statusCode, 200)
+  t.equal((await app.inject({ method: 'HEAD', url: '/reports' })).statusCode, 429)
+})
+
+test('with a Redis store a GET and its HEAD twin use one key', async (t) => {
+  const keys: string[] = []
+  const redis = {
+    defineCommand() {},
+    rateLimit(
+      key: string,
+      _window: number,
+      _max: number,
+      _ban: number,
+      _continue: boolean,
+      cb: (e: Error | null, result?: [number, number]) => void,
+    ) {
+      keys.push(key)
+      cb(null, [keys.filter((seen) => seen === key).length, 60_000])
+    },
+  }
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: { redis } })
+  app.get('/reports', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => [])
+  t.equal((await app.inject('/reports')).statusCode, 200)
+  t.equal((await app.inject({ method: 'HEAD', url: '/reports' })).statusCode, 429)
+  t.same(keys, [
+    'restwell-rate-limit-GET/reports-127.0.0.1',
+    'restwell-rate-limit-GET/reports-127.0.0.1',
+  ])
+})
+
 test('allowList: listed clients are never limited nor told a limit', async (t) => {
   const app = await build({ rateLimit: { max: 1, timeWindow: 60_000, allowList: ['127.0.0.1'] } })
   for (let i = 0; i < 3; i++) {
