@@ -157,6 +157,25 @@ test('an answer that becomes an error after the precondition check is that error
   t.equal(gone.statusCode, 410, 'not a 304: preconditions apply to a 200 (RFC 9110 §13.2.1)')
   t.equal(gone.json().error.code, 'RESOURCE_DELETED', 'the error keeps its body')
   t.equal(gone.headers.etag, undefined, 'no validator of a representation not sent')
+  // An error handler of the app's own that sends an object: serialized as JSON, not emptied.
+  const own = Fastify()
+  await own.register(restwellConditional)
+  own.setErrorHandler((error: Error, _request, reply) => {
+    reply.code(410).send({ gone: error.message })
+  })
+  own.addHook('onRoute', (route) => {
+    const hooks = route.preSerialization === undefined ? [] : [route.preSerialization].flat()
+    route.preSerialization = [
+      ...hooks,
+      // refuses the handler's body once; the error handler's own body then goes through
+      (_request, reply, payload, done) =>
+        reply.statusCode === 200 ? done(new Error('deleted')) : done(null, payload),
+    ]
+  })
+  own.get('/books/:id', { config: { conditional: { etagField: 'version' } } }, async () => BOOK)
+  const ownGone = await own.inject({ url: '/books/7', headers: { 'if-none-match': '"3"' } })
+  t.equal(ownGone.statusCode, 410)
+  t.same(ownGone.json(), { gone: 'deleted' })
   const notFound = await app.inject({ url: '/thrown', headers: { 'if-none-match': '"v1"' } })
   t.equal(notFound.statusCode, 404)
   t.equal(notFound.json().error.code, 'NOT_FOUND')

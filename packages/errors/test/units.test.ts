@@ -12,6 +12,8 @@ import {
   HttpError,
   httpErrors,
   identityDigest,
+  API_VERSIONS,
+  apiVersionsOf,
   isHttpError,
   normalizeError,
   OptionsError,
@@ -21,6 +23,13 @@ import {
   validateOptions,
   validationDetails,
 } from '../src/index.js'
+
+test('apiVersionsOf reads the API_VERSIONS contract, undefined where no plugin set it', async (t) => {
+  const versions: ReadonlySet<number> = new Set([1, 2])
+  t.equal(apiVersionsOf({ [API_VERSIONS]: versions }), versions)
+  t.equal(apiVersionsOf({}), undefined)
+  t.equal(API_VERSIONS, Symbol.for('restwell.api-versions'), 'shared by every copy of a package')
+})
 
 test('identityDigest: the SHA-1 of the bytes, base64url, the same for a string and its UTF-8 Buffer', async (t) => {
   t.equal(identityDigest('abc'), 'qZk-NkcGgWq6PiVxeFDCbJzQ2J0')
