@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { ErrorCode, httpErrors, restwellErrors } from '@restwell/errors'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { test } from 'tap'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { type Test, test } from 'tap'
 import { restwellConditional } from '../src/index.js'
 import type { ConditionalOptions } from '../src/index.js'
 
@@ -32,6 +32,30 @@ async function build(options: ConditionalOptions = {}, errors = true): Promise<F
   app.get('/missing', async (_req, reply) => reply.code(404).send({ nope: true }))
   app.get('/off', { config: { conditional: false } }, async () => BOOK)
   return app
+}
+
+/** Appends a hook to every route added from now on, as a plugin's onRoute hook would. */
+function appendToRoutes(
+  app: FastifyInstance,
+  name: 'onSend' | 'preSerialization',
+  hook: (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) => void,
+): void {
+  app.addHook('onRoute', (route) => {
+    const slots = route as unknown as Record<string, unknown>
+    slots[name] = [...[slots[name] ?? []].flat(), hook]
+  })
+}
+type Done = (error: Error | null, payload?: unknown) => void
+
+/** A HEAD with the GET's ETag in If-None-Match: 304, no Content-Length. */
+async function headRevalidates(t: Test, app: FastifyInstance, url: string, etag: unknown) {
+  const res = await app.inject({
+    method: 'HEAD',
+    url,
+    headers: { 'if-none-match': etag as string },
+  })
+  t.equal(res.statusCode, 304)
+  t.equal(res.headers['content-length'], undefined)
 }
 
 test('a GET 200 carries a strong ETag hashed from the bytes, stable across requests', async (t) => {
@@ -84,13 +108,7 @@ test('HEAD: same ETag and Accept-Ranges as GET, 304 on match, Range ignored', as
   t.equal(head.headers.etag, get.headers.etag)
   t.equal(head.headers['accept-ranges'], 'bytes')
   t.equal(head.headers['content-length'], get.headers['content-length'])
-  const h304 = await app.inject({
-    method: 'HEAD',
-    url: '/books/7',
-    headers: { 'if-none-match': get.headers.etag as string },
-  })
-  t.equal(h304.statusCode, 304)
-  t.equal(h304.headers['content-length'], undefined)
+  await headRevalidates(t, app, '/books/7', get.headers.etag)
   const hRange = await app.inject({ method: 'HEAD', url: '/text', headers: { range: 'bytes=0-1' } })
   t.equal(hRange.statusCode, 200, 'Range is defined for GET only (RFC 9110 §14.2)')
   t.equal(hRange.headers['content-range'], undefined)
@@ -101,15 +119,9 @@ test("HEAD: onSend hooks other plugins append after Fastify's HEAD hook still se
   const seen: string[] = []
   // A plugin loaded before conditional appends its onSend hook in onRoute: on the HEAD twin of
   // a GET route that lands after Fastify's body-dropping hook.
-  app.addHook('onRoute', (route) => {
-    const hooks = route.onSend === undefined ? [] : [route.onSend].flat()
-    route.onSend = [
-      ...hooks,
-      (request, _reply, payload, done) => {
-        seen.push(`${request.method} ${typeof payload}`)
-        done(null, payload)
-      },
-    ]
+  appendToRoutes(app, 'onSend', (request, _reply, payload, done) => {
+    seen.push(`${request.method} ${typeof payload}`)
+    done(null, payload)
   })
   await app.register(restwellConditional)
   app.get('/books/7', async () => BOOK)
@@ -121,13 +133,7 @@ test("HEAD: onSend hooks other plugins append after Fastify's HEAD hook still se
   t.equal(head.headers['content-length'], get.headers['content-length'])
   t.equal(head.body, '')
   t.same(seen, ['GET string', 'HEAD string'], "the other plugin's hook sees HEAD's body too")
-  const h304 = await app.inject({
-    method: 'HEAD',
-    url: '/books/7',
-    headers: { 'if-none-match': get.headers.etag as string },
-  })
-  t.equal(h304.statusCode, 304)
-  t.equal(h304.headers['content-length'], undefined)
+  await headRevalidates(t, app, '/books/7', get.headers.etag)
 })
 
 test('an answer that becomes an error after the precondition check is that error', async (t) => {
@@ -135,16 +141,11 @@ test('an answer that becomes an error after the precondition check is that error
   await app.register(restwellErrors)
   await app.register(restwellConditional)
   // A later plugin's preSerialization hook (soft delete's 410) refuses what the handler gave.
-  app.addHook('onRoute', (route) => {
-    const hooks = route.preSerialization === undefined ? [] : [route.preSerialization].flat()
-    route.preSerialization = [
-      ...hooks,
-      (_request, _reply, payload, done) =>
-        (payload as { deleted?: boolean }).deleted === true
-          ? done(httpErrors.gone('The book was deleted', { code: 'RESOURCE_DELETED' }))
-          : done(null, payload),
-    ]
-  })
+  appendToRoutes(app, 'preSerialization', (_request, _reply, payload, done) =>
+    (payload as { deleted?: boolean }).deleted === true
+      ? done(httpErrors.gone('The book was deleted', { code: 'RESOURCE_DELETED' }))
+      : done(null, payload),
+  )
   app.get('/books/:id', { config: { conditional: { etagField: 'version' } } }, async () => ({
     ...BOOK,
     deleted: true,
@@ -163,15 +164,10 @@ test('an answer that becomes an error after the precondition check is that error
   own.setErrorHandler((error: Error, _request, reply) => {
     reply.code(410).send({ gone: error.message })
   })
-  own.addHook('onRoute', (route) => {
-    const hooks = route.preSerialization === undefined ? [] : [route.preSerialization].flat()
-    route.preSerialization = [
-      ...hooks,
-      // refuses the handler's body once; the error handler's own body then goes through
-      (_request, reply, payload, done) =>
-        reply.statusCode === 200 ? done(new Error('deleted')) : done(null, payload),
-    ]
-  })
+  // refuses the handler's body once; the error handler's own body then goes through
+  appendToRoutes(own, 'preSerialization', (_request, reply, payload, done) =>
+    reply.statusCode === 200 ? done(new Error('deleted')) : done(null, payload),
+  )
   own.get('/books/:id', { config: { conditional: { etagField: 'version' } } }, async () => BOOK)
   const ownGone = await own.inject({ url: '/books/7', headers: { 'if-none-match': '"3"' } })
   t.equal(ownGone.statusCode, 410)
