@@ -188,13 +188,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(restwellSoftDelete, options.softDelete ?? {})
   }
 
-  // 12. naming rules check every route added from here on; jobs adds its status routes.
-  if (options.naming !== false) await fastify.register(restwellNaming, options.naming ?? {})
-  if (options.jobs !== undefined && options.jobs !== false) {
-    await fastify.register(restwellJobs, options.jobs)
-  }
-
-  // 13. last: with @fastify/swagger registered, describe what restwell adds to every route.
+  // 12. with @fastify/swagger registered, describe what restwell adds to every route: after
+  //     every plugin that changes a route's schema (patch, pagination, soft delete), before
+  //     jobs adds its status routes (described too).
   const auth = options.auth === undefined || options.auth === false ? undefined : options.auth
   const conditional = options.conditional === false ? undefined : options.conditional
   installOpenapi(fastify, {
@@ -208,6 +204,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
   })
+
+  // 13. naming rules check every route added from here on; jobs adds its status routes.
+  if (options.naming !== false) await fastify.register(restwellNaming, options.naming ?? {})
+  if (options.jobs !== undefined && options.jobs !== false) {
+    await fastify.register(restwellJobs, options.jobs)
+  }
   adoptEarlierRoutes()
 }
 

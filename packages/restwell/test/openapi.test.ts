@@ -161,6 +161,17 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
   t.notOk(doc.paths['/hidden'])
 })
 
+test("jobs' status routes, added by the umbrella itself, are described like the app's", async (t) => {
+  const { doc } = await build({ jobs: {} })
+  await SwaggerParser.validate(structuredClone(doc) as never)
+  for (const path of ['/jobs/{id}', '/jobs/{id}/result']) {
+    const get = doc.paths[path]?.get
+    t.ok(get, `${path} is in the document`)
+    t.same(get?.security, [{ bearerAuth: [] }], `${path}: the Bearer token it asks for`)
+    for (const status of ['401', '404', '429']) t.ok(get?.responses[status], `${path} ${status}`)
+  }
+})
+
 test('the error schema follows the body form; nothing is added without swagger', async (t) => {
   const { doc } = await build({
     errors: { format: 'problem' },
