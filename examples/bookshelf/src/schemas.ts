@@ -111,3 +111,19 @@ export type IdParams = Static<typeof IdParams>
 
 /** The envelope `reply.paginate()` sends: `{ data, meta, links }` (restwell's own schema). */
 export { PageSchema as Page } from 'restwell'
+
+/** A success answer without a body (204, or a 201 whose `Location` names what was made). */
+export const NoBody = (description: string) => Type.Null({ description })
+
+/** The job `reply.accepted()` answers 202 with; `Location` is its status resource. */
+export const AcceptedJob = Type.Object(
+  {
+    jobId: Type.String(),
+    status: Type.String(),
+    estimatedTime: Type.Optional(Type.String({ description: 'ISO 8601 duration, e.g. PT5S' })),
+  },
+  {
+    additionalProperties: true,
+    description: 'Accepted: the job; `Location` is its status resource',
+  },
+)

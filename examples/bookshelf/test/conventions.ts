@@ -229,6 +229,14 @@ export async function methodsAndAuth(t: Test, { call, json }: Running): Promise<
   ]) {
     t.ok(spec.paths[path], `OpenAPI documents ${path}`)
   }
+  // Every operation documents how it succeeds, body-less answers included.
+  const responses = (path: string, method: string): Record<string, unknown> =>
+    (spec.paths[path] as Record<string, { responses: Record<string, unknown> }>)[method]!.responses
+  t.ok(responses('/v1/authors/{id}', 'delete')['204'])
+  t.ok(responses('/v1/books/{id}/cover', 'put')['201'])
+  t.ok(responses('/v1/books/{id}/cover', 'put')['204'])
+  t.ok(responses('/v1/exports', 'post')['202'])
+  t.ok(responses('/jobs/{id}', 'get')['401'], "the jobs' status route is described too")
   const ui = await call('GET', '/docs', { headers: { authorization: null } })
   t.equal(ui.status, 200)
   t.match(await ui.text(), /Swagger UI/)

@@ -13,7 +13,7 @@ import {
   type Stored,
   updateAuthor,
 } from '../repository.js'
-import { Author, AuthorInput, Book, type BookStatus, IdParams, Page } from '../schemas.js'
+import { Author, AuthorInput, Book, type BookStatus, IdParams, NoBody, Page } from '../schemas.js'
 import { present } from '../labels.js'
 import { checkedVersion, stampValidator } from '../validators.js'
 import {
@@ -157,6 +157,7 @@ export async function authorsRoutes(app: FastifyInstance, opts: { db: Database }
         description: 'A hard delete: 204. 409 while books refer to the author. Needs `If-Match`.',
         tags: ['authors'],
         params: IdParams,
+        response: { 204: NoBody('Deleted') },
       },
       config: { conditional, auth: WRITE },
     },

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { httpErrors } from 'restwell'
 import type { Database } from '../db.js'
 import { findBook, findCover, saveCover } from '../repository.js'
-import { IdParams } from '../schemas.js'
+import { IdParams, NoBody } from '../schemas.js'
 import { notFound, READ, WRITE } from './books.js'
 
 /** Image types a cover may have, with the bytes each starts with. */
@@ -79,6 +79,10 @@ export async function coversRoutes(app: FastifyInstance, opts: { db: Database })
         description: `Body: the image bytes, Content-Type one of ${COVER_TYPES.join(', ')} (at most 2 MiB). 201 when created (send \`If-None-Match: *\`), 204 when replaced (send \`If-Match\`).`,
         tags: ['covers'],
         params: IdParams,
+        response: {
+          201: NoBody('Created: `Location` names the cover'),
+          204: NoBody('Replaced'),
+        },
       },
       config: { conditional, auth: WRITE, ...NOT_NEGOTIATED },
     },

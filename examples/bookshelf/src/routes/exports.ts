@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Database } from '../db.js'
 import { findExport, insertExport } from '../repository.js'
-import { ExportDocument, ExportInput, IdParams } from '../schemas.js'
+import { AcceptedJob, ExportDocument, ExportInput, IdParams } from '../schemas.js'
 import { notFound, READ, WRITE } from './books.js'
 
 /** The part of `@restwell/jobs`' decorators this module uses. */
@@ -63,6 +63,7 @@ export async function exportsRoutes(app: FastifyInstance, opts: { db: Database }
           'Answers 202 with the job; its status resource answers 303 to the export when done.',
         tags: ['exports'],
         body: ExportInput,
+        response: { 202: AcceptedJob },
       },
       config: { auth: WRITE },
     },
