@@ -54,6 +54,7 @@ export const ErrorCode = {
   JOB_NOT_FOUND: 'JOB_NOT_FOUND',
   JOB_NOT_FINISHED: 'JOB_NOT_FINISHED',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  UNSUPPORTED_CONTENT_ENCODING: 'UNSUPPORTED_CONTENT_ENCODING',
 } as const
 
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode]

@@ -1,9 +1,9 @@
 /** Compression through `@fastify/compress`, with thresholds and levels chosen on purpose. */
-import { constants } from 'node:zlib'
+import zlib, { constants } from 'node:zlib'
 import type { FastifyCompressOptions } from '@fastify/compress'
-import { asList } from '@restwell/errors'
+import { asList, ErrorCode, httpErrors } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { onRouteHookHandler } from 'fastify'
+import type { onRouteHookHandler, preParsingHookHandler } from 'fastify'
 import { type CompressCache, compressCache } from './compress-cache.js'
 
 export const CompressSettingsSchema = Type.Object(
@@ -62,7 +62,57 @@ export function compressOptions(settings: CompressSettings): FastifyCompressOpti
         [constants.BROTLI_PARAM_QUALITY]: settings.brotliQuality ?? 4,
       },
     },
+    // RFC 9110 §12.5.3: a 415 for a content coding names the codings accepted, so a client can
+    // tell it from a 415 for the media type (which carries `Accept`).
+    onUnsupportedRequestEncoding: (encoding) =>
+      httpErrors.unsupportedMediaType(
+        `The request body's Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not supported`,
+        {
+          code: ErrorCode.UNSUPPORTED_CONTENT_ENCODING,
+          headers: { 'accept-encoding': REQUEST_CODINGS.join(', ') },
+        },
+      ),
   }
+}
+
+/** The content codings `@fastify/compress` decodes in request bodies, in its order. */
+const REQUEST_CODINGS: readonly string[] = ['zstd', 'br', 'gzip', 'deflate'].filter(
+  (coding) =>
+    coding !== 'zstd' ||
+    // zstd only where Node's zlib has it (22.15+), as @fastify/compress checks
+    typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function',
+)
+
+/** Spellings of a request coding that `@fastify/compress` compares exactly. */
+const CANONICAL_CODINGS: ReadonlySet<string> = new Set([...REQUEST_CODINGS, 'identity'])
+
+/**
+ * A request `Content-Encoding` as `@fastify/compress` expects it: codings are case-insensitive
+ * (RFC 9110 §8.4.1) and `x-gzip` is `gzip` (§8.4.1.3). Only an unusual spelling is rewritten;
+ * the common case costs one set lookup.
+ */
+const normalizeRequestCoding: preParsingHookHandler = function restwellRequestCoding(
+  request,
+  _reply,
+  payload,
+  done,
+) {
+  const coding = request.headers['content-encoding']
+  if (coding !== undefined && !CANONICAL_CODINGS.has(coding)) {
+    const lower = coding.trim().toLowerCase()
+    request.headers['content-encoding'] = lower === 'x-gzip' ? 'gzip' : lower
+  }
+  done(null, payload)
+}
+
+/**
+ * onRoute hook added after `@fastify/compress`: on a route it decompresses bodies for, the
+ * coding is normalized first (compression's own hook went first in the list; this one goes
+ * before it).
+ */
+export const requestCodingFirst: onRouteHookHandler = (route) => {
+  if (route.decompress === false) return
+  route.preParsing = [normalizeRequestCoding, ...asList(route.preParsing)]
 }
 
 /**

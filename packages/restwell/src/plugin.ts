@@ -23,7 +23,12 @@ import restwellSoftDelete from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { compressCacheOf, compressOptions, noDecompressWithoutBody } from './compress.js'
+import {
+  compressCacheOf,
+  compressOptions,
+  noDecompressWithoutBody,
+  requestCodingFirst,
+} from './compress.js'
 import { corsHook, corsPlan } from './cors.js'
 import { headLikeGet } from './head.js'
 import { installOpenapi } from './openapi.js'
@@ -166,6 +171,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     onEveryRoute(fastify, noDecompressWithoutBody)
     await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
     onEveryRoute(fastify, cache.store)
+    onEveryRoute(fastify, requestCodingFirst)
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after

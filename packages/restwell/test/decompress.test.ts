@@ -71,9 +71,27 @@ test('an unknown Content-Encoding: 415 where a body is read, ignored on a GET', 
   const headers = { 'content-type': 'application/json', 'content-encoding': 'x-unknown' }
   const posted = await app.inject({ method: 'POST', url: '/books', headers, payload: '{}' })
   t.equal(posted.statusCode, 415)
-  t.equal(posted.json().error.code, 'UNSUPPORTED_MEDIA_TYPE')
+  t.equal(posted.json().error.code, 'UNSUPPORTED_CONTENT_ENCODING')
+  // RFC 9110 §12.5.3: the codings accepted, so the client can tell it from a media type 415.
+  t.match(posted.headers['accept-encoding'], /^(zstd, )?br, gzip, deflate$/)
   // RFC 9110 §9.3.1: content in a GET has no defined semantics; Fastify never reads it.
   const got = await app.inject({ method: 'GET', url: '/books', headers, payload: '{}' })
   t.equal(got.statusCode, 200)
   t.same(got.json(), { books: [] })
+})
+
+test('request content codings are case-insensitive, and x-gzip is gzip (RFC 9110 §8.4.1)', async (t) => {
+  const app = await build()
+  const payload = gzipSync(JSON.stringify({ title: 'Dune' }))
+  for (const coding of ['GZIP', 'Gzip', ' gzip ', 'x-gzip', 'X-GZIP', 'IDENTITY']) {
+    const body = coding === 'IDENTITY' ? JSON.stringify({ title: 'Dune' }) : payload
+    const res = await app.inject({
+      method: 'POST',
+      url: '/books',
+      headers: { 'content-type': 'application/json', 'content-encoding': coding },
+      payload: body,
+    })
+    t.equal(res.statusCode, 200, `Content-Encoding: ${coding}`)
+    t.same(res.json(), { got: { title: 'Dune' } })
+  }
 })
