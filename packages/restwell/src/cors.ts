@@ -65,6 +65,8 @@ export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
   // The supported media types on a 406 (spec 4.5) and a 415: not a CORS-safelisted response
   // header, so a script could not read it unless exposed.
   'Accept',
+  // The request content codings accepted, on a 415 for an unsupported Content-Encoding.
+  'Accept-Encoding',
   'Accept-Patch',
   'API-Version',
   'Deprecation',
