@@ -151,10 +151,20 @@ export function toOffer(mediaType: string): MediaOffer | undefined {
   return { mediaType, type: split[0], subtype: split[1] }
 }
 
-/** Does a range's parameter list fit an offer (which carries only `charset=utf-8`)? */
-function paramsFit(params: readonly [string, string][]): boolean {
+/** The JSON:API media type, whose `profile` parameter a server may ignore (JSON:API 1.1). */
+const JSON_API_SUBTYPE = 'vnd.api+json'
+
+/**
+ * Does a range's parameter list fit an offer (which carries only `charset=utf-8`)? On the
+ * JSON:API type a `profile` fits too: JSON:API 1.1 (content negotiation) lets a server ignore
+ * profiles it does not apply; `ext` does not (no extension is supported: 406).
+ */
+function paramsFit(params: readonly [string, string][], offer: MediaOffer): boolean {
   for (const [name, value] of params) {
-    if (name !== 'charset' || value.toLowerCase() !== 'utf-8') return false
+    if (name === 'charset' && value.toLowerCase() === 'utf-8') continue
+    if (name === 'profile' && offer.type === 'application' && offer.subtype === JSON_API_SUBTYPE)
+      continue
+    return false
   }
   return true
 }
@@ -171,7 +181,7 @@ export function qualityOf(ranges: readonly MediaRange[], offer: MediaOffer): num
     if (range.type === '*') specificity = 0
     else if (range.type !== offer.type) continue
     else if (range.subtype === '*') specificity = 1
-    else if (range.subtype !== offer.subtype || !paramsFit(range.params)) continue
+    else if (range.subtype !== offer.subtype || !paramsFit(range.params, offer)) continue
     else specificity = 2 + range.params.length
     if (specificity > best) {
       best = specificity

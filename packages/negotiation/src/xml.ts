@@ -5,13 +5,54 @@ import { XMLBuilder, XMLParser } from 'fast-xml-parser'
 export const XML_ITEM = 'item'
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
 
+/**
+ * Escapes in element text: markup characters, and CR, which a parser would otherwise read as LF
+ * (XML 1.0 §2.11 end-of-line handling); attribute values add tab and LF (below).
+ */
+const TEXT_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\r': '&#13;',
+}
+/**
+ * A conforming parser normalizes a literal tab, LF or CR in an attribute value to a space (XML 1.0
+ * §3.3.3); as character references they are read back as they are.
+ */
+const ATTRIBUTE_ESCAPES: Record<string, string> = {
+  ...TEXT_ESCAPES,
+  '\t': '&#9;',
+  '\n': '&#10;',
+}
+const TEXT_SPECIAL = /[&<>"'\r]/g
+const ATTRIBUTE_SPECIAL = /[&<>"'\t\n\r]/g
+
+/** Escapes element text (already cleaned by `xmlText`). */
+function escapeText(_name: string, value: unknown): string {
+  return String(value).replace(TEXT_SPECIAL, (c) => TEXT_ESCAPES[c] as string)
+}
+
+/**
+ * Cleans and escapes an attribute value: what XML 1.0 cannot carry becomes U+FFFD (`xmlText`),
+ * markup characters and tab, LF, CR become references.
+ */
+function escapeAttribute(_name: string, value: unknown): string {
+  return xmlText(String(value)).replace(ATTRIBUTE_SPECIAL, (c) => ATTRIBUTE_ESCAPES[c] as string)
+}
+
+// The builder's own entity pass (`processEntities`) would escape the `&` of `&#10;`: escaping is
+// done here instead, once per value, by the value processors.
 const builder = new XMLBuilder({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   textNodeName: '#text',
   suppressEmptyNode: true,
   suppressBooleanAttributes: false,
-  processEntities: true,
+  processEntities: false,
+  tagValueProcessor: escapeText,
+  attributeValueProcessor: escapeAttribute,
 })
 
 const parser = new XMLParser({
@@ -24,6 +65,8 @@ const parser = new XMLParser({
   trimValues: false,
   ignoreDeclaration: true,
   ignorePiTags: true,
+  // Also decodes character references (`&#10;`, as `toXml` writes tab, LF and CR in attributes).
+  htmlEntities: true,
 })
 
 function isNameStart(c: number): boolean {

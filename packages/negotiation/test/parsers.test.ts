@@ -102,6 +102,18 @@ test('Accept: spec rules 1-5 and RFC 9110 §12.5.1', async (t) => {
   t.equal(pick('application/json;charset=latin1'), undefined, 'another charset does not match')
   t.equal(pick('application/vnd.api+json;ext="x"'), undefined, 'unknown parameters do not match')
   t.equal(
+    pick('application/vnd.api+json; profile="https://example.com/timestamps"'),
+    'application/vnd.api+json',
+    'JSON:API profile is ignored (JSON:API 1.1)',
+  )
+  t.equal(
+    pick('application/vnd.api+json; profile="https://example.com/p"; ext="https://example.com/e"'),
+    undefined,
+    'JSON:API profile + ext: no extension is supported',
+  )
+  t.equal(pick('application/hal+json; profile="x"'), undefined, 'profile only on JSON:API')
+  t.equal(pick('application/json; foo=bar'), undefined, 'another type: unknown parameters miss')
+  t.equal(
     pick('application/vnd.api.v2+json, application/xml'),
     'application/json',
     'versioned JSON',

@@ -128,6 +128,63 @@ test('XML: characters XML 1.0 cannot carry are replaced', async (t) => {
   t.equal(xmlText('😀\u0001😀'), '😀\uFFFD😀')
 })
 
+/** Characters XML 1.0 §2.2 (Char) forbids anywhere in a document, as UTF-16 units. */
+function hasForbiddenChar(xml: string): boolean {
+  for (let i = 0; i < xml.length; i++) {
+    const c = xml.charCodeAt(i)
+    if (c < 32 && c !== 9 && c !== 10 && c !== 13) return true
+    if (c === 0xfffe || c === 0xffff) return true
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = xml.charCodeAt(i + 1)
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return true
+      i++
+    } else if (c >= 0xdc00 && c <= 0xdfff) return true
+  }
+  return false
+}
+
+/** The `key` attribute values as written (between the quotes). */
+function keyAttributes(xml: string): string[] {
+  return [...xml.matchAll(/ key="([^"]*)"/g)].map((m) => m[1] as string)
+}
+
+test('XML: the key attribute is well-formed and reads back exactly', async (t) => {
+  const xml = toXml({ 'a\u0001b': 'x' }, 'r')
+  t.notOk(hasForbiddenChar(xml), 'no character XML 1.0 forbids')
+  t.match(xml, '<a_b key="a\uFFFDb">x</a_b>')
+  t.same(fromXml(xml), { 'a\uFFFDb': 'x' })
+  const keys = ['tab\tkey', 'line\nbreak', 'cr\rkey', 'q"u\'ote', 'a&b<c>', ' \t\r\n ']
+  const ws = toXml(Object.fromEntries(keys.map((k, i) => [k, i])), 'r')
+  t.notOk(hasForbiddenChar(ws))
+  for (const written of keyAttributes(ws))
+    t.notMatch(written, /[\t\n\r<"']/, 'tab, LF, CR and quotes are references (XML 1.0 §3.3.3)')
+  t.match(ws, 'key="tab&#9;key"')
+  t.match(ws, 'key="line&#10;break"')
+  t.match(ws, 'key="cr&#13;key"')
+  t.match(ws, 'key="q&quot;u&apos;ote"')
+  t.match(ws, 'key="a&amp;b&lt;c&gt;"')
+  t.same(fromXml(ws), Object.fromEntries(keys.map((k, i) => [k, i])), 'round trip')
+  t.match(toXml({ a: 1 }, 'r', { note: 'x\u0002\ny' }), '<r note="x\uFFFD&#10;y">')
+  const text = toXml({ v: 'a\r\nb\rc\nd\te' }, 'r')
+  t.match(text, '<v>a&#13;\nb&#13;c\nd\te</v>', 'CR in text as a reference (XML 1.0 §2.11)')
+  t.same(fromXml(text), { v: 'a\r\nb\rc\nd\te' })
+})
+
+test('property: any key round-trips through XML (forbidden characters as U+FFFD)', async (t) => {
+  const key = fc.string({ unit: 'binary', maxLength: 12 })
+  fc.assert(
+    fc.property(key, fc.string({ unit: 'binary', maxLength: 6 }), (k, v) => {
+      const xml = toXml({ [k]: v }, 'r')
+      if (hasForbiddenChar(xml)) return false
+      for (const written of keyAttributes(xml)) if (/[\t\n\r<]/.test(written)) return false
+      const back = fromXml(xml) as Record<string, unknown>
+      t.same(back, { [xmlText(k)]: xmlText(v) })
+      return true
+    }),
+    { numRuns: 500 },
+  )
+})
+
 test('property: JSON values round-trip through XML', async (t) => {
   const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown)
   fc.assert(
