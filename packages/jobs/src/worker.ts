@@ -181,6 +181,13 @@ export class Worker {
       if (handler === undefined) throw new Error(`No handler is defined for job "${record.name}"`)
       outcome = outcomeOf(await handler(JSON.parse(record.payload), context))
     } catch (error) {
+      if (controller.signal.aborted) {
+        // Stopped from outside, not failed: the instance is closing (`close()` gives the job
+        // back, its attempt not counted) or the lease was lost (another worker has the job).
+        // A handler that honours `ctx.signal` rejects here; no outcome is recorded.
+        log.info({ err: error }, '@restwell/jobs: job stopped before it finished')
+        return
+      }
       log.error({ err: error }, '@restwell/jobs: job failed')
       outcome = { status: 'failed', error: publicFailure(error) }
     } finally {

@@ -205,6 +205,34 @@ test('graceful close gives unfinished jobs back; another instance finishes them'
   t.same((await c.inject({ url: `/jobs/${job.jobId}/result` })).json(), { attempt: 1 })
 })
 
+test('a handler that honours ctx.signal is given back on close, not failed', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const started = gate()
+  const a = await instance({ store, closeTimeoutMs: 1000 }, (app) => {
+    app.jobs.define('export', async (_payload, ctx) => {
+      started.open()
+      // what a handler passing ctx.signal to fetch or a database driver does
+      await new Promise((_resolve, reject) =>
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+      )
+      return 'never'
+    })
+  })
+  const job = await a.jobs.enqueue('export', {})
+  await started.promise
+  await a.close()
+  const c = await instance({ store }, (app) => {
+    app.jobs.define('export', async (_payload, ctx) => ({ attempt: ctx.attempt }))
+  })
+  t.teardown(() => c.close())
+  await until(async () => (await statusOf(c, job.jobId)) === 303)
+  t.same(
+    (await c.inject({ url: `/jobs/${job.jobId}/result` })).json(),
+    { attempt: 1 },
+    'run again by the other instance, the stopped attempt not counted',
+  )
+})
+
 test('a job with no handler on the worker fails', async (t) => {
   const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
   const a = await instance({ store, worker: false }, (app) => {
