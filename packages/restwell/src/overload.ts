@@ -2,6 +2,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { ErrorCode, httpErrors } from '@restwell/errors'
 import type { FastifyUnderPressureOptions as UnderPressureOptions } from '@fastify/under-pressure'
+import type { FastifyReply } from 'fastify'
 
 export const UnderPressureSettingsSchema = Type.Object(
   {
@@ -44,6 +45,19 @@ export function underPressureOptions(
   const retryAfter = settings.retryAfter ?? 10
   const sampleInterval = settings.sampleInterval ?? 1000
   const check = settings.healthCheck
+  // under-pressure treats 0 as "off", as here.
+  const maxHeap = settings.maxHeapUsedBytes ?? 0
+  const maxRss = settings.maxRssBytes ?? 0
+  // The last health-check answer (under-pressure runs it once before the first request).
+  let healthy = true
+  const overloaded = (reply: FastifyReply, type: string): never => {
+    reply.header('retry-after', retryAfter)
+    throw httpErrors.serviceUnavailable(`Server overloaded (${type}); retry later`, {
+      code: ErrorCode.OVERLOADED,
+      expose: true,
+      headers: { 'retry-after': retryAfter },
+    })
+  }
   return {
     maxEventLoopDelay: settings.maxEventLoopDelay ?? 1000,
     ...(settings.maxEventLoopUtilization === undefined
@@ -58,19 +72,28 @@ export function underPressureOptions(
     ...(check === undefined
       ? {}
       : {
-          healthCheck: async () => (await check()) === true,
+          healthCheck: async () => {
+            healthy = false // a throwing check is a failing one (under-pressure logs it)
+            healthy = (await check()) === true
+            return healthy
+          },
           healthCheckInterval: settings.healthCheckInterval ?? 5000,
         }),
     exposeStatusRoute: false,
-    pressureHandler: (_request, reply, type) => {
+    pressureHandler: (request, reply, type) => {
       // Compiling schemas and warming caches stalls the loop once; that is not overload.
-      if (LOOP_MEASURES.has(type) && Date.now() - clock.readyAt < 2 * sampleInterval) return
-      reply.header('retry-after', retryAfter)
-      throw httpErrors.serviceUnavailable(`Server overloaded (${type}); retry later`, {
-        code: ErrorCode.OVERLOADED,
-        expose: true,
-        headers: { 'retry-after': retryAfter },
-      })
+      if (LOOP_MEASURES.has(type) && Date.now() - clock.readyAt < 2 * sampleInterval) {
+        // under-pressure stops at the first measure over its limit: the ones after the
+        // event loop (heap, RSS, health check) are checked here, on its own samples.
+        if (maxHeap > 0 || maxRss > 0) {
+          const usage = request.server.memoryUsage()
+          if (maxHeap > 0 && usage.heapUsed > maxHeap) overloaded(reply, 'heapUsedBytes')
+          if (maxRss > 0 && usage.rssBytes > maxRss) overloaded(reply, 'rssBytes')
+        }
+        if (!healthy) overloaded(reply, 'healthCheck')
+        return
+      }
+      overloaded(reply, type)
     },
   }
 }

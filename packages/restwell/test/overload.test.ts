@@ -77,3 +77,60 @@ test('a start-up stall of the event loop is not overload; a later one is', async
   t.equal(headers['retry-after'], 3)
   t.ok(underPressureOptions({}).pressureHandler, 'a clock is optional')
 })
+
+test('during the start-up grace, heap, RSS and a failing health check still answer 503', async (t) => {
+  type Handler = (request: unknown, reply: unknown, type: string) => unknown
+  const usage = { heapUsed: 50, rssBytes: 50, eventLoopDelay: 0, eventLoopUtilized: 0 }
+  const request = { server: { memoryUsage: () => usage } }
+  const reply = { header: () => reply }
+  let answer: boolean | Error = true
+  const options = underPressureOptions(
+    {
+      sampleInterval: 1000,
+      maxHeapUsedBytes: 100,
+      maxRssBytes: 100,
+      healthCheck: () => {
+        if (answer instanceof Error) throw answer
+        return answer
+      },
+    },
+    { readyAt: Date.now() },
+  )
+  const handler = options.pressureHandler as unknown as Handler
+  const healthCheck = options.healthCheck as unknown as () => Promise<boolean>
+  const overloaded = (message: RegExp) => ({ statusCode: 503, code: 'OVERLOADED', message })
+
+  t.equal(await healthCheck(), true)
+  t.equal(handler(request, reply, 'eventLoopDelay'), undefined, 'all well: the stall is excused')
+  usage.heapUsed = 101
+  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/heapUsedBytes/))
+  usage.heapUsed = 50
+  usage.rssBytes = 101
+  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/rssBytes/))
+  usage.rssBytes = 50
+
+  answer = false
+  t.equal(await healthCheck(), false)
+  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/healthCheck/))
+  t.throws(() => handler(request, reply, 'eventLoopUtilization'), overloaded(/healthCheck/))
+  answer = true
+  await healthCheck()
+  t.equal(handler(request, reply, 'eventLoopDelay'), undefined, 'healthy again')
+  answer = new Error('database down')
+  await t.rejects(healthCheck(), /database down/, 'under-pressure sees the throw and logs it')
+  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/healthCheck/))
+
+  // One limit at a time; the other stays off (0, as in under-pressure).
+  usage.heapUsed = 101
+  usage.rssBytes = 101
+  const heapOnly = underPressureOptions({ maxHeapUsedBytes: 100 }, { readyAt: Date.now() })
+  t.throws(
+    () => (heapOnly.pressureHandler as unknown as Handler)(request, reply, 'eventLoopDelay'),
+    overloaded(/heapUsedBytes/),
+  )
+  const rssOnly = underPressureOptions({ maxRssBytes: 100 }, { readyAt: Date.now() })
+  t.throws(
+    () => (rssOnly.pressureHandler as unknown as Handler)(request, reply, 'eventLoopDelay'),
+    overloaded(/rssBytes/),
+  )
+})
