@@ -120,6 +120,24 @@ function rateLimited(max: number, retryIn: string): HttpError {
   )
 }
 
+/** The client key the root hook computed (Redis with a `keyGenerator`), for the library to read. */
+const ROOT_KEY = Symbol('restwell.rateLimitKey')
+
+type KeyGenerator = NonNullable<RateLimitPluginOptions['keyGenerator']>
+
+/**
+ * With Redis, the root hook runs the user's `keyGenerator` itself, so that its error (a throw,
+ * a rejection, an HttpError such as a 401) is answered as in memory mode and not taken for a
+ * store failure (a 503, or no limit at all with `failOpen`). The library then reads the key the
+ * hook computed; a route with its own limit, which the root hook leaves alone, still has it made.
+ */
+function computedKeyFirst(keyGenerator: KeyGenerator): KeyGenerator {
+  return (request) => {
+    const key = (request as unknown as Record<symbol, string | number | null>)[ROOT_KEY]
+    return key == null ? keyGenerator(request) : key
+  }
+}
+
 export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPluginOptions {
   return {
     global: false,
@@ -131,7 +149,14 @@ export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPl
     nameSpace: settings.nameSpace ?? 'restwell-rate-limit-',
     skipOnError: false,
     allowList: settings.allowList ?? [],
-    ...(settings.keyGenerator === undefined ? {} : { keyGenerator: settings.keyGenerator }),
+    ...(settings.keyGenerator === undefined
+      ? {}
+      : {
+          keyGenerator:
+            settings.redis === undefined
+              ? settings.keyGenerator
+              : computedKeyFirst(settings.keyGenerator),
+        }),
     errorResponseBuilder: (_request, context) => rateLimited(context.max, context.after),
   }
 }
@@ -221,14 +246,34 @@ export function rateLimitHook(
       headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
     })
   }
-  // A callback hook, not an async one: `@fastify/rate-limit`'s handler is already a promise,
-  // and awaiting it inside another would cost every request one more promise and tick.
-  return function restwellRateLimit(request, reply, done) {
-    if (hasOwnLimit(request)) return done()
+  // Only what the store (or its timeout) does goes through `failed`.
+  const limited = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     withTimeout(limit.call(fastify, request, reply) as Promise<unknown>, storeTimeout).then(
       () => done(),
       (error: unknown) => done(failed(request, error)),
     )
+  }
+  // A callback hook, not an async one: `@fastify/rate-limit`'s handler is already a promise,
+  // and awaiting it inside another would cost every request one more promise and tick.
+  const keyOf = settings.keyGenerator
+  if (keyOf === undefined) {
+    return function restwellRateLimit(request, reply, done) {
+      if (hasOwnLimit(request)) return done()
+      limited(request, reply, done)
+    }
+  }
+  // The user's key is made here, its errors answered as in memory mode (a throw is caught by
+  // Fastify, a rejection goes to `done`); the library reads it back (`computedKeyFirst`).
+  fastify.decorateRequest(ROOT_KEY, null)
+  return function restwellRateLimit(request, reply, done) {
+    if (hasOwnLimit(request)) return done()
+    const withKey = (resolved: string | number) => {
+      ;(request as unknown as Record<symbol, string | number>)[ROOT_KEY] = resolved
+      limited(request, reply, done)
+    }
+    const key = keyOf(request)
+    if (typeof key === 'object') key.then(withKey, done)
+    else withKey(key)
   }
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { type Test, test } from 'tap'
+import { httpErrors } from '@restwell/errors'
 import restwell, { type RestwellOptions } from '../src/index.js'
 import { clientKey, MEMORY_CLIENTS } from '../src/rate-limit.js'
 
@@ -473,4 +474,78 @@ test("failOpen also covers a route's own limit (its skipOnError), unless the rou
     500,
     'failOpen false: the store error is a (masked) 500',
   )
+})
+
+test("with a Redis store a keyGenerator's error is answered as in memory mode, not as a store failure", async (t) => {
+  const keys: string[] = []
+  const counting = {
+    defineCommand() {},
+    rateLimit(
+      key: string,
+      _window: number,
+      _max: number,
+      _ban: number,
+      _continue: boolean,
+      cb: (e: Error | null, result?: [number, number]) => void,
+    ) {
+      keys.push(key)
+      cb(null, [keys.filter((seen) => seen === key).length, 60_000])
+    },
+  }
+  const generators = {
+    throws: () => {
+      throw new Error('no client header')
+    },
+    rejects: async () => {
+      throw new Error('no client header')
+    },
+    unauthorized: async () => {
+      throw httpErrors.unauthorized('API key required')
+    },
+  }
+  for (const failOpen of [false, true]) {
+    for (const [name, keyGenerator] of Object.entries(generators)) {
+      const app = await build({ rateLimit: { redis: counting, max: 1, keyGenerator, failOpen } })
+      for (let i = 0; i < 2; i++) {
+        const res = await app.inject('/books')
+        const expected = name === 'unauthorized' ? 401 : 500
+        t.equal(res.statusCode, expected, `${name}, failOpen ${failOpen}`)
+        t.notMatch(res.body, /no client header/)
+        if (expected === 401) t.equal(res.json().error.message, 'API key required')
+      }
+    }
+  }
+  t.same(keys, [], 'the store was never asked')
+  const app = await build({
+    rateLimit: {
+      redis: counting,
+      max: 1,
+      keyGenerator: (request) => String(request.headers['x-client']),
+    },
+  })
+  await toldApart(t, app)
+  const own = await app.inject({ url: '/tight', headers: { 'x-client': 'a' } })
+  t.equal(own.statusCode, 200, "a route's own limit: the library makes the key")
+  t.same(keys, [
+    'restwell-rate-limit-a',
+    'restwell-rate-limit-b',
+    'restwell-rate-limit-a',
+    'restwell-rate-limit-GET/tight-a',
+  ])
+})
+
+test('with a Redis store and a keyGenerator, a failing store is still a 503, through when failOpen', async (t) => {
+  const broken = redisDouble((cb) => cb(new Error('redis down')))
+  const keyGenerator = async () => 'client'
+  const closed = await build({ rateLimit: { redis: broken, keyGenerator } })
+  const res = await closed.inject('/books')
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '5')
+  t.equal(res.json().error.code, 'OVERLOADED')
+  const open = await build({ rateLimit: { redis: broken, keyGenerator, failOpen: true } })
+  t.equal((await open.inject('/books')).statusCode, 200)
+  const slow = await build({
+    rateLimit: { redis: slowStore(undefined), storeTimeout: 20, keyGenerator: () => 'client' },
+  })
+  t.equal((await slow.inject('/books')).statusCode, 503, 'a store timeout too')
 })
