@@ -215,9 +215,9 @@ test('a HEAD route of its own and other methods keep their own counters', async 
   t.equal((await app.inject({ method: 'HEAD', url: '/reports' })).statusCode, 429)
 })
 
-test('with a Redis store a GET and its HEAD twin use one key', async (t) => {
-  const keys: string[] = []
-  const redis = {
+/** A Redis double for @fastify/rate-limit: counts each key's hits, records the keys asked. */
+function countingRedis(keys: string[]) {
+  return {
     defineCommand() {},
     rateLimit(
       key: string,
@@ -231,6 +231,11 @@ test('with a Redis store a GET and its HEAD twin use one key', async (t) => {
       cb(null, [keys.filter((seen) => seen === key).length, 60_000])
     },
   }
+}
+
+test('with a Redis store a GET and its HEAD twin use one key', async (t) => {
+  const keys: string[] = []
+  const redis = countingRedis(keys)
   const app = Fastify()
   apps.push(app)
   await app.register(restwell, { rateLimit: { redis } })
@@ -478,20 +483,7 @@ test("failOpen also covers a route's own limit (its skipOnError), unless the rou
 
 test("with a Redis store a keyGenerator's error is answered as in memory mode, not as a store failure", async (t) => {
   const keys: string[] = []
-  const counting = {
-    defineCommand() {},
-    rateLimit(
-      key: string,
-      _window: number,
-      _max: number,
-      _ban: number,
-      _continue: boolean,
-      cb: (e: Error | null, result?: [number, number]) => void,
-    ) {
-      keys.push(key)
-      cb(null, [keys.filter((seen) => seen === key).length, 60_000])
-    },
-  }
+  const counting = countingRedis(keys)
   const generators = {
     throws: () => {
       throw new Error('no client header')
