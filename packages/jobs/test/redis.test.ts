@@ -185,52 +185,43 @@ test('heartbeats keep a long job with one worker; a lost lease aborts the run', 
 })
 
 test('graceful close gives unfinished jobs back; another instance finishes them', async (t) => {
-  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
-  const started = gate()
-  const a = await instance({ store, closeTimeoutMs: 50 }, (app) => {
-    app.jobs.define('export', async () => {
-      started.open()
+  type Handler = (payload: unknown, ctx: { signal: AbortSignal }) => Promise<unknown>
+  const handlers: Record<string, Handler> = {
+    // ignores the abort and outlives closeTimeoutMs
+    stubborn: async () => {
       await new Promise((r) => setTimeout(r, 400))
       return 'stubborn'
-    })
-  })
-  const job = await a.jobs.enqueue('export', {})
-  await started.promise
-  await a.close()
-  const c = await instance({ store }, (app) => {
-    app.jobs.define('export', async (_payload, ctx) => ({ attempt: ctx.attempt }))
-  })
-  t.teardown(() => c.close())
-  await until(async () => (await statusOf(c, job.jobId)) === 303)
-  t.same((await c.inject({ url: `/jobs/${job.jobId}/result` })).json(), { attempt: 1 })
-})
-
-test('a handler that honours ctx.signal is given back on close, not failed', async (t) => {
-  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
-  const started = gate()
-  const a = await instance({ store, closeTimeoutMs: 1000 }, (app) => {
-    app.jobs.define('export', async (_payload, ctx) => {
-      started.open()
-      // what a handler passing ctx.signal to fetch or a database driver does
-      await new Promise((_resolve, reject) =>
+    },
+    // rejects on abort, as a handler passing ctx.signal to fetch or a database driver does:
+    // stopped, not failed
+    'honours ctx.signal': (_payload, ctx) =>
+      new Promise((_resolve, reject) =>
         ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
-      )
-      return 'never'
+      ),
+  }
+  for (const [name, handler] of Object.entries(handlers)) {
+    const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+    const started = gate()
+    const a = await instance({ store, closeTimeoutMs: name === 'stubborn' ? 50 : 1000 }, (app) => {
+      app.jobs.define('export', async (payload, ctx) => {
+        started.open()
+        return handler(payload, ctx)
+      })
     })
-  })
-  const job = await a.jobs.enqueue('export', {})
-  await started.promise
-  await a.close()
-  const c = await instance({ store }, (app) => {
-    app.jobs.define('export', async (_payload, ctx) => ({ attempt: ctx.attempt }))
-  })
-  t.teardown(() => c.close())
-  await until(async () => (await statusOf(c, job.jobId)) === 303)
-  t.same(
-    (await c.inject({ url: `/jobs/${job.jobId}/result` })).json(),
-    { attempt: 1 },
-    'run again by the other instance, the stopped attempt not counted',
-  )
+    const job = await a.jobs.enqueue('export', {})
+    await started.promise
+    await a.close()
+    const c = await instance({ store }, (app) => {
+      app.jobs.define('export', async (_payload, ctx) => ({ attempt: ctx.attempt }))
+    })
+    t.teardown(() => c.close())
+    await until(async () => (await statusOf(c, job.jobId)) === 303)
+    t.same(
+      (await c.inject({ url: `/jobs/${job.jobId}/result` })).json(),
+      { attempt: 1 },
+      `${name}: run again elsewhere, the stopped attempt not counted`,
+    )
+  }
 })
 
 test('a job with no handler on the worker fails', async (t) => {
