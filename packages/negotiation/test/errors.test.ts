@@ -152,28 +152,14 @@ test('JSON:API source: a pointer into the request document as sent, parameter, h
     },
     async () => ({ ok: true }),
   )
-  const accept = { accept: 'application/vnd.api+json' }
-  const tooLong = await app.inject({
-    method: 'POST',
-    url: '/books/1',
-    headers: accept,
-    payload: { title: 'toolong' },
-  })
+  const post = (url: string, payload: object) =>
+    app.inject({ method: 'POST', url, headers: { accept: 'application/vnd.api+json' }, payload })
+  const tooLong = await post('/books/1', { title: 'toolong' })
   t.equal(tooLong.statusCode, 400)
   t.same(tooLong.json().errors[0].source, { pointer: '/title' }, 'JSON:API 1.1: the sent value')
-  const missing = await app.inject({
-    method: 'POST',
-    url: '/books/1',
-    headers: accept,
-    payload: {},
-  })
+  const missing = await post('/books/1', {})
   t.same(missing.json().errors[0].source, { pointer: '/title' })
-  const param = await app.inject({
-    method: 'POST',
-    url: '/books/abc',
-    headers: accept,
-    payload: { title: 'ok' },
-  })
+  const param = await post('/books/abc', { title: 'ok' })
   t.equal(param.statusCode, 400)
   t.equal(param.json().errors[0].source, undefined, 'no /data/attributes/id')
   t.equal(param.json().errors[0].meta.field, 'params/id')
