@@ -122,3 +122,13 @@ export function buildErrorBody(
       }
   }
 }
+
+/**
+ * The structured body of an error answered without the plugin (no request made it as far, or
+ * the app has no `@restwell/errors`): `clientErrorHandler` and `frameworkErrors`.
+ */
+export function standaloneErrorBody(error: NormalizedError, requestId: string): string {
+  return JSON.stringify(
+    buildErrorBody('structured', error, { requestId, timestamp: isoNow(), instance: '' }),
+  )
+}

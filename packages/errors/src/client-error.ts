@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { buildErrorBody, isoNow, JSON_CONTENT_TYPE } from './body.js'
+import { JSON_CONTENT_TYPE, standaloneErrorBody } from './body.js'
 import { createError } from './http-error.js'
 import { normalizeError } from './normalize.js'
 import { genReqId } from './request-id.js'
@@ -30,13 +30,7 @@ export function clientErrorResponse(error: ClientError): string {
   const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED
   // No request exists (its head could not be parsed, or never arrived): a fresh id.
   const requestId = genReqId({ headers: {} })
-  const body = JSON.stringify(
-    buildErrorBody('structured', normalizeError(createError(status, message)), {
-      requestId,
-      timestamp: isoNow(),
-      instance: '',
-    }),
-  )
+  const body = standaloneErrorBody(normalizeError(createError(status, message)), requestId)
   return (
     `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n` +
     `Content-Type: ${JSON_CONTENT_TYPE}\r\n` +

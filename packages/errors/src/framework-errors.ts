@@ -5,9 +5,9 @@
  * Fastify's `{"error":"Bad Request","code":"FST_ERR_BAD_URL",...}` written straight to the socket.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { buildErrorBody, isoNow, JSON_CONTENT_TYPE } from './body.js'
+import { JSON_CONTENT_TYPE, standaloneErrorBody } from './body.js'
 import { httpErrors } from './http-error.js'
-import { normalizeError } from './normalize.js'
+import { logError, normalizeError } from './normalize.js'
 import { DEFAULT_REQUEST_ID_HEADER, safeRequestId } from './request-id.js'
 
 /** The restwell error for one of Fastify's router errors; any other error is kept as it is. */
@@ -48,23 +48,11 @@ export function frameworkErrors(
   }
   const normalized = normalizeError(thrown)
   const requestId = safeRequestId(request.headers[DEFAULT_REQUEST_ID_HEADER]) ?? String(request.id)
-  if (normalized.statusCode >= 500) {
-    request.log.error({ err: error, requestId }, 'request failed with a server error')
-  } else {
-    request.log.info(
-      { requestId, code: normalized.code, statusCode: normalized.statusCode },
-      normalized.message,
-    )
-  }
-  const body = buildErrorBody('structured', normalized, {
-    requestId,
-    timestamp: isoNow(),
-    instance: '',
-  })
+  logError(request, error, normalized, requestId)
   reply
     .code(normalized.statusCode)
     .header('cache-control', 'no-store')
     .header(DEFAULT_REQUEST_ID_HEADER, requestId)
     .type(JSON_CONTENT_TYPE)
-    .send(JSON.stringify(body))
+    .send(standaloneErrorBody(normalized, requestId))
 }

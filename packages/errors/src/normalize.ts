@@ -1,4 +1,5 @@
 /** Turns anything thrown (ours, Fastify's, another plugin's, a string) into one error shape. */
+import type { FastifyBaseLogger } from 'fastify'
 import { ErrorCode } from './codes.js'
 import { type ErrorDetail, type HeaderValue, isHttpError } from './http-error.js'
 import { reasonPhrase, statusCode as defaultCode } from './statuses.js'
@@ -133,4 +134,18 @@ export function normalizeError(thrown: unknown, replyStatus?: number): Normalize
       ? error.message
       : reasonPhrase(statusCode)
   return { statusCode, code, message, details, headers: publicHeaders(error.headers) }
+}
+
+/** Logs an error as every restwell answer does: a 5xx with what was thrown, a 4xx at info. */
+export function logError(
+  request: { log: FastifyBaseLogger },
+  thrown: unknown,
+  error: NormalizedError,
+  requestId: string,
+): void {
+  if (error.statusCode >= 500) {
+    request.log.error({ err: thrown, requestId }, 'request failed with a server error')
+  } else {
+    request.log.info({ requestId, code: error.code, statusCode: error.statusCode }, error.message)
+  }
 }

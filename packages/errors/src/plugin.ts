@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
 import { buildErrorBody, errorContentType, isoNow } from './body.js'
 import { httpErrors } from './http-error.js'
-import { normalizeError } from './normalize.js'
+import { logError, normalizeError } from './normalize.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
 import { routesBefore } from './routes.js'
@@ -49,11 +49,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     // is the error's when the error has none of its own: read it before `reply.code` below.
     const error = normalizeError(thrown, reply.statusCode)
     const requestId = requestIdOf(request)
-    if (error.statusCode >= 500) {
-      request.log.error({ err: thrown, requestId }, 'request failed with a server error')
-    } else {
-      request.log.info({ requestId, code: error.code, statusCode: error.statusCode }, error.message)
-    }
+    logError(request, thrown, error, requestId)
     reply.code(error.statusCode)
     reply.removeHeader('content-length')
     reply.header('cache-control', 'no-store')
