@@ -152,7 +152,8 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
  * no `Access-Control-*` header: a browser never reads them there, and they are some 300 bytes
  * on every answer. Every answer varies with `Origin` and says so (`Vary: Origin`), so no cache
  * hands a non-CORS answer to a CORS request ("CORS protocol and HTTP caches"). A route with
- * `config.cors: false` gets neither.
+ * `config.cors: false` gets neither, and so does a preflight asking about it
+ * (`preflightCors`, see `preflightTargetCors`): the browser then never sends the request.
  *
  * A preflight (OPTIONS with `Origin` **and** `Access-Control-Request-Method`) is answered 200
  * here, with the allowed methods, headers and max-age when its origin is allowed (a refused
@@ -170,12 +171,17 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
 export function corsHook(
   plan: CorsPlan,
   routeCors: (request: FastifyRequest) => unknown,
+  preflightCors: (request: FastifyRequest) => boolean,
 ): onRequestHookHandler {
   const { allowOrigin, credentials, exposedHeaders, preflightHeaders } = plan
   return function restwellCors(request, reply, done) {
     const origin = request.headers.origin
+    const preflight =
+      request.method === 'OPTIONS' &&
+      origin !== undefined &&
+      request.headers['access-control-request-method'] !== undefined
     let allowed: string | false = false
-    if (routeCors(request) !== false) {
+    if (routeCors(request) !== false && (!preflight || preflightCors(request))) {
       appendVary(reply, 'Origin')
       if (origin !== undefined) allowed = allowOrigin(origin)
       if (allowed !== false) {
@@ -184,13 +190,7 @@ export function corsHook(
         reply.header('access-control-expose-headers', exposedHeaders)
       }
     }
-    if (
-      request.method !== 'OPTIONS' ||
-      origin === undefined ||
-      request.headers['access-control-request-method'] === undefined
-    ) {
-      return done()
-    }
+    if (!preflight) return done()
     if (allowed !== false) reply.headers(preflightHeaders)
     appendVary(reply, 'Origin', 'Access-Control-Request-Method', 'Access-Control-Request-Headers')
     reply.code(200).header('content-length', '0').send()

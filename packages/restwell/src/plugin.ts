@@ -35,6 +35,7 @@ import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
 import { rateLimitHook, rateLimitPluginOptions, routeLimits } from './rate-limit.js'
+import { preflightTargetCors } from './preflight-target.js'
 import { routeConfigKey } from './route-config.js'
 
 /**
@@ -95,7 +96,10 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(
       fp(
         async (instance) => {
-          instance.addHook('onRequest', corsHook(plan, routeConfigKey(instance, 'cors')))
+          instance.addHook(
+            'onRequest',
+            corsHook(plan, routeConfigKey(instance, 'cors'), preflightTargetCors(instance)),
+          )
         },
         {
           fastify: '5.x',

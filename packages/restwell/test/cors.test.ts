@@ -216,6 +216,52 @@ test('a route with config.cors: false gets no CORS headers and no Vary: Origin',
   t.equal(open.headers['access-control-allow-origin'], '*')
 })
 
+test('a preflight asking about a route with config.cors: false gets no CORS headers', async (t) => {
+  // The preflight is an OPTIONS request; the route it asks about is the one of
+  // Access-Control-Request-Method on the same path. Static paths win over parametric ones as in
+  // Fastify's router; routes told apart by constraints opt out together.
+  const app = Fastify({ routerOptions: { ignoreTrailingSlash: true } })
+  apps.push(app)
+  app.delete('/early/:id', { config: { cors: false } }, async () => 'before restwell')
+  await app.register(restwell)
+  app.delete('/admin/:id', { config: { cors: false } }, async () => 'gone')
+  app.get('/admin/:id', async () => 'public read')
+  app.delete('/admin/public', async () => 'a static path with CORS')
+  app.delete('/hosts', { constraints: { host: 'a.example' } }, async () => 'a')
+  app.delete(
+    '/hosts',
+    { constraints: { host: 'b.example' }, config: { cors: false } },
+    async () => 'b',
+  )
+  const ask = (url: string, method: string) =>
+    app.inject({
+      method: 'OPTIONS',
+      url,
+      headers: { ...preflight, 'access-control-request-method': method },
+    })
+  for (const [url, method] of [
+    ['/admin/1', 'DELETE'],
+    ['/admin/1/?x=1', 'DELETE'],
+    ['/early/1', 'DELETE'],
+    ['/hosts', 'DELETE'],
+  ] as const) {
+    const refused = await ask(url, method)
+    t.equal(refused.statusCode, 200, `${method} ${url}`)
+    t.equal(refused.headers['access-control-allow-origin'], undefined, `${method} ${url}`)
+    t.equal(refused.headers['access-control-allow-methods'], undefined, `${method} ${url}`)
+  }
+  for (const [url, method] of [
+    ['/admin/1', 'GET'],
+    ['/admin/public', 'DELETE'],
+    ['/nowhere', 'DELETE'],
+    ['/admin/1', 'patch'],
+  ] as const) {
+    const allowed = await ask(url, method)
+    t.equal(allowed.headers['access-control-allow-origin'], '*', `${method} ${url}`)
+    t.match(allowed.headers['access-control-allow-methods'], /DELETE/, `${method} ${url}`)
+  }
+})
+
 test('settings add headers, change max-age and methods', async (t) => {
   const app = await build({
     cors: {
