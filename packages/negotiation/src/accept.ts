@@ -155,15 +155,17 @@ export function toOffer(mediaType: string): MediaOffer | undefined {
 const JSON_API_SUBTYPE = 'vnd.api+json'
 
 /**
- * Does a range's parameter list fit an offer (which carries only `charset=utf-8`)? On the
- * JSON:API type a `profile` fits too: JSON:API 1.1 (content negotiation) lets a server ignore
- * profiles it does not apply; `ext` does not (no extension is supported: 406).
+ * Does a range's parameter list fit an offer (which carries only `charset=utf-8`)? The JSON:API
+ * type is the exception: JSON:API 1.1 (content negotiation) lets a server ignore the `profile`s
+ * it does not apply, and asks for 406 when every instance of its type carries any other
+ * parameter: `ext` (no extension is supported) and `charset` too (the type defines none).
  */
 function paramsFit(params: readonly [string, string][], offer: MediaOffer): boolean {
+  const jsonApi = offer.type === 'application' && offer.subtype === JSON_API_SUBTYPE
   for (const [name, value] of params) {
-    if (name === 'charset' && value.toLowerCase() === 'utf-8') continue
-    if (name === 'profile' && offer.type === 'application' && offer.subtype === JSON_API_SUBTYPE)
+    if (jsonApi ? name === 'profile' : name === 'charset' && value.toLowerCase() === 'utf-8') {
       continue
+    }
     return false
   }
   return true

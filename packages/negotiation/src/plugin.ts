@@ -329,6 +329,17 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         settings.consumesHeader,
       )
     }
+    if (contentType.essence === MEDIA_TYPES.jsonApi) {
+      // JSON:API 1.1 (server responsibilities): 415 for any parameter but `ext` and `profile`,
+      // and for an `ext` naming an extension the server does not support (restwell supports none).
+      const other = contentType.params.find(([name]) => name !== 'profile')
+      if (other !== undefined) {
+        throw unsupportedMediaType(
+          `The JSON:API media type takes no "${other[0]}" parameter here (JSON:API allows only ext and profile, and no extension is supported)`,
+          settings.consumesHeader,
+        )
+      }
+    }
     const charset = contentType.params.find(([name]) => name === 'charset')
     if (charset !== undefined && !isUtf8(charset[1])) {
       throw unsupportedMediaType(

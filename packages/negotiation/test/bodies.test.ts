@@ -253,6 +253,42 @@ test('415 for an unsupported Content-Type, listing what the route accepts', asyn
   t.equal(empty.statusCode, 200, 'no body: nothing to check')
 })
 
+test('a JSON:API body: profile accepted, any other parameter 415 (JSON:API 1.1)', async (t) => {
+  const app = await build()
+  app.addContentTypeParser(
+    'application/vnd.api+json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  )
+  app.post(
+    '/api',
+    { config: { negotiation: { consumes: ['application/vnd.api+json'] } } },
+    async (request) => request.body,
+  )
+  const post = (type: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/api',
+      payload: '{"data":{"type":"books"}}',
+      headers: { 'content-type': type },
+    })
+  for (const type of ['application/vnd.api+json', 'application/vnd.api+json; profile="p"']) {
+    const res = await post(type)
+    t.equal(res.statusCode, 200, type)
+    t.same(res.json(), { data: { type: 'books' } }, type)
+  }
+  for (const [type, parameter] of [
+    ['application/vnd.api+json; charset=utf-8', 'charset'],
+    ['application/vnd.api+json; ext="https://example.com/e"', 'ext'],
+  ] as const) {
+    const res = await post(type)
+    t.equal(res.statusCode, 415, type)
+    t.equal(res.json().error.code, 'UNSUPPORTED_MEDIA_TYPE')
+    t.match(res.json().error.message, `"${parameter}" parameter`)
+    t.equal(res.headers.accept, 'application/vnd.api+json')
+  }
+})
+
 test('consumes per route and plugin; PATCH and GET are not checked unless set', async (t) => {
   const app = await build({ formbody: false, multipart: false })
   app.put('/csv', { config: { negotiation: { consumes: ['text/CSV'] } } }, async (request) => ({

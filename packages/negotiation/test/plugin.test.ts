@@ -640,4 +640,8 @@ test('JSON:API: a profile in Accept is accepted (not applied); ext is 406 (JSON:
   t.equal(ext.statusCode, 406)
   const other = await accept('application/json; profile="p"')
   t.equal(other.statusCode, 406, 'another type with an unknown parameter: still 406')
+  const charset = await accept('application/vnd.api+json; charset=utf-8')
+  t.equal(charset.statusCode, 406, 'the JSON:API type defines no charset: every instance has one')
+  const oneBare = await accept('application/vnd.api+json; charset=utf-8, application/vnd.api+json')
+  t.equal(oneBare.headers['content-type'], 'application/vnd.api+json', 'one instance without')
 })
