@@ -295,6 +295,22 @@ interface LimitedGet {
 }
 
 /**
+ * Puts a route's limiter first among the route's `onRequest` hooks, once every `onRoute` hook
+ * has run (the microtask after them): plugins registered later put their hooks in front of it
+ * (`@restwell/auth`'s guard, so a client failing authentication was never counted on a route
+ * with its own limit, and could guess tokens without end), while the root limit runs before
+ * every route hook. A limiter the route moved to a later hook (`hook: 'preHandler'`, the
+ * library's way to key clients by what earlier hooks found) stays where the route put it.
+ */
+function limiterFirst(entry: Record<string, unknown>, name: string, limiter: unknown): void {
+  if (name !== 'onRequest') return
+  const hooks = hooksOf(entry[name])
+  const at = hooks.indexOf(limiter)
+  if (at <= 0) return
+  entry[name] = [limiter, ...hooks.slice(0, at), ...hooks.slice(at + 1)]
+}
+
+/**
  * Sets up each route with its own `config.rateLimit` object before `@fastify/rate-limit`'s own
  * `onRoute` hook (added right after this one) gives the route its limiter:
  *
@@ -308,6 +324,8 @@ interface LimitedGet {
  *   the GET's `onRoute` hooks, with the GET's `config` and `handler` objects as given; the twin
  *   gets the GET's limiter before its own, and the library's guard (one limiter per request)
  *   makes its own return at once.
+ * - the route's limiter goes first among its `onRequest` hooks (`limiterFirst`): before
+ *   `@restwell/auth`'s guard, as the root limit is.
  * - `failOpen: true` becomes the route's `skipOnError` (unless the route sets it), so a store
  *   failure lets its requests through as on every other route. With `failOpen: false` the
  *   store's error goes to the error handler (a masked 500).
@@ -332,19 +350,24 @@ export function routeLimits(settings: RateLimitSettings): onRouteHookHandler {
       )
     }
     const entry = route as unknown as Record<string, unknown>
-    if ([route.method].flat().includes('GET')) {
+    const get = route.method === 'HEAD' ? lastGet : undefined
+    if (get !== undefined && get.config === config && get.handler === route.handler) {
+      const limiter = get.hooks[get.at]
+      // @fastify/rate-limit 11 pushes its limiter onto the list it finds; were a later version
+      // to set a new list instead, the twin would keep a counter of its own rather than fail.
+      if (typeof limiter === 'function') {
+        entry[get.hook] = [...hooksOf(entry[get.hook]), limiter]
+        queueMicrotask(() => limiterFirst(entry, get.hook, limiter))
+      }
+    } else {
       const name = typeof hook === 'string' ? hook : 'onRequest'
       const hooks = [...hooksOf(entry[name])]
       entry[name] = hooks
-      lastGet = { config, handler: route.handler, hook: name, hooks, at: hooks.length }
-    } else {
-      const get = route.method === 'HEAD' ? lastGet : undefined
-      if (get !== undefined && get.config === config && get.handler === route.handler) {
-        const limiter = get.hooks[get.at]
-        // @fastify/rate-limit 11 pushes its limiter onto the list it finds; were a later version
-        // to set a new list instead, the twin would keep a counter of its own rather than fail.
-        if (typeof limiter === 'function') entry[get.hook] = [...hooksOf(entry[get.hook]), limiter]
+      const at = hooks.length
+      if ([route.method].flat().includes('GET')) {
+        lastGet = { config, handler: route.handler, hook: name, hooks, at }
       }
+      queueMicrotask(() => limiterFirst(entry, name, hooks[at]))
     }
     if (!failOpen || 'skipOnError' in own) return
     route.config = {

@@ -73,6 +73,43 @@ test('a route with its own limit is counted in its own window, not in the root o
   )
 })
 
+test("a route's own limit runs before auth: failed logins are counted and limited", async (t) => {
+  // Auth puts its guard in front of the route's onRequest hooks, after @fastify/rate-limit
+  // pushed the route's limiter onto them: without restwell moving the limiter first, every
+  // guess reached verify() and none was counted.
+  let verified = 0
+  const verify = async (token: string) => {
+    verified++
+    return token === 'good' ? { sub: 'u' } : null
+  }
+  const app = await build({ rateLimit: { max: 100, timeWindow: 60_000 }, auth: { verify } })
+  const own = { rateLimit: { max: 3, timeWindow: 60_000 } }
+  app.post('/logins', { config: own }, async () => ({ ok: true }))
+  app.get('/accounts/:id', { config: own, onRequest: [(_q, _r, done) => done()] }, async () => ({}))
+  for (const [method, url] of [
+    ['POST', '/logins'],
+    ['GET', '/accounts/1'],
+  ] as const) {
+    verified = 0
+    const statuses: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const res = await app.inject({ method, url, headers: { authorization: `Bearer guess${i}` } })
+      statuses.push(res.statusCode)
+      t.equal(res.headers['x-ratelimit-limit'], '3', `${method} ${url} #${i}`)
+    }
+    t.same(statuses, [401, 401, 401, 429, 429], `${method} ${url}`)
+    t.equal(verified, 3, `${method} ${url}: the limited guesses never reach verify`)
+  }
+  const head = await app.inject({ method: 'HEAD', url: '/accounts/1' })
+  t.equal(head.statusCode, 429, "the HEAD twin shares the GET's counter, also before auth")
+  // With no plugin adding route hooks, the limiter is first already and stays the only one.
+  const bare = await build({ negotiation: false })
+  t.same(
+    [(await bare.inject('/tight')).statusCode, (await bare.inject('/tight')).statusCode],
+    [200, 429],
+  )
+})
+
 test('an unreadable timeWindow fails registration instead of a NaN window', async (t) => {
   // '1' and 400 zeros: @lukeed/ms reads it as Infinity.
   for (const timeWindow of [
