@@ -176,9 +176,18 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
         // A 200 becomes 204; any other status (a 202 for a queued delete, errors) is kept.
         if (request.method !== 'DELETE' || reply.statusCode !== 200) return done(null, payload)
         reply.code(204)
+        // Headers that described the dropped body (set by the handler, or by an instance-wide
+        // onSend hook, which Fastify runs before the route's): a 204 has no content to measure
+        // or encode (RFC 9110 §8.6, §8.4), and Fastify sends a null body's headers as they are.
+        reply.removeHeader('content-length')
+        reply.removeHeader('content-encoding')
         done(null, null)
       }
-      routeOptions.onSend = [...asList(routeOptions.onSend), noContent]
+      // First among the route's onSend hooks, whatever the registration order: compression
+      // (@fastify/compress appends its hook in its own onRoute hook, before this one when it was
+      // registered first, as the umbrella does), conditional's and the route's own hooks then see
+      // the 204 with no body, and nothing compresses a body that is not sent.
+      routeOptions.onSend = [noContent, ...asList(routeOptions.onSend)]
     }
   }
   onEveryRoute(fastify, onRoute)

@@ -1,5 +1,6 @@
+import { gzipSync } from 'node:zlib'
 import { ErrorCode, onEveryRoute, PAGE, type PageInfo, pageOf } from '@restwell/errors'
-import Fastify, { type FastifyReply } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'
 import { markDeleted, restwellSoftDelete } from '../src/index.js'
@@ -586,4 +587,80 @@ test('the body is shaped before hooks of plugins registered earlier (serializers
   t.equal((await app.inject('/books/1')).statusCode, 410, 'gone before serialization')
   t.strictSame((await app.inject('/books/1?deleted=include')).json().body, shown)
   t.strictSame((await app.inject('/books?deleted=only')).json().body, [shown])
+})
+
+/**
+ * Stands in for @fastify/compress (not a dependency of this package), as the umbrella registers
+ * it: a plugin whose onRoute hook appends a route onSend hook that, like compress's, passes a
+ * null body, and gzips a body of `threshold` bytes or more, setting Vary, Content-Encoding
+ * and Content-Length.
+ */
+const fakeCompress = fp(async (instance) => {
+  const threshold = 1024
+  const compress = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (payload == null) return payload
+    const accepted = String(request.headers['accept-encoding'] ?? '').includes('gzip')
+    const text = payload as string | Buffer
+    if (!accepted || Buffer.byteLength(text) < threshold) return payload
+    const gzipped = gzipSync(text)
+    reply.header('vary', 'accept-encoding')
+    reply.header('content-encoding', 'gzip')
+    reply.header('content-length', gzipped.length)
+    return gzipped
+  }
+  instance.addHook('onRoute', (route) => {
+    const hooks = route.onSend
+    route.onSend = [
+      ...(Array.isArray(hooks) ? hooks : hooks ? [hooks] : []),
+      async (request, reply, payload) => compress(request, reply, payload),
+    ]
+  })
+})
+
+test('on the wire: a hard DELETE is 204 before compression (no Content-Length, no Content-Encoding)', async (t) => {
+  const row = { id: '1', text: 'x'.repeat(3000) }
+  for (const compressFirst of [true, false]) {
+    const app = Fastify()
+    if (compressFirst) await app.register(fakeCompress) // the umbrella's order
+    await app.register(restwellSoftDelete, { mode: 'hard' })
+    if (!compressFirst) await app.register(fakeCompress)
+    app.delete('/sessions/:id', { config: { softDelete: true } }, async () => row)
+    app.get('/sessions/:id', { config: { softDelete: true } }, async () => row)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    t.teardown(() => app.close())
+    const { port } = app.server.address() as { port: number }
+    const base = `http://127.0.0.1:${port}/sessions/1`
+    const label = compressFirst ? 'compress registered first' : 'compress registered after'
+    const read = await fetch(base, { headers: { 'accept-encoding': 'gzip' } })
+    t.equal(read.headers.get('content-encoding'), 'gzip', `${label}: a GET is compressed`)
+    t.strictSame(await read.json(), row)
+    for (const coding of ['identity', 'gzip']) {
+      const res = await fetch(base, { method: 'DELETE', headers: { 'accept-encoding': coding } })
+      t.equal(res.status, 204, `${label}, ${coding}: 204`)
+      t.equal((await res.arrayBuffer()).byteLength, 0, `${label}, ${coding}: no body`)
+      t.equal(res.headers.get('content-length'), null, `${label}, ${coding}: no Content-Length`)
+      t.equal(res.headers.get('content-encoding'), null, `${label}, ${coding}: no Content-Encoding`)
+      t.equal(res.headers.get('vary'), null, `${label}, ${coding}: not negotiated`)
+    }
+  }
+})
+
+test('a hard DELETE drops Content-Length and Content-Encoding set before the route hooks', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete, { mode: 'hard' })
+  // An instance-wide onSend hook runs before every route hook: it saw the 200 and its body.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('content-encoding', 'gzip')
+    reply.header('content-length', 59)
+    return payload
+  })
+  app.delete('/sessions/:id', { config: { softDelete: true } }, async () => ({ id: '1' }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const res = await fetch(`http://127.0.0.1:${port}/sessions/1`, { method: 'DELETE' })
+  t.equal(res.status, 204)
+  t.equal(await res.text(), '')
+  t.equal(res.headers.get('content-length'), null)
+  t.equal(res.headers.get('content-encoding'), null)
 })
