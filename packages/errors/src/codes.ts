@@ -55,6 +55,10 @@ export const ErrorCode = {
   JOB_NOT_FINISHED: 'JOB_NOT_FINISHED',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   UNSUPPORTED_CONTENT_ENCODING: 'UNSUPPORTED_CONTENT_ENCODING',
+  // a request body whose bytes are not UTF-8 (@restwell/negotiation, @restwell/patch)
+  INVALID_UTF8: 'INVALID_UTF8',
+  // an `Expect` other than 100-continue (@restwell/errors)
+  EXPECTATION_FAILED: 'EXPECTATION_FAILED',
 } as const
 
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode]
