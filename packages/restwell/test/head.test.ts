@@ -69,3 +69,17 @@ test('the umbrella answers HEAD like GET, compressed or not, conditional on or o
     }
   }
 })
+
+test('a HEAD of a 204 has no Content-Length, as its GET (RFC 9110 §8.6)', async (t) => {
+  const app = Fastify()
+  await app.register(restwell, { rateLimit: false })
+  app.get('/empty', { config: { auth: false } }, async (_request, reply) => reply.code(204).send())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as AddressInfo
+  for (const method of ['GET', 'HEAD']) {
+    const answer = await send(port, method, '/empty', {})
+    t.equal(answer.status, 204, method)
+    t.equal(answer.headers['content-length'], undefined, method)
+  }
+})
