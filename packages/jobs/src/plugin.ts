@@ -22,6 +22,7 @@ const PLUGIN = '@restwell/jobs'
 /** Job ids are UUIDs; anything else cannot be a job and is not looked up. */
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const JOB_NAME = /^[A-Za-z0-9._:-]{1,100}$/
+const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** What a failed job tells clients, from its stored failure (old or foreign records included). */
 export function jobError(record: JobRecord): JobError {
@@ -242,7 +243,13 @@ const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
       }
       if (record.location !== undefined)
         return reply.code(303).header('location', record.location).send()
-      return reply.type('application/json; charset=utf-8').send(record.result)
+      // The value, not its stored JSON text: a payload goes through the reply's serializers, so
+      // the representation negotiated by @restwell/negotiation applies (XML, HAL, ...) as on any
+      // route, and JSON without it. A JSON string stays JSON text: Fastify sends a string as it
+      // is, past every serializer (it would go out as text/plain); see the README's Decisions.
+      const value: unknown = JSON.parse(record.result ?? 'null')
+      if (typeof value === 'string') return reply.type(JSON_TYPE).send(record.result)
+      return reply.send(value)
     },
   )
 

@@ -30,7 +30,11 @@ redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'payload', ARGV[3],
 redis.call('LPUSH', KEYS[2], ARGV[1])
 return redis.call('HGETALL', KEYS[1])`
 
-/** KEYS: queue, processing, leases. ARGV: job key base, instance, leaseMs. */
+/**
+ * KEYS: queue, processing, leases. ARGV: job key base, instance, leaseMs. The job key is built
+ * here from the id taken off the queue, so the base must be the full key as Redis sees it: the
+ * client's own `keyPrefix` included (ioredis prefixes KEYS, never ARGV).
+ */
 const CLAIM = `${NOW}
 while true do
   local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
@@ -76,7 +80,7 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 return 1`
 
-/** KEYS: queue, processing, leases. ARGV: job key base, maxAttempts, ttlMs, failure JSON. */
+/** KEYS: queue, processing, leases. ARGV: job key base (as for CLAIM), maxAttempts, ttlMs, failure JSON. */
 const REAP = `${NOW}
 local ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
 for _, id in ipairs(ids) do
@@ -163,6 +167,8 @@ export class RedisJobStore implements JobStore {
   readonly #processing: string
   readonly #leases: string
   readonly #jobBase: string
+  /** `#jobBase` as Redis sees it, for the scripts that build job keys themselves. */
+  readonly #scriptJobBase: string
 
   /** `owned`: this store created the connection and closes it. */
   constructor(redis: Redis, owned: boolean, options: RedisStoreOptions) {
@@ -177,6 +183,11 @@ export class RedisJobStore implements JobStore {
     this.#processing = `${p}processing`
     this.#leases = `${p}leases`
     this.#jobBase = `${p}job:`
+    // ioredis adds its `keyPrefix` to key arguments (KEYS of the scripts, HGETALL's key) but
+    // not to ARGV: the key a script builds from ARGV needs it added here, or it names another
+    // hash than the one `create` wrote. (`join` reads an absent prefix as '': ioredis defaults
+    // it to '' but the type allows undefined.)
+    this.#scriptJobBase = [redis.options.keyPrefix, this.#jobBase].join('')
   }
 
   #key(id: string): string {
@@ -209,7 +220,7 @@ export class RedisJobStore implements JobStore {
       this.#queue,
       this.#processing,
       this.#leases,
-      this.#jobBase,
+      this.#scriptJobBase,
       instance,
       String(this.#options.leaseMs),
     )
@@ -269,7 +280,7 @@ export class RedisJobStore implements JobStore {
       this.#queue,
       this.#processing,
       this.#leases,
-      this.#jobBase,
+      this.#scriptJobBase,
       String(this.#options.maxAttempts),
       String(this.#options.ttlMs),
       INTERRUPTED_FAILURE,

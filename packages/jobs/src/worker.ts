@@ -54,6 +54,10 @@ interface Running {
   controller: AbortController
   done: Promise<void>
   finished: boolean
+  /** The lease heartbeat; stopped when the run ends or `close()` gives the job back. */
+  beat: NodeJS.Timeout | undefined
+  /** `close()` gave the job back: this run no longer owns it, whatever its handler does next. */
+  released: boolean
 }
 
 /** One per instance; `start()` after the store is up, `close()` on shutdown. */
@@ -140,7 +144,14 @@ export class Worker {
 
   #execute(record: JobRecord): void {
     const controller = new AbortController()
-    const running: Running = { record, controller, done: Promise.resolve(), finished: false }
+    const running: Running = {
+      record,
+      controller,
+      done: Promise.resolve(),
+      finished: false,
+      beat: undefined,
+      released: false,
+    }
     running.done = this.#perform(running).finally(() => {
       this.#running.delete(running)
       this.notify()
@@ -152,7 +163,7 @@ export class Worker {
     const { record, controller } = running
     const store = this.#store
     const log = this.#log.child({ jobId: record.id, job: record.name })
-    const beat = setInterval(
+    running.beat = setInterval(
       () => {
         store.heartbeat(record.id, record.owner).then(
           (ours) => {
@@ -163,6 +174,8 @@ export class Worker {
       },
       Math.max(10, Math.floor(this.#options.leaseMs / 3)),
     )
+    // A heartbeat alone never keeps the process alive (close() stops it; this is the guard).
+    running.beat.unref()
     const context: JobContext = {
       jobId: record.id,
       attempt: record.attempts,
@@ -191,7 +204,13 @@ export class Worker {
       log.error({ err: error }, '@restwell/jobs: job failed')
       outcome = { status: 'failed', error: publicFailure(error) }
     } finally {
-      clearInterval(beat)
+      clearInterval(running.beat)
+    }
+    if (running.released) {
+      // A handler that ignored `ctx.signal` and ended after close() gave its job back: the job
+      // is no longer this run's (another instance may run it), and the store may be closed.
+      log.warn('@restwell/jobs: the job ended after it was given back on close; outcome dropped')
+      return
     }
     running.finished = true
     try {
@@ -217,10 +236,17 @@ export class Worker {
     })
     await Promise.race([Promise.all(running.map((job) => job.done)), timeout])
     clearTimeout(timer)
+    const unfinished = running.filter((job) => !job.finished)
+    for (const job of unfinished) {
+      // Its handler ignores the signal and may never end: stop its heartbeat here, or it would
+      // keep the lease of a job given back (and run against a closed store) forever.
+      clearInterval(job.beat)
+      job.released = true
+    }
     await Promise.all(
-      running
-        .filter((job) => !job.finished)
-        .map((job) => this.#store.release(job.record.id, job.record.owner).catch(() => false)),
+      unfinished.map((job) =>
+        this.#store.release(job.record.id, job.record.owner).catch(() => false),
+      ),
     )
   }
 }

@@ -1,4 +1,4 @@
-import { httpErrors, restwellErrors } from '@restwell/errors'
+import { httpErrors, MEDIA_TYPE, mediaTypeOf, restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { type JobContext, type JobsOptions, restwellJobs } from '../src/index.js'
@@ -391,4 +391,75 @@ test('close aborts running jobs and waits for them', async (t) => {
   await started.promise
   await app.close()
   t.ok(aborted)
+})
+
+test('the result resource is negotiated like any route; JSON without negotiation', async (t) => {
+  // @restwell/negotiation is not a dependency of this package. A stand-in with its contract: it
+  // picks the type in onRequest (request[MEDIA_TYPE]) and serializes a payload in another
+  // representation in a preSerialization hook, which Fastify runs for values, not for text.
+  const negotiated = (app: FastifyInstance): void => {
+    app.addHook('onRequest', async (request) => {
+      if (request.headers.accept === 'application/xml')
+        (request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE] = 'application/xml'
+    })
+    app.addHook('preSerialization', async (request, reply, payload) => {
+      if (mediaTypeOf(request) !== 'application/xml') return payload
+      reply.serializer((body) => body as string).type('application/xml; charset=utf-8')
+      return `<response>${JSON.stringify(payload)}</response>`
+    })
+  }
+  const results: Record<string, unknown> = {
+    object: { rows: 3, title: 'Q3' },
+    array: [1, 'two'],
+    number: 42,
+    nothing: undefined,
+    text: 'done',
+  }
+  const define = (app: FastifyInstance): void => {
+    for (const [name, value] of Object.entries(results)) app.jobs.define(name, async () => value)
+  }
+  const app = Fastify()
+  await app.register(restwellErrors)
+  negotiated(app)
+  await app.register(restwellJobs, { pollMs: 20 })
+  define(app)
+  await app.ready()
+  const plain = await build({}, define)
+  t.teardown(async () => {
+    await app.close()
+    await plain.close()
+  })
+  const finished = async (on: FastifyInstance, name: string): Promise<string> => {
+    const job = await on.jobs.enqueue(name, {})
+    await until(async () => (await on.jobs.get(job.jobId))?.status === 'succeeded')
+    return `/jobs/${job.jobId}/result`
+  }
+  const xml = { accept: 'application/xml' }
+  const json = 'application/json; charset=utf-8'
+  for (const [name, body] of [
+    ['object', '{"rows":3,"title":"Q3"}'],
+    ['array', '[1,"two"]'],
+    ['number', '42'],
+    ['nothing', 'null'],
+  ]) {
+    const url = await finished(app, name as string)
+    const res = await app.inject({ url, headers: xml })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['content-type'], 'application/xml; charset=utf-8', `${name}: negotiated`)
+    t.equal(res.body, `<response>${body}</response>`)
+    const asJson = await app.inject({ url })
+    t.equal(asJson.headers['content-type'], json, `${name}: JSON by default`)
+    t.equal(asJson.body, body)
+    const alone = await plain.inject({ url: await finished(plain, name as string), headers: xml })
+    t.equal(alone.headers['content-type'], json, `${name}: JSON without negotiation`)
+    t.equal(alone.body, body)
+  }
+  // A JSON string stays JSON text: Fastify sends text past the serializers (README, Decisions).
+  const text = await app.inject({ url: await finished(app, 'text'), headers: xml })
+  t.equal(text.statusCode, 200)
+  t.equal(text.headers['content-type'], json)
+  t.equal(text.body, '"done"')
+  const plainText = await plain.inject({ url: await finished(plain, 'text') })
+  t.equal(plainText.headers['content-type'], json)
+  t.equal(plainText.body, '"done"')
 })

@@ -301,6 +301,11 @@ test('the default key prefix, and a failed job written by a foreign writer', asy
     code: 'UNPROCESSABLE_ENTITY',
     message: 'old record',
   })
+  const bare = '11111111-2222-4333-8444-666666666666'
+  await raw.hset(`restwell:jobs:job:${bare}`, { id: bare, status: 'succeeded' })
+  const result = await app.inject({ url: `/jobs/${bare}/result` })
+  t.equal(result.statusCode, 200, 'a succeeded record without a result: null')
+  t.equal(result.body, 'null')
 })
 
 test('Redis down: 503 with Retry-After, no hang; then recovery', async (t) => {
@@ -335,6 +340,82 @@ test('Redis down: 503 with Retry-After, no hang; then recovery', async (t) => {
     return again.statusCode === 202
   }, 8000)
   t.pass('enqueue works again once Redis is back')
+})
+
+test('an ioredis client with its own keyPrefix: jobs are claimed, run and reaped', async (t) => {
+  // ioredis prefixes the KEYS of a script, never its ARGV: the job keys the claim and reap
+  // scripts build from the id must carry the client's prefix too.
+  const client = new Redis(redis.url, { keyPrefix: 'app:' })
+  const raw = new Redis(redis.url)
+  t.teardown(async () => {
+    await client.quit()
+    await raw.quit()
+  })
+  const keyPrefix = `t${++prefixes}:`
+  const store = new RedisJobStore(client, false, {
+    keyPrefix,
+    leaseMs: 50,
+    maxAttempts: 3,
+    ttlMs: 60_000,
+  })
+  const id = '22222222-3333-4444-8555-666666666666'
+  await store.create({ id, name: 'export', payload: '{}', estimatedTime: 'PT1S' })
+  t.equal(await raw.hget(`app:${keyPrefix}job:${id}`, 'status'), 'queued', 'under both prefixes')
+  const claimed = await store.claim('dead')
+  t.match(claimed, { id, status: 'running', owner: 'dead:1', attempts: 1 }, 'claimed')
+  t.match(await store.get(id), { status: 'running', owner: 'dead:1' })
+  // The claiming instance died: no heartbeat. Its lease (50 ms) runs out and a reap re-queues.
+  await until(async () => (await store.reap()) > 0)
+  t.match(await store.get(id), { status: 'queued', owner: '' }, 'reaped: queued again')
+  t.match(await store.claim('next'), { id, owner: 'next:2', attempts: 2 })
+
+  const app = await instance({ store: { redis: client, keyPrefix } }, (app) => {
+    app.jobs.define('export', async () => ({ rows: 3 }))
+  })
+  t.teardown(() => app.close())
+  const job = await app.jobs.enqueue('export', {})
+  await until(async () => (await statusOf(app, job.jobId)) === 303)
+  t.same((await app.inject({ url: `/jobs/${job.jobId}/result` })).json(), { rows: 3 })
+  t.equal(await raw.hget(`app:${keyPrefix}job:${job.jobId}`, 'status'), 'succeeded')
+})
+
+test('close with a handler that ignores ctx.signal: no heartbeat against the closed connection', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const lines: string[] = []
+  const app = Fastify({
+    logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
+  })
+  await app.register(restwellErrors)
+  // heartbeat every 50 ms
+  await app.register(restwellJobs, { store, pollMs: 20, leaseMs: 150, closeTimeoutMs: 50 })
+  const started = gate()
+  app.jobs.define('export', async () => {
+    started.open()
+    await new Promise(() => {}) // ignores the abort, and never ends
+  })
+  await app.ready()
+  const job = await app.jobs.enqueue('export', {})
+  await started.promise
+  const raw = new Redis(redis.url)
+  t.teardown(() => raw.quit())
+  const leases = `${store.keyPrefix}leases`
+  const first = Number(await raw.zscore(leases, job.jobId))
+  // A heartbeat has renewed the lease: the interval runs before close.
+  await until(async () => Number(await raw.zscore(leases, job.jobId)) > first)
+  await app.close()
+  t.match(await raw.hgetall(`${store.keyPrefix}job:${job.jobId}`), { status: 'queued', owner: '' })
+  // Ten heartbeat periods: an interval still running would have fired (and failed) by now.
+  await new Promise((r) => setTimeout(r, 500))
+  t.same(
+    lines.filter((line) => /heartbeat/.test(line)),
+    [],
+    'no heartbeat after close',
+  )
+  t.equal(
+    await raw.zscore(leases, job.jobId),
+    null,
+    'no lease renewed after the job was given back',
+  )
 })
 
 test('teardown', async () => {

@@ -240,3 +240,70 @@ test('a store that fails to claim is logged and tried again after pollMs', async
   store.answer?.(undefined)
   await closing
 })
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void
+  const promise = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { promise, open }
+}
+
+/** The memory store, counting the store calls a worker makes. */
+class CountingStore extends MemoryJobStore {
+  calls: string[] = []
+  override async heartbeat(id: string, owner: string): Promise<boolean> {
+    this.calls.push('heartbeat')
+    return super.heartbeat(id, owner)
+  }
+  override async finish(id: string, owner: string, outcome: JobOutcome): Promise<boolean> {
+    this.calls.push('finish')
+    return super.finish(id, owner, outcome)
+  }
+}
+
+test('close() stops the heartbeat of a job whose handler ignores ctx.signal', async (t) => {
+  for (const ending of ['never ends', 'ends after close']) {
+    const store = new CountingStore({ ttlMs: 60_000 })
+    t.teardown(() => store.close())
+    const started = gate()
+    const late = gate()
+    const warnings: unknown[] = []
+    const log = Fastify().log
+    const worker = new Worker(
+      store,
+      new Map([
+        [
+          'stuck',
+          async () => {
+            started.open()
+            // Ignores the abort, as a library call without a signal does.
+            await (ending === 'never ends' ? new Promise(() => {}) : late.promise)
+            return 'too late'
+          },
+        ],
+      ]),
+      // heartbeat every 10 ms
+      { instance: 'w', concurrency: 1, leaseMs: 30, pollMs: 5, closeTimeoutMs: 20 },
+      Object.assign(Object.create(log), {
+        child: () =>
+          Object.assign(Object.create(log), { warn: (msg: unknown) => warnings.push(msg) }),
+      }),
+    )
+    await store.create({ id: 'a', name: 'stuck', payload: 'null', estimatedTime: 'PT1S' })
+    worker.start()
+    await started.promise
+    while (!store.calls.includes('heartbeat')) await new Promise((r) => setTimeout(r, 5))
+    await worker.close()
+    t.match(await store.get('a'), { status: 'queued', owner: '' }, `${ending}: given back`)
+    const atClose = store.calls.length
+    late.open()
+    // Ten heartbeat periods: an interval still running would have fired by now (an interval
+    // due earlier fires before this later timeout, however slow the machine).
+    await new Promise((r) => setTimeout(r, 100))
+    t.same(store.calls.slice(atClose), [], `${ending}: no heartbeat, no finish after close`)
+    t.match(await store.get('a'), { status: 'queued', owner: '' }, `${ending}: still queued`)
+    if (ending === 'ends after close') t.match(warnings, [/given back on close; outcome dropped/])
+    else t.same(warnings, [])
+  }
+})
