@@ -1,4 +1,5 @@
 /** The `@restwell/patch` plugin: patch media types, 415 + Accept-Patch, `request.applyPatch`. */
+import { isUtf8 } from 'node:buffer'
 import {
   asList,
   declareState,
@@ -31,7 +32,7 @@ import {
   type PatchFormat,
   patchFormatOf,
 } from './content-type.js'
-import { show } from './errors.js'
+import { invalidUtf8, show } from './errors.js'
 import { applyCompiled, type CompiledOperation, compileJsonPatch } from './json-patch.js'
 import { checkMergePatch, mergePatch } from './merge-patch.js'
 import {
@@ -220,8 +221,8 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     if (fastify.hasContentTypeParser(type)) continue
     fastify.addContentTypeParser(
       type,
-      { parseAs: 'string' },
-      function parsePatchBody(request: FastifyRequest, body: string, done): void {
+      { parseAs: 'buffer' },
+      function parsePatchBody(request: FastifyRequest, body: Buffer, done): void {
         if ((request as PatchRequest)[ROUTE] === undefined) {
           done(
             httpErrors.unsupportedMediaType(`${type} is accepted only by patch routes`, {
@@ -231,7 +232,13 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
           )
           return
         }
-        jsonParser(request, body, (error, value) => {
+        // RFC 8259 §8.1: JSON exchanged between systems is UTF-8. Decoding other bytes would
+        // turn them into U+FFFD silently, so they are refused before anything is decoded.
+        if (!isUtf8(body)) {
+          done(invalidUtf8(), undefined)
+          return
+        }
+        jsonParser(request, body.toString('utf8'), (error, value) => {
           if (error) {
             done(error, undefined)
             return

@@ -1,6 +1,7 @@
 /** The resource a patch produces: its schema, its read-only fields, and the checks of both. */
 import { ErrorCode, type HttpError, httpErrors, validationDetails } from '@restwell/errors'
 import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv'
+import ajvFormats from 'ajv-formats'
 import { readOnlyField, show } from './errors.js'
 import type { CompiledOperation } from './json-patch.js'
 import { hasOwn, isPlainObject, jsonEqual, toJsonForm } from './json.js'
@@ -95,7 +96,20 @@ export function checkReadOnly(
   }
 }
 
-/** Compiles resource schemas with one strict Ajv: no coercion, no defaults, no removal. */
+/**
+ * The ajv-formats plugin. It is a CommonJS module whose `module.exports` is the plugin and also
+ * carries it as `default`; TypeScript types a default import of it as the whole module, so the
+ * plugin is taken from `default`, which holds it whichever way the module is loaded.
+ */
+const addFormats = ajvFormats.default
+
+/**
+ * Compiles resource schemas with one strict Ajv: no coercion, no defaults, no removal. It knows
+ * the formats Fastify's own validator knows (@fastify/ajv-compiler loads ajv-formats with its
+ * defaults: every format, full mode, and the `formatMinimum`... keywords), so a schema checks a
+ * patched document as it checks a POST or PUT body; formats given through the `formats` option
+ * take precedence over those.
+ */
 export class ResourceValidator {
   readonly #options: AjvOptions
   #ajv: Ajv | undefined
@@ -106,7 +120,16 @@ export class ResourceValidator {
 
   /** Compiles `schema`, first adding the shared schemas (`fastify.getSchemas()`) it may `$ref`. */
   compile(schema: object, shared: Readonly<Record<string, unknown>>): ValidateFunction {
-    this.#ajv ??= new Ajv({
+    this.#ajv ??= this.#create()
+    const ajv = this.#ajv
+    for (const [id, value] of Object.entries(shared)) {
+      if (ajv.getSchema(id) === undefined && isPlainObject(value)) ajv.addSchema(value, id)
+    }
+    return ajv.compile(schema)
+  }
+
+  #create(): Ajv {
+    const ajv = new Ajv({
       allErrors: true,
       strict: false,
       logger: false,
@@ -115,11 +138,12 @@ export class ResourceValidator {
       useDefaults: false,
       removeAdditional: false,
     })
-    const ajv = this.#ajv
-    for (const [id, value] of Object.entries(shared)) {
-      if (ajv.getSchema(id) === undefined && isPlainObject(value)) ajv.addSchema(value, id)
+    addFormats(ajv)
+    // ajv-formats replaces formats of the same name: the caller's own win.
+    for (const [name, format] of Object.entries(this.#options.formats ?? {})) {
+      if (format !== undefined) ajv.addFormat(name, format)
     }
-    return ajv.compile(schema)
+    return ajv
   }
 }
 

@@ -193,6 +193,57 @@ test('400 for malformed or empty JSON and for prototype poisoning in the body', 
   t.equal(({} as { polluted?: unknown }).polluted, undefined)
 })
 
+test('400 INVALID_UTF8 for a body whose bytes are not UTF-8, in both formats; nothing stored', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  const books = seed()
+  await app.register(restwellPatch)
+  app.patch('/books/:id', { schema: { response: { 200: Book } } }, async (request) => {
+    const next = request.applyPatch(books.get('1'))
+    books.set('1', next as BookDoc)
+    return next
+  })
+  const send = (type: string, bytes: Buffer) =>
+    app.inject({
+      method: 'PATCH',
+      url: '/books/1',
+      headers: { 'content-type': type },
+      payload: bytes,
+    })
+  const bodies: Array<[string, Buffer]> = [
+    // Latin-1 "é", as a legacy client sends it
+    [MERGE_PATCH, Buffer.from('{"title":"Les Mis\xe9rables"}', 'latin1')],
+    [JSON_PATCH, Buffer.from('[{"op":"replace","path":"/title","value":"Caf\xe9"}]', 'latin1')],
+    // an overlong "/" and an encoded UTF-16 surrogate: not UTF-8 either (RFC 3629 §3)
+    [MERGE_PATCH, Buffer.from([...Buffer.from('{"title":"a'), 0xc0, 0xaf, ...Buffer.from('"}')])],
+    [
+      MERGE_PATCH,
+      Buffer.from([...Buffer.from('{"title":"a'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]),
+    ],
+  ]
+  for (const [type, bytes] of bodies) {
+    const res = await send(type, bytes)
+    t.equal(res.statusCode, 400, res.body)
+    t.same(res.json().error, {
+      ...res.json().error,
+      code: ErrorCode.INVALID_UTF8,
+      message: 'The request body is not valid UTF-8',
+      details: [{ field: 'body', message: 'is not valid UTF-8', code: ErrorCode.INVALID_UTF8 }],
+    })
+  }
+  t.equal(books.get('1')?.title, 'Dune', 'nothing stored')
+  // The same text in UTF-8 (with or without a BOM) is taken as it is.
+  const utf8 = await send(MERGE_PATCH, Buffer.from('{"title":"Les Misérables"}', 'utf8'))
+  t.equal(utf8.statusCode, 200, utf8.body)
+  t.equal(books.get('1')?.title, 'Les Misérables')
+  const bom = await send(
+    JSON_PATCH,
+    Buffer.from('\ufeff[{"op":"replace","path":"/title","value":"Café"}]'),
+  )
+  t.equal(bom.statusCode, 200, bom.body)
+  t.equal(books.get('1')?.title, 'Café')
+})
+
 test('409 for a failed test and for a missing target; nothing stored', async (t) => {
   const { app, books } = await build()
   const failed = await patch(app, [
@@ -474,6 +525,90 @@ test('config.patch.schema, $ref to shared schemas, 2xx and content-wrapped respo
   t.equal((await patch(app, { isbn: '978' }, MERGE_PATCH, '/b')).statusCode, 422)
   t.equal((await patch(app, { n: null }, MERGE_PATCH, '/c')).statusCode, 422)
   t.equal((await patch(app, { n: null }, MERGE_PATCH, '/d')).statusCode, 200)
+})
+
+test('formats are checked as Fastify checks a POST or PUT body (ajv-formats): 422, nothing stored', async (t) => {
+  const User = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'email', 'born'],
+    properties: {
+      id: { type: 'integer', readOnly: true },
+      email: { type: 'string', format: 'email' },
+      born: { type: 'string', format: 'date', formatMaximum: '2100-01-01' },
+    },
+  }
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellPatch)
+  let user = { id: 1, email: 'ann@example.com', born: '1990-05-01' }
+  app.put('/users/:id', { schema: { body: User, response: { 200: User } } }, async (request) => {
+    user = { ...(request.body as typeof user), id: 1 }
+    return user
+  })
+  app.patch('/users/:id', { schema: { response: { 200: User } } }, async (request) => {
+    user = request.applyPatch(user)
+    return user
+  })
+  const bad = { email: 'not-an-email', born: 'someday' }
+  const put = await app.inject({ method: 'PUT', url: '/users/1', payload: { id: 1, ...bad } })
+  t.equal(put.statusCode, 400, 'Fastify refuses the formats on PUT')
+  for (const res of [
+    await patch(app, bad, MERGE_PATCH, '/users/1'),
+    await patch(
+      app,
+      [{ op: 'replace', path: '/email', value: 'not-an-email' }],
+      JSON_PATCH,
+      '/users/1',
+    ),
+    await patch(app, { born: '2021-02-30' }, MERGE_PATCH, '/users/1'),
+    await patch(app, { born: '2200-01-01' }, MERGE_PATCH, '/users/1'),
+  ]) {
+    t.equal(res.statusCode, 422, res.body)
+    t.equal(res.json().error.code, ErrorCode.PATCH_RESULT_INVALID)
+  }
+  const fields = (await patch(app, bad, MERGE_PATCH, '/users/1'))
+    .json()
+    .error.details.map((d: { field: string }) => d.field)
+  t.same([...new Set(fields)].sort(), ['resource/born', 'resource/email'])
+  t.same(user, { id: 1, email: 'ann@example.com', born: '1990-05-01' }, 'nothing stored')
+  const good = await patch(
+    app,
+    { email: 'bob@example.org', born: '2000-02-29' },
+    MERGE_PATCH,
+    '/users/1',
+  )
+  t.equal(good.statusCode, 200, good.body)
+  t.same(user, { id: 1, email: 'bob@example.org', born: '2000-02-29' })
+})
+
+test('ajv.formats given to the plugin win over ajv-formats; validateFormats: false turns formats off', async (t) => {
+  const Thing = {
+    type: 'object',
+    properties: {
+      email: { type: 'string', format: 'email' },
+      day: { type: 'string', format: 'date' },
+    },
+  }
+  async function appWith(ajv: PatchOptions['ajv']): Promise<FastifyInstance> {
+    const app = Fastify()
+    await app.register(restwellPatch, { ajv })
+    app.patch('/things/1', { schema: { response: { 200: Thing } } }, async (request) =>
+      request.applyPatch({ email: 'a@b.example', day: '2020-01-01' }),
+    )
+    return app
+  }
+  // The caller's `email` (anything with an @) replaces ajv-formats' one; `date` is untouched, and
+  // an entry left undefined is skipped (as Ajv's constructor skips it).
+  const own = await appWith({ formats: { email: /@/, date: undefined } })
+  t.equal((await patch(own, { email: 'x@y' }, MERGE_PATCH, '/things/1')).statusCode, 200)
+  t.equal((await patch(own, { email: 'xy' }, MERGE_PATCH, '/things/1')).statusCode, 422)
+  t.equal((await patch(own, { day: 'someday' }, MERGE_PATCH, '/things/1')).statusCode, 422)
+  const off = await appWith({ validateFormats: false })
+  t.equal(
+    (await patch(off, { email: 'xy', day: 'someday' }, MERGE_PATCH, '/things/1')).statusCode,
+    200,
+  )
 })
 
 test('413 when a JSON Patch holds more than maxOperations operations', async (t) => {
