@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
 import { buildErrorBody, errorContentType, isoNow } from './body.js'
+import { passExpectationsToFastify, requestRefusal } from './expect.js'
 import { httpErrors } from './http-error.js'
 import { logError, normalizeError } from './normalize.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
@@ -36,12 +37,13 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     return id
   }
 
-  if (idHeader !== false) {
-    fastify.addHook('onRequest', (request, reply, next) => {
-      reply.header(idHeader, requestIdOf(request))
-      next()
-    })
-  }
+  // The first onRequest hook: the request id, then the requests refused before anything else
+  // runs (an unmet `Expect`, a Host-less HTTP/1.1 request; see expect.ts), in one hook.
+  fastify.addHook('onRequest', function restwellRequest(request, reply, next) {
+    if (idHeader !== false) reply.header(idHeader, requestIdOf(request))
+    next(requestRefusal(request))
+  })
+  passExpectationsToFastify(fastify.server)
 
   /** Logs the error, sets its status and headers, and returns its body. */
   function prepare(thrown: unknown, request: FastifyRequest, reply: FastifyReply) {
@@ -128,7 +130,9 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     fastify.setNotFoundHandler(function restwellNotFound(request, reply) {
       const path = pathOf(request.originalUrl)
       const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}...` : path
-      return send(httpErrors.notFound(`Route ${request.method} ${shown} not found`), request, reply)
+      // A HEAD is named as GET: its Content-Length must be the one GET's 404 has (RFC 9110 §9.3.2).
+      const method = request.method === 'HEAD' ? 'GET' : request.method
+      return send(httpErrors.notFound(`Route ${method} ${shown} not found`), request, reply)
     })
   }
 }

@@ -268,6 +268,20 @@ test('404 for an unknown route, in the form, path not echoed past a bound', asyn
   t.equal(head.body, '')
 })
 
+test("a HEAD's 404 has the Content-Length of GET's 404 (RFC 9110 §9.3.2)", async (t) => {
+  const app = await build()
+  const headers = { 'x-request-id': 'same-id' }
+  const get = await app.inject({ method: 'GET', url: '/nothing-here', headers })
+  const head = await app.inject({ method: 'HEAD', url: '/nothing-here', headers })
+  t.equal(get.statusCode, 404)
+  t.equal(head.statusCode, 404)
+  t.equal(head.body, '')
+  t.equal(head.headers['content-length'], get.headers['content-length'])
+  t.equal(get.json().error.message, 'Route GET /nothing-here not found')
+  const post = await app.inject({ method: 'POST', url: '/nothing-here' })
+  t.equal(post.json().error.message, 'Route POST /nothing-here not found')
+})
+
 test('the not-found handler can be left to the app', async (t) => {
   const app = Fastify()
   await app.register(restwellErrors, { notFoundHandler: false })

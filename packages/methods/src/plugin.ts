@@ -98,11 +98,15 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     // The method has a route here: its handler chose not-found (`reply.callNotFound()`), so
     // this is a 404, never a 405 whose Allow lists the very method refused.
     if (allow.includes(method)) return done()
+    // A HEAD where GET too is refused is named as GET: its Content-Length must be the one GET's
+    // 405 has (RFC 9110 §9.3.2). Where GET is allowed (`exposeHeadRoutes: false`), GET's answer
+    // is not a 405 anyway, and the message names HEAD.
+    const named = method === 'HEAD' && !allow.includes('GET') ? 'GET' : method
     // The router is asked about the URL that was routed (`request.url`, possibly rewritten by
     // method override or versioning); the client is shown the one it sent.
     done(
       httpErrors.methodNotAllowed(
-        `Method ${method} is not allowed on ${pathOf(request.originalUrl)}`,
+        `Method ${named} is not allowed on ${pathOf(request.originalUrl)}`,
         {
           code: ErrorCode.METHOD_NOT_ALLOWED,
           headers: { allow: allow.join(', ') },

@@ -99,6 +99,32 @@ test('HEAD answers with the headers of GET and no body', async (t) => {
   t.equal(head.headers['content-type'], get.headers['content-type'])
 })
 
+test("a HEAD's 405 has the Content-Length of GET's 405 (RFC 9110 §9.3.2)", async (t) => {
+  const app = await build()
+  app.post('/orders', async () => ({ ok: true }))
+  const get = await app.inject({ method: 'GET', url: '/orders' })
+  const head = await app.inject({ method: 'HEAD', url: '/orders' })
+  t.equal(get.statusCode, 405)
+  t.equal(head.statusCode, 405)
+  t.equal(head.body, '')
+  t.equal(head.headers.allow, get.headers.allow)
+  t.equal(head.headers['content-length'], get.headers['content-length'])
+  t.equal(get.json().error.message, 'Method GET is not allowed on /orders')
+  // Where GET is allowed (no HEAD twin), GET's answer is no 405: the message names HEAD.
+  const noHead = Fastify({ exposeHeadRoutes: false })
+  await noHead.register(restwellErrors)
+  await noHead.register(restwellMethods)
+  noHead.get('/books', async () => [])
+  let message = ''
+  noHead.addHook('onError', async (_request, _reply, error) => {
+    message = error.message
+  })
+  const refused = await noHead.inject({ method: 'HEAD', url: '/books' })
+  t.equal(refused.statusCode, 405)
+  t.equal(refused.headers.allow, 'GET, OPTIONS')
+  t.equal(message, 'Method HEAD is not allowed on /books')
+})
+
 test('TRACE is never routed: 405 on an existing path', async (t) => {
   const app = await build()
   const res = await app.inject({ method: 'TRACE', url: '/books' })

@@ -1,0 +1,78 @@
+/**
+ * Requests Node's HTTP server would answer itself, bare, before Fastify sees them: an `Expect`
+ * other than 100-continue (RFC 9110 §10.1.1, a 417) and an HTTP/1.1 request without `Host`
+ * (RFC 9112 §3.2, a 400). The plugin refuses them in its first `onRequest` hook instead, in
+ * the error form.
+ */
+import type { EventEmitter } from 'node:events'
+import type { FastifyRequest } from 'fastify'
+import { ErrorCode } from './codes.js'
+import { fieldText, isOws } from './http.js'
+import { type HttpError, httpErrors } from './http-error.js'
+
+const CONTINUE = '100-continue'
+
+/**
+ * True when an `Expect` field value has a member other than `100-continue` (compared
+ * case-insensitively, RFC 9110 §10.1.1; empty list members are ignored, §5.6.1). One pass, no
+ * regex. A quoted string holding a comma splits into pieces that are not `100-continue`
+ * either, so a naive split on commas never lets an unmet expectation through.
+ */
+export function hasUnmetExpectation(value: unknown): boolean {
+  const text = fieldText(value)
+  let start = 0
+  while (start <= text.length) {
+    let end = text.indexOf(',', start)
+    if (end === -1) end = text.length
+    let from = start
+    let to = end
+    while (from < to && isOws(text.charCodeAt(from))) from++
+    while (to > from && isOws(text.charCodeAt(to - 1))) to--
+    if (
+      to > from &&
+      (to - from !== CONTINUE.length || text.slice(from, to).toLowerCase() !== CONTINUE)
+    ) {
+      return true
+    }
+    start = end + 1
+  }
+  return false
+}
+
+/**
+ * The error a request is refused with before anything else runs, or undefined: 417 for an
+ * expectation this server cannot meet, 400 for an HTTP/1.1 request without `Host`. Matched
+ * requests pay two property reads.
+ */
+export function requestRefusal(request: FastifyRequest): HttpError | undefined {
+  const headers = request.headers
+  if (headers.expect !== undefined && hasUnmetExpectation(headers.expect)) {
+    return httpErrors.expectationFailed('This server can meet no expectation but 100-continue', {
+      code: ErrorCode.EXPECTATION_FAILED,
+      details: [
+        { field: 'headers/expect', message: 'only 100-continue is supported', code: 'UNSUPPORTED' },
+      ],
+    })
+  }
+  if (headers.host === undefined && request.raw.httpVersion === '1.1') {
+    return httpErrors.badRequest('An HTTP/1.1 request must carry a Host header', {
+      details: [{ field: 'headers/host', message: 'required', code: 'REQUIRED' }],
+    })
+  }
+  return undefined
+}
+
+/**
+ * Without a `checkExpectation` listener Node answers an `Expect` other than 100-continue with a
+ * bare 417 itself. This one hands such a request to the server's `request` listeners (Fastify's
+ * handler), as Node does for every other request, so it runs through Fastify's lifecycle and
+ * the plugin's hook refuses it in the error form. Added once per server, and not when the app
+ * has a listener of its own (two listeners would both answer). `Expect: 100-continue` goes
+ * through Node's `checkContinue` path, untouched.
+ */
+export function passExpectationsToFastify(server: EventEmitter): void {
+  if (server.listenerCount('checkExpectation') > 0) return
+  server.on('checkExpectation', function restwellCheckExpectation(req: unknown, res: unknown) {
+    server.emit('request', req, res)
+  })
+}
