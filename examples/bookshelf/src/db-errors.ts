@@ -1,8 +1,9 @@
 /**
  * Database errors → HTTP errors. A lost or refused connection is a 503 with Retry-After (the
  * client may retry; nothing is wrong with its request); a unique or foreign-key violation the
- * routes did not foresee is a 409; anything else stays an unknown error, which the errors
- * plugin masks as a 500 carrying the requestId (and logs in full).
+ * routes did not foresee is a 409; a data exception (a value the database cannot hold, which
+ * the schemas should have refused) is a 400; anything else stays an unknown error, which the
+ * errors plugin masks as a 500 carrying the requestId (and logs in full).
  */
 import { httpErrors, isHttpError } from 'restwell'
 import type { Database, Queryable } from './db.js'
@@ -67,6 +68,15 @@ export function mapDatabaseError(error: unknown): unknown {
   if (code === '23503') {
     return httpErrors.conflict('The change would break a reference between resources', {
       code: 'REFERENCE_CONFLICT',
+      cause: error,
+    })
+  }
+  // Class 22, data exception: a value out of range, a NUL in text, a date PostgreSQL has not
+  // (22003, 22021, 22008, ...). The request carried it. The SQL message, which names no field
+  // the client knows, is not sent: it stays the error's `cause`.
+  if (typeof code === 'string' && code.length === 5 && code.startsWith('22')) {
+    return httpErrors.badRequest('A value in the request cannot be stored', {
+      code: 'INVALID_VALUE',
       cause: error,
     })
   }

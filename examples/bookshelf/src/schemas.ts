@@ -4,6 +4,40 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox'
 /** ISBN-10 or ISBN-13: digits with optional hyphens (and a final X for ISBN-10). */
 const ISBN_PATTERN = '^[0-9][0-9-]{8,15}[0-9Xx]$'
 
+/*
+ * What the schemas accept must be what PostgreSQL stores, or the database refuses it with a
+ * data exception (SQLSTATE class 22) after validation has passed. Three such values:
+ */
+
+/** Largest id or reference: ids are PostgreSQL `integer` (int4) columns. */
+export const MAX_ID = 2_147_483_647
+
+/** Text without U+0000: PostgreSQL `text` cannot hold a NUL character (22021). */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$'
+
+/**
+ * A `YYYY-MM-DD` date from year 0001: RFC 3339's full-date allows year 0000, which PostgreSQL's
+ * `date` does not have (22008). `format: 'date'` still checks the month and the day.
+ */
+export const DATE_PATTERN =
+  '^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}$'
+
+/** A positive id or reference to one (an `integer` column). */
+export const Id = (options: { readOnly?: boolean } = {}) =>
+  Type.Integer({ minimum: 1, maximum: MAX_ID, ...options })
+
+/** Text PostgreSQL can store, of at most `maxLength` characters. */
+const Text = (options: { minLength?: number; maxLength: number }) =>
+  Type.String({ ...options, pattern: NO_NUL_PATTERN })
+
+/** A calendar date PostgreSQL can store. */
+const DateOnly = (description?: string) =>
+  Type.String({
+    format: 'date',
+    pattern: DATE_PATTERN,
+    ...(description === undefined ? {} : { description }),
+  })
+
 export const BookStatus = Type.Union(
   [Type.Literal('available'), Type.Literal('checked-out'), Type.Literal('archived')],
   { description: 'Lending state of the copy' },
@@ -15,9 +49,9 @@ const Timestamp = (description: string): TSchema =>
 
 export const Author = Type.Object(
   {
-    id: Type.Integer({ readOnly: true }),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    bio: Type.Optional(Type.String({ maxLength: 2000 })),
+    id: Id({ readOnly: true }),
+    name: Text({ minLength: 1, maxLength: 200 }),
+    bio: Type.Optional(Text({ maxLength: 2000 })),
     createdAt: Timestamp('ISO 8601 UTC'),
     updatedAt: Timestamp('ISO 8601 UTC'),
   },
@@ -27,8 +61,8 @@ export type Author = Static<typeof Author>
 
 export const AuthorInput = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    bio: Type.Optional(Type.String({ maxLength: 2000 })),
+    name: Text({ minLength: 1, maxLength: 200 }),
+    bio: Type.Optional(Text({ maxLength: 2000 })),
   },
   { additionalProperties: false, title: 'AuthorInput' },
 )
@@ -36,15 +70,15 @@ export type AuthorInput = Static<typeof AuthorInput>
 
 export const Book = Type.Object(
   {
-    id: Type.Integer({ readOnly: true }),
-    title: Type.String({ minLength: 1, maxLength: 300 }),
+    id: Id({ readOnly: true }),
+    title: Text({ minLength: 1, maxLength: 300 }),
     isbn: Type.String({ pattern: ISBN_PATTERN }),
     status: BookStatus,
     statusLabel: Type.Optional(
       Type.String({ readOnly: true, description: 'the status in the negotiated language' }),
     ),
-    authorId: Type.Integer({ minimum: 1 }),
-    publishedAt: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD' })),
+    authorId: Id(),
+    publishedAt: Type.Optional(DateOnly('YYYY-MM-DD')),
     createdAt: Timestamp('ISO 8601 UTC'),
     updatedAt: Timestamp('ISO 8601 UTC'),
     deleted: Type.Optional(Type.Boolean({ description: 'true when soft-deleted' })),
@@ -58,11 +92,11 @@ export type Book = Static<typeof Book>
 
 export const BookInput = Type.Object(
   {
-    title: Type.String({ minLength: 1, maxLength: 300 }),
+    title: Text({ minLength: 1, maxLength: 300 }),
     isbn: Type.String({ pattern: ISBN_PATTERN }),
     status: Type.Optional(BookStatus),
-    authorId: Type.Integer({ minimum: 1 }),
-    publishedAt: Type.Optional(Type.String({ format: 'date' })),
+    authorId: Id(),
+    publishedAt: Type.Optional(DateOnly()),
   },
   { additionalProperties: false, title: 'BookInput' },
 )
@@ -89,7 +123,7 @@ export type BookV2 = Static<typeof BookV2>
 export const ExportInput = Type.Object(
   {
     status: Type.Optional(BookStatus),
-    authorId: Type.Optional(Type.Integer({ minimum: 1 })),
+    authorId: Type.Optional(Id()),
   },
   { additionalProperties: false, title: 'ExportInput' },
 )
@@ -106,7 +140,7 @@ export const ExportDocument = Type.Object(
   { title: 'Export' },
 )
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+export const IdParams = Type.Object({ id: Id() })
 export type IdParams = Static<typeof IdParams>
 
 /** The envelope `reply.paginate()` sends: `{ data, meta, links }` (restwell's own schema). */

@@ -3,8 +3,9 @@
  * Run by pglite.test.ts and postgres.test.ts against the same app on the two engines.
  */
 import type { Test } from 'tap'
+import { guarded } from '../src/db-errors.js'
 import { coverPng } from '../src/seed.js'
-import { READ, type Running } from './helpers.js'
+import { READ, type Running, WRITE } from './helpers.js'
 
 type Body = Record<string, unknown>
 type ErrorBody = {
@@ -420,7 +421,7 @@ export async function writes(t: Test, { call, json }: Running): Promise<void> {
   t.equal((await call('GET', '/v1/authors/4')).status, 404)
 }
 
-export async function covers(t: Test, { call, json }: Running): Promise<void> {
+export async function covers(t: Test, { base, call, json }: Running): Promise<void> {
   const read = { authorization: READ }
   const whole = await call('GET', '/v1/books/1/cover', { headers: read })
   t.equal(whole.status, 200)
@@ -481,12 +482,42 @@ export async function covers(t: Test, { call, json }: Running): Promise<void> {
   })
   t.equal(garbage.status, 422)
   t.equal((await json<ErrorBody>(garbage)).error.code, 'INVALID_IMAGE')
-  const text = await call('PUT', '/v1/books/4/cover', {
-    body: 'hello',
-    type: 'text/plain',
-    headers: { 'if-match': '*' },
-  })
-  t.equal(text.status, 415)
+  // Every type that is not an image gets the same 415, whose Accept lists the image types:
+  // also those no parser takes (text/plain, SVG, none) and those another parser takes.
+  const refusals: Response[] = []
+  for (const type of [
+    'text/plain',
+    'image/svg+xml',
+    'application/json',
+    'application/merge-patch+json',
+    'application/xml',
+  ]) {
+    refusals.push(
+      await call('PUT', '/v1/books/4/cover', {
+        body: type === 'image/svg+xml' ? '<svg xmlns="http://www.w3.org/2000/svg"/>' : '{}',
+        type,
+        headers: { 'if-match': '*' },
+      }),
+    )
+  }
+  // No Content-Type at all (fetch adds none to bytes).
+  refusals.push(
+    await fetch(`${base}/v1/books/4/cover`, {
+      method: 'PUT',
+      headers: { authorization: WRITE, 'if-match': '*' },
+      body: new Uint8Array(png),
+    }),
+  )
+  for (const refused of refusals) {
+    t.equal(refused.status, 415)
+    t.equal(refused.headers.get('accept'), 'image/png, image/jpeg, image/gif, image/webp')
+    t.match(await json(refused), {
+      error: {
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'A cover is one of image/png, image/jpeg, image/gif, image/webp',
+      },
+    })
+  }
 }
 
 export async function versions(t: Test, { call, json }: Running): Promise<void> {
@@ -561,6 +592,154 @@ export async function exportJob(t: Test, { call, json }: Running): Promise<void>
   )
 }
 
+/** Every row of every table, to show a refused request changed nothing. */
+async function snapshot({ db }: Running): Promise<string> {
+  const parts: string[] = []
+  for (const table of ['authors', 'books', 'book_covers', 'exports']) {
+    const result = await db.query<{ rows: string }>(
+      `select coalesce(string_agg(x::text, '|' order by x::text), '') as rows from ${table} x`,
+    )
+    parts.push(`${table}: ${result.rows[0]?.rows}`)
+  }
+  return parts.join('\n')
+}
+
+/**
+ * Values the schemas once accepted but PostgreSQL refuses (SQLSTATE class 22, which were 500s):
+ * an id or reference over int4, a NUL in text, year 0000. Each is a 400 naming the field (422
+ * from a patch, whose result is checked against the resource's schema), and nothing is written.
+ */
+export async function unstorableValues(t: Test, running: Running): Promise<void> {
+  const { call, json } = running
+  const read = { authorization: READ }
+  const before = await snapshot(running)
+  const TOO_BIG = 2_147_483_648
+
+  const refused = async (
+    response: Response,
+    field: string,
+    status = 400,
+    code = 'VALIDATION_ERROR',
+  ): Promise<void> => {
+    const label = `${response.url.slice(response.url.indexOf('/v'))}: ${field}`
+    t.equal(response.status, status, label)
+    t.match(await json(response), { error: { code, details: [{ field }] } }, label)
+  }
+
+  for (const path of [
+    `/v1/books/${TOO_BIG}`,
+    `/v1/authors/${TOO_BIG}`,
+    `/v1/authors/${TOO_BIG}/books`,
+    `/v1/books/${TOO_BIG}/cover`,
+    `/v1/exports/${TOO_BIG}`,
+    `/v2/books/${TOO_BIG}`,
+  ]) {
+    await refused(await call('GET', path, { headers: read }), 'params/id')
+  }
+  t.equal((await call('GET', '/v1/books/2147483647', { headers: read })).status, 404, 'max id')
+  for (const path of ['/v1/books', '/v2/books']) {
+    const filtered = await call('GET', `${path}?authorId=${TOO_BIG}`, { headers: read })
+    t.equal(filtered.status, 400, `${path}?authorId over int4`)
+    t.match(await json(filtered), { error: { details: [{ field: 'querystring/authorId' }] } })
+  }
+
+  const book = { title: 'X', isbn: '978-0000000009', authorId: 1 }
+  const replacement = { ...book, status: 'available' }
+  const bodies: [Record<string, unknown>, string][] = [
+    [{ authorId: TOO_BIG }, 'body/authorId'],
+    [{ title: 'a\u0000b' }, 'body/title'],
+    [{ publishedAt: '0000-01-01' }, 'body/publishedAt'],
+  ]
+  for (const [change, field] of bodies) {
+    await refused(await call('POST', '/v1/books', { body: { ...book, ...change } }), field)
+    await refused(
+      await call('PUT', '/v1/books/1', {
+        body: { ...replacement, ...change },
+        headers: { 'if-match': '*' },
+      }),
+      field,
+    )
+  }
+  await refused(await call('PUT', `/v1/books/${TOO_BIG}`, { body: replacement }), 'params/id')
+  await refused(await call('POST', '/v1/authors', { body: { name: 'a\u0000b' } }), 'body/name')
+  await refused(
+    await call('POST', '/v1/authors', { body: { name: 'A', bio: '\u0000' } }),
+    'body/bio',
+  )
+  await refused(
+    await call('PUT', '/v1/authors/1', {
+      body: { name: 'a\u0000b' },
+      headers: { 'if-match': '*' },
+    }),
+    'body/name',
+  )
+  // An export of an author that cannot exist is refused before it is queued (it was a 202
+  // whose job then failed).
+  await refused(await call('POST', '/v1/exports', { body: { authorId: TOO_BIG } }), 'body/authorId')
+
+  // Patches: both formats, checked against the resource's schema.
+  const current = async (path: string): Promise<string> =>
+    (await call('GET', path, { headers: read })).headers.get('etag') as string
+  for (const [change, field] of bodies) {
+    await refused(
+      await call('PATCH', '/v1/books/1', {
+        body: change,
+        type: 'application/merge-patch+json',
+        headers: { 'if-match': await current('/v1/books/1') },
+      }),
+      field.replace('body', 'resource'),
+      422,
+      'PATCH_RESULT_INVALID',
+    )
+    const [[name, value]] = Object.entries(change) as [[string, unknown]]
+    await refused(
+      await call('PATCH', '/v1/books/1', {
+        body: [{ op: 'add', path: `/${name}`, value }],
+        type: 'application/json-patch+json',
+        headers: { 'if-match': await current('/v1/books/1') },
+      }),
+      field.replace('body', 'resource'),
+      422,
+      'PATCH_RESULT_INVALID',
+    )
+  }
+  await refused(
+    await call('PATCH', '/v1/authors/1', {
+      body: { name: 'a\u0000b' },
+      type: 'application/merge-patch+json',
+      headers: { 'if-match': await current('/v1/authors/1') },
+    }),
+    'resource/name',
+    422,
+    'PATCH_RESULT_INVALID',
+  )
+  t.equal(await snapshot(running), before, 'nothing was written')
+
+  // The smallest date PostgreSQL stores is accepted (and given back as sent).
+  const year1 = await call('POST', '/v1/books', {
+    body: { ...book, publishedAt: '0001-01-01' },
+  })
+  t.equal(year1.status, 201)
+  const created = await json(year1)
+  t.equal(created.publishedAt, '0001-01-01')
+  await running.db.query('delete from books where id = $1', [created.id])
+
+  // The backstop: a data exception the schemas did not foresee is a 400, without the SQL.
+  const db = guarded(running.db)
+  for (const [sql, value] of [
+    ['select $1::int as v', TOO_BIG],
+    ['select $1::text as v', 'a\u0000b'],
+    ['select $1::date as v', '0000-01-01'],
+  ] as const) {
+    const error = await db.query(sql, [value]).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    t.match(error, { statusCode: 400, code: 'INVALID_VALUE', expose: true }, sql)
+    t.equal((error as Error).message, 'A value in the request cannot be stored', sql)
+  }
+}
+
 /** A 500 from the database: masked, in the error form, with the requestId of the response. */
 export async function serverError(t: Test, running: Running): Promise<void> {
   await running.db.query('alter table exports rename to exports_elsewhere')
@@ -588,8 +767,11 @@ export async function allConventions(t: Test, running: Running): Promise<void> {
   await t.test('writes: 201, PUT/PATCH with If-Match, soft delete, override, authors', (t) =>
     writes(t, running),
   )
-  await t.test('covers: ranges, conditional PUT', (t) => covers(t, running))
+  await t.test('covers: ranges, conditional PUT, 415 with Accept', (t) => covers(t, running))
   await t.test('versions: prefix, Accept, query, moved', (t) => versions(t, running))
   await t.test('export job: 202, status, 303', (t) => exportJob(t, running))
+  await t.test('values PostgreSQL cannot store: 400 or 422, nothing written', (t) =>
+    unstorableValues(t, running),
+  )
   await t.test('database error: 500 with requestId', (t) => serverError(t, running))
 }

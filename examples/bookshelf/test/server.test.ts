@@ -150,7 +150,7 @@ test('heldTagOf never throws and only returns a tag of the version present in th
   )
 })
 
-test('connection failures are 503 + Retry-After, constraint violations 409, the rest unknown', async (t) => {
+test('connection failures are 503 + Retry-After, constraint violations 409, data exceptions 400, the rest unknown', async (t) => {
   for (const error of [
     Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
     Object.assign(new Error('terminating connection'), { code: '57P01' }),
@@ -173,6 +173,12 @@ test('connection failures are 503 + Retry-After, constraint violations 409, the 
     statusCode: 409,
     code: 'REFERENCE_CONFLICT',
   })
+  for (const code of ['22003', '22021', '22008', '22P02', '2200N']) {
+    const sqlMessage = `value "2147483648" is out of range for type integer (${code})`
+    const mapped = mapDatabaseError(Object.assign(new Error(sqlMessage), { code }))
+    t.match(mapped, { statusCode: 400, code: 'INVALID_VALUE', expose: true }, code)
+    t.notMatch((mapped as Error).message, /integer|2147483648/, 'the SQL message is not sent')
+  }
   const syntax = Object.assign(new Error('syntax error'), { code: '42601' })
   t.equal(mapDatabaseError(syntax), syntax, 'left for the errors plugin to mask as a 500')
   t.notOk(isConnectionError(null))

@@ -16,7 +16,7 @@ import {
   type Stored,
   updateBook,
 } from '../repository.js'
-import { Book, BookInput, BookStatus, IdParams, Page } from '../schemas.js'
+import { Book, BookInput, BookStatus, Id, IdParams, Page } from '../schemas.js'
 import { present } from '../labels.js'
 import { checkedVersion, representationTag, stampValidator } from '../validators.js'
 
@@ -25,7 +25,7 @@ export const WRITE = { scopes: ['write'] }
 
 export const BookQuery = Type.Object({
   status: Type.Optional(BookStatus),
-  authorId: Type.Optional(Type.Integer({ minimum: 1 })),
+  authorId: Type.Optional(Id()),
 })
 
 export const BookReplacement = Type.Object(

@@ -1,5 +1,5 @@
 /** /v1/books/{id}/cover: a binary image, with byte ranges (206/416) and conditional PUT. */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { httpErrors } from 'restwell'
 import type { Database } from '../db.js'
 import { findBook, findCover, saveCover } from '../repository.js'
@@ -20,6 +20,18 @@ export const COVER_TYPES: readonly string[] = Object.keys(IMAGE_SIGNATURES)
 const NOT_NEGOTIATED: Record<string, unknown> = { negotiation: false }
 /** Largest cover accepted (413 above). */
 export const MAX_COVER_BYTES = 2 * 1024 * 1024
+
+/** The media type of a request body, lower case, without parameters ('' when none is given). */
+function mediaTypeOf(request: FastifyRequest): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+}
+
+/** 415 naming the image types a cover may have, in `Accept` too (RFC 9110 §15.5.16). */
+function unsupportedCoverType(): Error {
+  return httpErrors.unsupportedMediaType(`A cover is one of ${COVER_TYPES.join(', ')}`, {
+    headers: { accept: COVER_TYPES.join(', ') },
+  })
+}
 
 export async function coversRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
   const { db } = opts
@@ -85,15 +97,17 @@ export async function coversRoutes(app: FastifyInstance, opts: { db: Database })
         },
       },
       config: { conditional, auth: WRITE, ...NOT_NEGOTIATED },
+      // Before any body parser: a type that is not an image would otherwise be refused by the
+      // parser the app has for it (or by Fastify, when none has), with a bare 415 and no Accept.
+      preParsing: async (request, _reply, payload) => {
+        if (IMAGE_SIGNATURES[mediaTypeOf(request)] === undefined) throw unsupportedCoverType()
+        return payload
+      },
     },
     async (request, reply) => {
-      const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+      const type = mediaTypeOf(request)
       const matches = IMAGE_SIGNATURES[type]
-      if (matches === undefined || !Buffer.isBuffer(request.body)) {
-        throw httpErrors.unsupportedMediaType(`A cover is one of ${COVER_TYPES.join(', ')}`, {
-          headers: { accept: COVER_TYPES.join(', ') },
-        })
-      }
+      if (matches === undefined || !Buffer.isBuffer(request.body)) throw unsupportedCoverType()
       if (!matches(request.body)) {
         throw httpErrors.unprocessableEntity(`The body is not a ${type} image`, {
           code: 'INVALID_IMAGE',
