@@ -110,3 +110,23 @@ export function bestVersion(
   }
   return best?.version
 }
+
+/** Most versions an error message names. */
+export const MAX_NAMED_VERSIONS = 8
+
+/**
+ * The versions an Accept header asks for (q > 0), each once, in header order: at most
+ * `MAX_NAMED_VERSIONS`, `more` telling whether others were left out. For error messages.
+ */
+export function askedVersions(accepted: readonly AcceptedVersion[]): {
+  versions: number[]
+  more: boolean
+} {
+  const versions: number[] = []
+  for (const { version, q } of accepted) {
+    if (q === 0 || versions.includes(version)) continue
+    if (versions.length === MAX_NAMED_VERSIONS) return { versions, more: true }
+    versions.push(version)
+  }
+  return { versions, more: false }
+}

@@ -21,7 +21,13 @@ import fp from 'fastify-plugin'
 // The shared before-routing mechanism (package @restwell/reroute).
 import { addRewriter, joinUrl, queryValues, splitUrl, withoutQueryParam } from '@restwell/reroute'
 import type { RerouteTarget } from '@restwell/reroute'
-import { bestVersion, parseAcceptVersions, versionMediaType } from './accept.js'
+import {
+  type AcceptedVersion,
+  askedVersions,
+  bestVersion,
+  parseAcceptVersions,
+  versionMediaType,
+} from './accept.js'
 import { linkValue } from './lifecycle.js'
 import { movedLocation } from './moved.js'
 import {
@@ -67,13 +73,14 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   const supported = (version: number): boolean =>
     options.versions === undefined ? discovered.has(version) : options.versions.has(version)
 
+  /** `UNKNOWN_VERSION`: `message` (what was refused), then the supported versions. */
   function unknownVersion(
     status: 'notFound' | 'notAcceptable' | 'badRequest',
-    what: string,
+    message: string,
     field: string,
   ): HttpError {
     const list = supportedList.join(', ')
-    return httpErrors[status](`${what} is not supported; supported versions: ${list}`, {
+    return httpErrors[status](`${message}; supported versions: ${list}`, {
       code: ErrorCode.UNKNOWN_VERSION,
       details: [{ field, message: `supported versions: ${list}`, code: ErrorCode.UNKNOWN_VERSION }],
       headers:
@@ -81,6 +88,23 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
           ? { accept: supportedList.map(versionMediaType).join(', ') }
           : {},
     })
+  }
+
+  /**
+   * The 406 for an Accept whose versioned ranges name no version that can be served (and that
+   * accepts nothing else): the versions it asks for, which are all unsupported, or, when it
+   * gives every version it names q=0, that.
+   */
+  function unacceptableVersions(accepted: readonly AcceptedVersion[]): HttpError {
+    const { versions, more } = askedVersions(accepted)
+    const named = `${versions.join(', ')}${more ? ', …' : ''}`
+    const message =
+      versions.length === 0
+        ? 'Accept accepts none of the versions it names (q=0)'
+        : versions.length === 1
+          ? `Version ${named} in Accept is not supported`
+          : `Versions ${named} in Accept are not supported`
+    return unknownVersion('notAcceptable', message, 'headers/accept')
   }
 
   function conflicting(a: string, b: string, field: string): HttpError {
@@ -113,7 +137,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       if (parsed === undefined || !supported(parsed)) {
         throw unknownVersion(
           'badRequest',
-          `Version ${JSON.stringify(value.slice(0, 16))}`,
+          `Version ${JSON.stringify(value.slice(0, 16))} is not supported`,
           queryField,
         )
       }
@@ -157,7 +181,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       if (supported(prefix.version)) fixed = prefix.version
       else if (request.is404) {
         if (movedLocation(options.moved, splitUrl(url).path) !== undefined) return
-        throw unknownVersion('notFound', `Version ${prefix.version}`, 'path/version')
+        throw unknownVersion(
+          'notFound',
+          `Version ${prefix.version} is not supported`,
+          'path/version',
+        )
       }
     }
     const fromQuery = values === undefined ? undefined : queryVersion(values)
@@ -175,12 +203,12 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
             const pinnedBy = fixed !== undefined ? `/v${fixed}` : `?${options.query}=${pinned}`
             throw conflicting(pinnedBy, 'Accept', 'headers/accept')
           } else if (!parsed.other) {
-            throw unknownVersion('notAcceptable', 'No version in Accept', 'headers/accept')
+            throw unacceptableVersions(parsed.versions)
           }
         } else {
           fromAccept = bestVersion(parsed.versions, supported)
           if (fromAccept === undefined && !parsed.other) {
-            throw unknownVersion('notAcceptable', 'No version in Accept', 'headers/accept')
+            throw unacceptableVersions(parsed.versions)
           }
         }
       }

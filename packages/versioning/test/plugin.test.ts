@@ -221,16 +221,63 @@ test('unknown versions: 404 by prefix, 406 by Accept, 400 by query, naming the s
   t.equal(byAccept.statusCode, 406)
   t.equal(byAccept.json().error.code, 'UNKNOWN_VERSION')
   t.equal(byAccept.headers.accept, 'application/vnd.api.v1+json, application/vnd.api.v2+json')
+  t.equal(
+    byAccept.json().error.message,
+    'Version 9 in Accept is not supported; supported versions: 1, 2',
+  )
+  t.same(byAccept.json().error.details, [
+    { field: 'headers/accept', message: 'supported versions: 1, 2', code: 'UNKNOWN_VERSION' },
+  ])
   const pinnedAccept = await app.inject({
     url: '/v1/books',
     headers: { accept: 'application/vnd.api.v9+json' },
   })
   t.equal(pinnedAccept.statusCode, 406)
+  t.equal(
+    pinnedAccept.json().error.message,
+    'Version 9 in Accept is not supported; supported versions: 1, 2',
+  )
   const refused = await app.inject({
     url: '/books',
     headers: { accept: 'application/vnd.api.v2+json;q=0' },
   })
   t.equal(refused.statusCode, 406, 'every version refused')
+  t.equal(
+    refused.json().error.message,
+    'Accept accepts none of the versions it names (q=0); supported versions: 1, 2',
+  )
+  const pinnedRefused = await app.inject({
+    url: '/v1/books',
+    headers: { accept: 'application/vnd.api.v9+json;q=0' },
+  })
+  t.equal(
+    pinnedRefused.json().error.message,
+    'Accept accepts none of the versions it names (q=0); supported versions: 1, 2',
+  )
+  const several = await app.inject({
+    url: '/books',
+    headers: {
+      accept:
+        'application/vnd.api.v9+json, application/vnd.api.v2+json;q=0, application/vnd.api.v3+json;q=0.5, application/vnd.api.v9+json;q=0.1',
+    },
+  })
+  t.equal(several.statusCode, 406)
+  t.equal(
+    several.json().error.message,
+    'Versions 9, 3 in Accept are not supported; supported versions: 1, 2',
+    'each asked version once, in header order; the refused v2 is not named',
+  )
+  const many = await app.inject({
+    url: '/v2/books',
+    headers: {
+      accept: Array.from({ length: 12 }, (_, i) => `application/vnd.api.v${i + 10}+json`).join(),
+    },
+  })
+  t.equal(
+    many.json().error.message,
+    'Versions 10, 11, 12, 13, 14, 15, 16, 17, … in Accept are not supported; supported versions: 1, 2',
+    'at most eight named',
+  )
   for (const url of [
     '/books?version=9',
     '/books?version=abc',
@@ -245,6 +292,11 @@ test('unknown versions: 404 by prefix, 406 by Accept, 400 by query, naming the s
       message: 'supported versions: 1, 2',
     })
   }
+  t.equal(
+    (await app.inject('/books?version=9')).json().error.message,
+    'Version "9" is not supported; supported versions: 1, 2',
+  )
+  t.equal(byPrefix.json().error.message, 'Version 9 is not supported; supported versions: 1, 2')
   const notVersion = await app.inject('/v01/books')
   t.equal(notVersion.statusCode, 404)
   t.equal(notVersion.json().error.code, 'NOT_FOUND', '/v01 is not a version prefix')

@@ -15,6 +15,7 @@ import {
   toDate,
   versionMediaType,
 } from '../src/index.js'
+import { askedVersions, MAX_NAMED_VERSIONS } from '../src/accept.js'
 
 test('parseVersionNumber takes canonical integers only', async (t) => {
   t.equal(parseVersionNumber('0'), 0)
@@ -196,4 +197,24 @@ test('lifecycle header values', async (t) => {
   t.equal(toDate(date), date)
   t.equal(toDate('nope'), undefined)
   t.equal(linkValue('/v2/x', 'successor-version'), '</v2/x>; rel="successor-version"')
+})
+
+test('askedVersions: versions with q > 0, each once, in order, at most eight', async (t) => {
+  t.same(askedVersions([]), { versions: [], more: false })
+  t.same(
+    askedVersions([
+      { version: 3, q: 1 },
+      { version: 2, q: 0 },
+      { version: 4, q: 0.5 },
+      { version: 3, q: 0.2 },
+    ]),
+    { versions: [3, 4], more: false },
+  )
+  const eight = Array.from({ length: MAX_NAMED_VERSIONS }, (_, i) => ({ version: i, q: 1 }))
+  t.same(askedVersions([...eight, { version: 0, q: 1 }]), {
+    versions: [0, 1, 2, 3, 4, 5, 6, 7],
+    more: false,
+  })
+  t.same(askedVersions([...eight, { version: 8, q: 0 }]).more, false)
+  t.same(askedVersions([...eight, { version: 8, q: 1 }]).more, true)
 })
