@@ -43,6 +43,7 @@ export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './st
 export { OptionsError, validateOptions } from './validate-options.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf } from './http.js'
+export { invalidUtf8 } from './utf8.js'
 export {
   adoptionBatch,
   EarlierRoutesError,

@@ -1,5 +1,4 @@
 /** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
-import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import {
   apiVersionsOf,
@@ -30,11 +29,13 @@ import { acceptsUtf8 } from './accept-charset.js'
 import { parseAcceptLanguage, pickLanguage } from './accept-language.js'
 import { type MediaOffer, negotiateMediaType, parseAccept, remembered, toOffer } from './accept.js'
 import type { Negotiated } from './augment.js'
+import { addParserUnlessPresent, utf8FormParser, utf8JsonParser } from './bodies.js'
 import { type ContentType, parseContentType } from './content-type.js'
 import { createErrorRenderer } from './error-body.js'
 import { readMultipart } from './multipart.js'
 import {
   checkLanguages,
+  FORM_URLENCODED,
   MEDIA_TYPES,
   MULTIPART,
   type NegotiationOptions,
@@ -143,7 +144,8 @@ function unsupportedMediaType(message: string, consumes: string): HttpError {
   })
 }
 
-function isUtf8(value: string): boolean {
+/** A `charset` parameter that names UTF-8. */
+function namesUtf8(value: string): boolean {
   const lower = value.toLowerCase()
   return lower === 'utf-8' || lower === 'utf8'
 }
@@ -180,11 +182,17 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   fastify.decorateRequest('language', undefined)
   declareState(fastify, 'request', MEDIA_TYPE)
 
-  if (
-    options.formbody !== false &&
-    !fastify.hasContentTypeParser('application/x-www-form-urlencoded')
-  ) {
-    await fastify.register(formbody, options.formbody)
+  // Request bodies are UTF-8 (RFC 8259 §8.1): the JSON and form parsers check the bytes before
+  // decoding them (else they become U+FFFD). Parsers the app registered itself are kept, and so
+  // is an app's choice to parse no JSON at all.
+  if (fastify.hasContentTypeParser(MEDIA_TYPES.json)) {
+    addParserUnlessPresent(fastify, MEDIA_TYPES.json, {
+      bodyLimit: undefined,
+      parser: utf8JsonParser(fastify),
+    })
+  }
+  if (options.formbody !== false && !fastify.hasContentTypeParser(FORM_URLENCODED)) {
+    addParserUnlessPresent(fastify, FORM_URLENCODED, utf8FormParser(options.formbody))
   }
   if (options.multipart !== false && !fastify.hasContentTypeParser(MULTIPART)) {
     await fastify.register(multipart, {
@@ -341,7 +349,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       }
     }
     const charset = contentType.params.find(([name]) => name === 'charset')
-    if (charset !== undefined && !isUtf8(charset[1])) {
+    if (charset !== undefined && !namesUtf8(charset[1])) {
       throw unsupportedMediaType(
         `Request bodies must be UTF-8, got charset ${charset[1]}`,
         settings.consumesHeader,

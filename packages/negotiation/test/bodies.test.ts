@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { ACCEPT_CACHE_SIZE, remembered } from '../src/accept.js'
 import { type MultipartFile, type NegotiationOptions, restwellNegotiation } from '../src/index.js'
+import { addParserUnlessPresent, utf8JsonParser } from '../src/bodies.js'
 import { multipartError } from '../src/multipart.js'
 
 async function build(options: NegotiationOptions = {}): Promise<FastifyInstance> {
@@ -355,4 +356,150 @@ test('parsers the app registered already are kept', async (t) => {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   })
   t.equal(res.statusCode, 200, 'our bodyLimit was not applied: the app’s formbody parsed it')
+})
+
+const LATIN1_JSON = Buffer.from('{"name":"Caf\xe9 Author"}', 'latin1')
+const INVALID_UTF8 = {
+  code: 'INVALID_UTF8',
+  message: 'The request body is not valid UTF-8',
+  details: [{ field: 'body', message: 'is not valid UTF-8', code: 'INVALID_UTF8' }],
+}
+
+test('request bodies that are not UTF-8: 400 INVALID_UTF8, the handler never runs', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellNegotiation)
+  let handled = 0
+  const handler = async (request: { body: unknown }) => {
+    handled++
+    return request.body as object
+  }
+  app.post('/authors', handler)
+  app.post('/raw', { config: { negotiation: false } }, handler)
+  const post = (url: string, type: string, payload: Buffer) =>
+    app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } })
+  const bad: [string, Buffer][] = [
+    ['latin1 é', LATIN1_JSON],
+    [
+      'truncated sequence',
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe2, 0x82, 0x22, 0x7d]),
+    ],
+    ['overlong /', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d])],
+    [
+      'lone surrogate',
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]),
+    ],
+  ]
+  for (const [name, payload] of bad) {
+    for (const url of ['/authors', '/raw']) {
+      const res = await post(url, 'application/json', payload)
+      t.equal(res.statusCode, 400, `${name} ${url}`)
+      t.match(res.json().error, INVALID_UTF8, `${name} ${url}`)
+    }
+  }
+  const form = await post(
+    '/authors',
+    'application/x-www-form-urlencoded',
+    Buffer.from('name=Ren\xe9', 'latin1'),
+  )
+  t.equal(form.statusCode, 400, 'form body')
+  t.match(form.json().error, INVALID_UTF8)
+  t.equal(handled, 0, 'nothing was handled')
+
+  const json = await post('/authors', 'application/json', Buffer.from('{"name":"Café \uFFFD 😀"}'))
+  t.same(json.json(), { name: 'Café \uFFFD 😀' }, 'UTF-8, a U+FFFD sent as such included')
+  const bom = await post('/authors', 'application/json', Buffer.from('\uFEFF{"name":"Café"}'))
+  t.same(bom.json(), { name: 'Café' }, 'a UTF-8 BOM is read as before')
+  const urlencoded = await post(
+    '/authors',
+    'application/x-www-form-urlencoded',
+    Buffer.from('name=René&tag=%C3%A9&tag=%E9'),
+  )
+  t.same(
+    urlencoded.json(),
+    { name: 'René', tag: ['é', '%E9'] },
+    'an undecodable escape stays as sent',
+  )
+  t.equal(handled, 3)
+})
+
+test('the UTF-8 JSON parser keeps Fastify’s behaviours and the app’s settings', async (t) => {
+  const app = Fastify({ bodyLimit: 64 })
+  await app.register(restwellErrors)
+  await app.register(restwellNegotiation, { formbody: { bodyLimit: 8 } })
+  app.post('/x', async (request) => request.body as object)
+  const post = (payload: string, type = 'application/json') =>
+    app.inject({ method: 'POST', url: '/x', payload, headers: { 'content-type': type } })
+  t.equal((await post('')).json().error.code, 'EMPTY_BODY')
+  t.equal((await post('{"a":')).json().error.code, 'MALFORMED_JSON')
+  const proto = await post('{"__proto__":{"admin":true}}')
+  t.equal(proto.statusCode, 400, 'proto poisoning refused (onProtoPoisoning: error)')
+  const poisoned = await post('{"constructor":{"prototype":{"admin":true}}}')
+  t.equal(poisoned.statusCode, 400, 'constructor poisoning refused')
+  const big = await post(JSON.stringify({ a: 'x'.repeat(100) }))
+  t.equal(big.statusCode, 413, 'the app’s bodyLimit')
+  const form = await post('a=123456789', 'application/x-www-form-urlencoded')
+  t.equal(form.statusCode, 413, 'formbody’s bodyLimit')
+  t.same((await post('a=1', 'application/x-www-form-urlencoded')).json(), { a: '1' })
+
+  const removing = Fastify({ onProtoPoisoning: 'remove', onConstructorPoisoning: 'ignore' })
+  await removing.register(restwellNegotiation)
+  removing.post('/x', async (request) => ({
+    keys: Object.keys(request.body as object),
+    admin: ({} as { admin?: boolean }).admin ?? null,
+  }))
+  const removed = await removing.inject({
+    method: 'POST',
+    url: '/x',
+    payload: '{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}},"a":1}',
+    headers: { 'content-type': 'application/json' },
+  })
+  t.same(
+    removed.json(),
+    { keys: ['constructor', 'a'], admin: null },
+    'the app’s poisoning settings',
+  )
+})
+
+test('JSON parsers the app registered or removed itself are kept', async (t) => {
+  const own = Fastify()
+  own.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, { bytes: body.length }),
+  )
+  await own.register(restwellNegotiation)
+  own.post('/x', async (request) => request.body as object)
+  const res = await own.inject({
+    method: 'POST',
+    url: '/x',
+    payload: LATIN1_JSON,
+    headers: { 'content-type': 'application/json' },
+  })
+  t.same(res.json(), { bytes: LATIN1_JSON.length }, 'the app’s parser read it')
+
+  const none = Fastify()
+  none.removeContentTypeParser('application/json')
+  await none.register(restwellNegotiation, { consumes: ['application/json'] })
+  none.post('/x', async () => ({}))
+  const unparsed = await none.inject({ method: 'POST', url: '/x', payload: {} })
+  t.equal(unparsed.json().code, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'no JSON parser added back')
+
+  // Routes of a child scope registered later use the checked parser they inherit.
+  const scoped = Fastify()
+  await scoped.register(restwellNegotiation)
+  await scoped.register(async (child) => {
+    child.post('/x', async (request) => request.body as object)
+  })
+  const inner = await scoped.inject({
+    method: 'POST',
+    url: '/x',
+    payload: LATIN1_JSON,
+    headers: { 'content-type': 'application/json' },
+  })
+  t.equal(inner.statusCode, 400)
+})
+
+test('addParserUnlessPresent rethrows what is not "already present"', async (t) => {
+  const app = Fastify()
+  const parser = { bodyLimit: undefined, parser: utf8JsonParser(app) }
+  t.throws(() => addParserUnlessPresent(app, '', parser), { code: 'FST_ERR_CTP_EMPTY_TYPE' })
 })

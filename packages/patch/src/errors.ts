@@ -18,14 +18,6 @@ export function invalidPatch(message: string, field: string): HttpError {
   })
 }
 
-/** 400: the request body's bytes are not UTF-8 (RFC 8259 §8.1). */
-export function invalidUtf8(): HttpError {
-  return httpErrors.badRequest('The request body is not valid UTF-8', {
-    code: ErrorCode.INVALID_UTF8,
-    details: [{ field: 'body', message: 'is not valid UTF-8', code: ErrorCode.INVALID_UTF8 }],
-  })
-}
-
 /** 422: the patch reaches `__proto__`, `constructor` or `prototype`. */
 export function forbiddenPath(message: string, field: string): HttpError {
   return httpErrors.unprocessableEntity(message, {

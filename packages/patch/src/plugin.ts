@@ -5,6 +5,7 @@ import {
   declareState,
   ErrorCode,
   httpErrors,
+  invalidUtf8,
   onEveryRoute,
   OptionsError,
   validateOptions,
@@ -32,7 +33,7 @@ import {
   type PatchFormat,
   patchFormatOf,
 } from './content-type.js'
-import { invalidUtf8, show } from './errors.js'
+import { show } from './errors.js'
 import { applyCompiled, type CompiledOperation, compileJsonPatch } from './json-patch.js'
 import { checkMergePatch, mergePatch } from './merge-patch.js'
 import {
