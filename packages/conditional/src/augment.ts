@@ -26,7 +26,7 @@ export interface ConditionalRouteConfig {
   weak?: boolean
   /** Answer Range requests. [plugin `ranges`] */
   ranges?: boolean
-  /** A write without a precondition gets 428 (needs `getValidator`). [plugin `requirePrecondition`] */
+  /** A write without a precondition the check uses gets 428 (needs `getValidator`). [plugin `requirePrecondition`] */
   requirePrecondition?: boolean
   /** Add `Vary: accept-encoding` to 200/206/304. [plugin `varyAcceptEncoding`, else auto] */
   varyAcceptEncoding?: boolean

@@ -1,4 +1,6 @@
 /** The `@restwell/conditional` plugin: validators, preconditions (304/412/428) and byte ranges (206/416). */
+import type { Readable } from 'node:stream'
+import type { ReadableStream } from 'node:stream/web'
 import {
   appendVary,
   asList,
@@ -37,15 +39,19 @@ import {
 } from './options.js'
 import {
   type CurrentValidators,
+  checksStoredState,
   evaluateIfRange,
-  evaluatePreconditions,
-  hasPrecondition,
+  evaluateParsed,
+  isConditional,
   isSafeReadMethod,
   type PreconditionOutcome,
+  readPreconditions,
 } from './preconditions.js'
 import { contentRange, multipartByteranges, parseRange, resolveRanges } from './range.js'
 
 const NAME = '@restwell/conditional'
+
+const tagOf = (value: unknown): string => Object.prototype.toString.call(value)
 
 /** Methods whose preconditions are checked against the stored state before the handler runs. */
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -292,13 +298,37 @@ function applyValidators(reply: FastifyReply, validators: ResourceValidators): v
   }
 }
 
-function evaluate(request: FastifyRequest, state: ReplyState): PreconditionOutcome {
+/**
+ * Evaluates the request's preconditions against the validators known so far and marks them
+ * evaluated; undefined (nothing evaluated) when the request carries none that applies.
+ */
+function evaluate(request: FastifyRequest, state: ReplyState): PreconditionOutcome | undefined {
+  const preconditions = readPreconditions(request.method, request.headers)
+  if (!isConditional(preconditions)) return undefined
   state.evaluated = true
-  return evaluatePreconditions(request.method, request.headers, {
+  return evaluateParsed(request.method, preconditions, {
     etag: state.etag,
     lastModified: state.lastModified,
     exists: true,
   })
+}
+
+/**
+ * Releases a body that a 304 or 412 replaces, as Fastify's own HEAD hook does: a Node stream
+ * is destroyed, a web stream (a Response's too) cancelled, so a file or a socket it holds is
+ * closed now rather than never. An error it raises while torn down is logged, not thrown.
+ */
+function discard(reply: FastifyReply, payload: unknown): void {
+  const body = tagOf(payload) === '[object Response]' ? (payload as Response).body : payload
+  if (body === null || typeof body !== 'object') return
+  const ignore = (error: unknown): void => {
+    reply.log.warn({ err: error }, `${NAME}: error from a discarded response stream`)
+  }
+  if (typeof (body as Readable).pipe === 'function') {
+    ;(body as Readable).on('error', ignore).destroy()
+  } else if (typeof (body as ReadableStream).getReader === 'function') {
+    ;(body as ReadableStream).cancel().catch(ignore)
+  }
 }
 
 function buildRouteHooks(settings: RouteSettings) {
@@ -307,10 +337,10 @@ function buildRouteHooks(settings: RouteSettings) {
   /** Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. */
   async function checkStoredState(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const read = isSafeReadMethod(request.method)
-    const conditional = hasPrecondition(request.headers)
+    const preconditions = readPreconditions(request.method, request.headers)
     if (!read) {
       if (!UNSAFE_METHODS.has(request.method)) return undefined
-      if (!conditional) {
+      if (!isConditional(preconditions)) {
         if (settings.requirePrecondition) throw preconditionRequired()
         return undefined
       }
@@ -319,8 +349,11 @@ function buildRouteHooks(settings: RouteSettings) {
     if (read) {
       if (validators === null || validators === undefined) return undefined
       applyValidators(reply, validators)
-      if (!conditional) return undefined
+      // Without a stored ETag the one hashed from the body decides If-Match and If-None-Match
+      // and goes on a 304 (RFC 9110 §15.4.5): the handler must run first.
+      if (validators.etag === undefined && settings.etag) return undefined
       const outcome = evaluate(request, stateOf(reply))
+      if (outcome === undefined) return undefined
       if (outcome.result === 'failed') {
         dropValidators(reply)
         throw preconditionFailed(outcome.field)
@@ -345,7 +378,12 @@ function buildRouteHooks(settings: RouteSettings) {
                 ? undefined
                 : toSeconds(validators.lastModified),
           }
-    const outcome = evaluatePreconditions(request.method, request.headers, current)
+    // A precondition the evaluation then ignores (If-Unmodified-Since with no date known)
+    // checks nothing: the write is as unconditional as one without it.
+    if (settings.requirePrecondition && !checksStoredState(preconditions, current)) {
+      throw preconditionRequired()
+    }
+    const outcome = evaluateParsed(request.method, preconditions, current)
     if (outcome.result === 'failed') throw preconditionFailed(outcome.field)
     return undefined
   }
@@ -380,8 +418,12 @@ function buildRouteHooks(settings: RouteSettings) {
     }
     const state = peekState(reply)
     // a state that exists here holds a handler-given validator (it is made by setting one)
-    if (state === null || !hasPrecondition(request.headers)) return done()
+    if (state === null) return done()
+    // An ETag still to come (hashed from the bytes, or set by hand as a header) decides
+    // If-Match and If-None-Match and goes on a 304 (RFC 9110 §15.4.5): decide in onSend then.
+    if (state.etag === undefined && (settings.etag || reply.hasHeader('etag'))) return done()
     const outcome = evaluate(request, state)
+    if (outcome === undefined) return done()
     if (outcome.result === 'failed') {
       dropValidators(reply)
       return done(preconditionFailed(outcome.field))
@@ -402,7 +444,10 @@ function buildRouteHooks(settings: RouteSettings) {
     const known = peekState(reply)
     const status = reply.statusCode
     if (known !== null && known.notModified !== undefined) {
-      if (status === 200) return done(null, notModified(reply, known.notModified, settings))
+      if (status === 200) {
+        discard(reply, payload)
+        return done(null, notModified(reply, known.notModified, settings))
+      }
       // A hook after the precondition check turned the answer into another (a 410 from soft
       // delete, a 500): the preconditions no longer apply (RFC 9110 §13.2.1).
       known.notModified = undefined
@@ -429,15 +474,15 @@ function buildRouteHooks(settings: RouteSettings) {
       const header = reply.getHeader('last-modified')
       if (typeof header === 'string') state.lastModified = parseHttpDate(header)
     }
-    if (!state.evaluated && hasPrecondition(request.headers)) {
-      const outcome = evaluate(request, state)
+    const outcome = state.evaluated ? undefined : evaluate(request, state)
+    if (outcome !== undefined && outcome.result !== 'proceed') {
+      // The body is not sent: a stream is released here, or its file stays open.
+      discard(reply, payload)
       if (outcome.result === 'failed') {
         dropValidators(reply)
         return done(preconditionFailed(outcome.field))
       }
-      if (outcome.result === 'not-modified') {
-        return done(null, notModified(reply, outcome.etag ?? null, settings))
-      }
+      return done(null, notModified(reply, outcome.etag ?? null, settings))
     }
     if (vary) appendVary(reply, 'accept-encoding')
     if (!settings.ranges || !bytes || encoded) return done()

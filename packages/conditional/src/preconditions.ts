@@ -1,5 +1,11 @@
 /** Evaluation of the conditional request header fields in the order of RFC 9110 §13.2.2. */
-import { type EntityTag, findMatch, parseEntityTagList, tagMatches } from './etag.js'
+import {
+  type EntityTag,
+  type EntityTagList,
+  findMatch,
+  parseEntityTagList,
+  tagMatches,
+} from './etag.js'
 import { parseHttpDate } from './http-date.js'
 
 /** The precondition fields of a request, as received (raw values). */
@@ -34,14 +40,83 @@ export function isSafeReadMethod(method: string): boolean {
   return method === 'GET' || method === 'HEAD'
 }
 
-/** True when the request carries any precondition field. */
-export function hasPrecondition(headers: ConditionalHeaders): boolean {
+/**
+ * The preconditions of a request as they are evaluated (RFC 9110 §13.1, §13.2.2): parsed, and
+ * without the ones the evaluation ignores.
+ */
+export interface Preconditions {
+  /** If-Match: `*` or its entity-tags; present but empty or wholly malformed = `[]` (matches nothing). */
+  ifMatch: EntityTagList | undefined
+  /** If-Unmodified-Since, when a valid date and there is no If-Match (§13.1.4). */
+  ifUnmodifiedSince: number | undefined
+  /** If-None-Match, when it is `*` or holds at least one well-formed entity-tag. */
+  ifNoneMatch: EntityTagList | undefined
+  /** If-Modified-Since, when a valid date on GET/HEAD with no If-None-Match (§13.1.3). */
+  ifModifiedSince: number | undefined
+}
+
+const NO_PRECONDITIONS: Preconditions = Object.freeze({
+  ifMatch: undefined,
+  ifUnmodifiedSince: undefined,
+  ifNoneMatch: undefined,
+  ifModifiedSince: undefined,
+})
+
+/**
+ * Reads the precondition fields of a request the way they are evaluated. An If-Match that is
+ * present is always kept (an empty or malformed one is a list that matches nothing: fail
+ * closed); an empty or malformed If-None-Match, an invalid date, If-Unmodified-Since beside
+ * If-Match and If-Modified-Since on a method other than GET/HEAD or beside If-None-Match are
+ * ignored, so they are left out.
+ */
+export function readPreconditions(
+  method: string,
+  headers: ConditionalHeaders,
+  now?: number,
+): Preconditions {
+  const rawIfMatch = headers['if-match']
+  // Most requests carry none: no parsing, no clock, nothing allocated.
+  if (
+    rawIfMatch === undefined &&
+    headers['if-none-match'] === undefined &&
+    headers['if-modified-since'] === undefined &&
+    headers['if-unmodified-since'] === undefined
+  ) {
+    return NO_PRECONDITIONS
+  }
+  const ifMatch = rawIfMatch === undefined ? undefined : (parseEntityTagList(rawIfMatch) ?? [])
+  const parsed = parseEntityTagList(headers['if-none-match'])
+  const ifNoneMatch =
+    parsed === '*' || (parsed !== undefined && parsed.length > 0) ? parsed : undefined
+  return {
+    ifMatch,
+    ifUnmodifiedSince:
+      ifMatch === undefined ? parseHttpDate(headers['if-unmodified-since'], now) : undefined,
+    ifNoneMatch,
+    ifModifiedSince:
+      isSafeReadMethod(method) && ifNoneMatch === undefined
+        ? parseHttpDate(headers['if-modified-since'], now)
+        : undefined,
+  }
+}
+
+/** True when at least one precondition is left to evaluate. */
+export function isConditional(preconditions: Preconditions): boolean {
   return (
-    headers['if-match'] !== undefined ||
-    headers['if-none-match'] !== undefined ||
-    headers['if-modified-since'] !== undefined ||
-    headers['if-unmodified-since'] !== undefined
+    preconditions.ifMatch !== undefined ||
+    preconditions.ifUnmodifiedSince !== undefined ||
+    preconditions.ifNoneMatch !== undefined ||
+    preconditions.ifModifiedSince !== undefined
   )
+}
+
+/**
+ * True when the request carries a precondition the evaluation uses for `method` (GET when
+ * not given): an If-Match (any value), a parsable If-None-Match, a valid If-Unmodified-Since
+ * without If-Match, or, for GET/HEAD, a valid If-Modified-Since without If-None-Match.
+ */
+export function hasPrecondition(headers: ConditionalHeaders, method = 'GET'): boolean {
+  return isConditional(readPreconditions(method, headers))
 }
 
 /**
@@ -52,11 +127,19 @@ export function evaluatePreconditions(
   method: string,
   headers: ConditionalHeaders,
   current: CurrentValidators,
-  now: number = Date.now(),
+  now?: number,
 ): PreconditionOutcome {
-  const read = isSafeReadMethod(method)
+  return evaluateParsed(method, readPreconditions(method, headers, now), current)
+}
+
+/** `evaluatePreconditions` on preconditions already read. */
+export function evaluateParsed(
+  method: string,
+  preconditions: Preconditions,
+  current: CurrentValidators,
+): PreconditionOutcome {
   // 1. If-Match: strong comparison; `*` is true when a current representation exists
-  const ifMatch = parseEntityTagList(headers['if-match'])
+  const ifMatch = preconditions.ifMatch
   if (ifMatch !== undefined) {
     const ok =
       current.exists &&
@@ -64,14 +147,14 @@ export function evaluatePreconditions(
         (current.etag !== undefined && findMatch(ifMatch, current.etag, true) !== undefined))
     if (!ok) return { result: 'failed', field: 'if-match' }
   } else {
-    // 2. If-Unmodified-Since, only without If-Match; ignored when invalid or no date is known
-    const since = parseHttpDate(headers['if-unmodified-since'], now)
+    // 2. If-Unmodified-Since (only without If-Match); ignored when no date is known
+    const since = preconditions.ifUnmodifiedSince
     if (since !== undefined && current.lastModified !== undefined && current.lastModified > since) {
       return { result: 'failed', field: 'if-unmodified-since' }
     }
   }
   // 3. If-None-Match: weak comparison; `*` is true when a current representation exists
-  const ifNoneMatch = parseEntityTagList(headers['if-none-match'])
+  const ifNoneMatch = preconditions.ifNoneMatch
   if (ifNoneMatch !== undefined) {
     const held = !current.exists
       ? undefined
@@ -81,17 +164,31 @@ export function evaluatePreconditions(
           ? undefined
           : findMatch(ifNoneMatch, current.etag, false)
     if (held === undefined) return PROCEED
-    if (!read) return { result: 'failed', field: 'if-none-match' }
+    if (!isSafeReadMethod(method)) return { result: 'failed', field: 'if-none-match' }
     return { result: 'not-modified', etag: sentTag(held, current.etag) }
   }
-  // 4. If-Modified-Since, only without If-None-Match and only for GET/HEAD
-  if (read && current.exists && current.lastModified !== undefined) {
-    const since = parseHttpDate(headers['if-modified-since'], now)
-    if (since !== undefined && current.lastModified <= since) {
-      return { result: 'not-modified', etag: current.etag }
-    }
+  // 4. If-Modified-Since (only for GET/HEAD, without If-None-Match: left out otherwise)
+  const since = preconditions.ifModifiedSince
+  if (since !== undefined && current.exists && current.lastModified !== undefined) {
+    if (current.lastModified <= since) return { result: 'not-modified', etag: current.etag }
   }
   return PROCEED
+}
+
+/**
+ * True when a write's preconditions are checked against the stored state at all: If-Match or
+ * If-None-Match, or If-Unmodified-Since when the resource has a modification date (it is
+ * ignored otherwise, §13.1.4). What `requirePrecondition` asks of a write.
+ */
+export function checksStoredState(
+  preconditions: Preconditions,
+  current: CurrentValidators,
+): boolean {
+  return (
+    preconditions.ifMatch !== undefined ||
+    preconditions.ifNoneMatch !== undefined ||
+    (preconditions.ifUnmodifiedSince !== undefined && current.lastModified !== undefined)
+  )
 }
 
 /** The ETag a 304 carries: the held tag when it names an encoded copy of the current one. */

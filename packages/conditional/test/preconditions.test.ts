@@ -1,12 +1,14 @@
 import fc from 'fast-check'
 import { test } from 'tap'
 import {
+  type ConditionalHeaders,
   type CurrentValidators,
   evaluateIfRange,
   evaluatePreconditions,
   hasPrecondition,
   isSafeReadMethod,
 } from '../src/index.js'
+import { checksStoredState, isConditional, readPreconditions } from '../src/preconditions.js'
 
 const T = Date.UTC(2024, 4, 1, 10)
 const AT = 'Wed, 01 May 2024 10:00:00 GMT'
@@ -133,8 +135,59 @@ test('helpers', async (t) => {
   t.ok(isSafeReadMethod('HEAD'))
   t.notOk(isSafeReadMethod('POST'))
   t.notOk(hasPrecondition({}))
-  t.ok(hasPrecondition({ 'if-unmodified-since': 'x' }))
-  t.ok(hasPrecondition({ 'if-modified-since': 'x' }))
+  t.ok(hasPrecondition({ 'if-unmodified-since': AT }))
+  t.ok(hasPrecondition({ 'if-modified-since': AT }))
+  t.notOk(hasPrecondition({ 'if-unmodified-since': 'x' }), 'an invalid date is ignored')
+  t.notOk(hasPrecondition({ 'if-modified-since': AT }, 'PUT'), 'If-Modified-Since is for reads')
+  t.ok(hasPrecondition({ 'if-match': '' }, 'PUT'), 'an If-Match is always evaluated')
+})
+
+test('only the preconditions the evaluation uses count (what requirePrecondition asks for)', async (t) => {
+  for (const value of ['', '   ', ',', ' , ,', 'garbage']) {
+    t.same(
+      readPreconditions('PUT', { 'if-match': value }).ifMatch,
+      [],
+      `If-Match ${JSON.stringify(value)} is a list that matches nothing`,
+    )
+    t.same(
+      evaluatePreconditions('PUT', { 'if-match': value }, current),
+      { result: 'failed', field: 'if-match' },
+      `If-Match ${JSON.stringify(value)} fails closed`,
+    )
+  }
+  const ignored: Array<[string, ConditionalHeaders]> = [
+    ['If-Modified-Since on a write (§13.1.3)', { 'if-modified-since': AT }],
+    ['an invalid If-Unmodified-Since (§13.1.4)', { 'if-unmodified-since': 'garbage' }],
+    ['an empty If-None-Match', { 'if-none-match': ' ' }],
+    ['a malformed If-None-Match', { 'if-none-match': 'garbage, W/x' }],
+  ]
+  for (const [label, headers] of ignored) {
+    const read = readPreconditions('PATCH', headers)
+    t.notOk(isConditional(read), `${label} is no precondition`)
+    t.notOk(checksStoredState(read, current))
+  }
+  t.same(readPreconditions('GET', { 'if-match': '"a"', 'if-unmodified-since': AT }), {
+    ifMatch: [{ weak: false, opaque: '"a"' }],
+    ifUnmodifiedSince: undefined,
+    ifNoneMatch: undefined,
+    ifModifiedSince: undefined,
+  })
+  const both = readPreconditions('GET', { 'if-none-match': '*', 'if-modified-since': AT })
+  t.equal(both.ifNoneMatch, '*')
+  t.equal(both.ifModifiedSince, undefined, 'If-Modified-Since is ignored beside If-None-Match')
+  t.same(
+    evaluatePreconditions('GET', { 'if-none-match': 'garbage', 'if-modified-since': AT }, current),
+    { result: 'not-modified', etag: current.etag },
+    'a malformed If-None-Match is as if absent: If-Modified-Since decides',
+  )
+  const since = readPreconditions('DELETE', { 'if-unmodified-since': AT })
+  t.ok(checksStoredState(since, current))
+  t.notOk(
+    checksStoredState(since, { exists: true, etag: current.etag }),
+    'If-Unmodified-Since checks nothing when the resource has no date',
+  )
+  t.ok(checksStoredState(readPreconditions('PUT', { 'if-none-match': '*' }), { exists: false }))
+  t.ok(checksStoredState(readPreconditions('PUT', { 'if-match': '' }), { exists: false }))
 })
 
 test('property: evaluation never throws and 304 only answers GET/HEAD', async () => {

@@ -85,6 +85,8 @@ async function build(
   return { app, store, calls }
 }
 
+const OLD_DATE = 'Tue, 30 Apr 2024 00:00:00 GMT'
+
 const snapshot = (store: Map<string, Book>): string => JSON.stringify([...store.entries()])
 
 for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
@@ -313,4 +315,80 @@ test('writes without preconditions go through when none is required; dates alone
     headers: { 'if-unmodified-since': 'Wed, 01 May 2024 10:00:00 GMT' },
   })
   t.equal(fresh.statusCode, 204)
+})
+
+test('requirePrecondition: a precondition the check would ignore is none (428), an empty If-Match fails (412)', async (t) => {
+  const { app, store, calls } = await build({ requirePrecondition: true })
+  const before = snapshot(store)
+  const cases: Array<[string, Record<string, string>, number]> = [
+    ['an empty If-Match', { 'if-match': '' }, 412],
+    ['a whitespace-only If-Match', { 'if-match': '   ' }, 412],
+    ['an If-Match of empty members', { 'if-match': ' , ,' }, 412],
+    ['If-Modified-Since (ignored on writes, §13.1.3)', { 'if-modified-since': OLD_DATE }, 428],
+    ['an invalid If-Unmodified-Since (§13.1.4)', { 'if-unmodified-since': 'garbage' }, 428],
+    ['a malformed If-None-Match', { 'if-none-match': 'garbage' }, 428],
+    ['an empty If-None-Match', { 'if-none-match': '' }, 428],
+  ]
+  for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+    for (const [label, headers, status] of cases) {
+      const res = await app.inject({
+        method,
+        url: '/books/7',
+        headers,
+        payload: method === 'DELETE' ? undefined : { title: 'Blind' },
+      })
+      t.equal(res.statusCode, status, `${method} with ${label}: ${status}`)
+      t.equal(
+        res.json().error.code,
+        status === 412 ? ErrorCode.PRECONDITION_FAILED : ErrorCode.PRECONDITION_REQUIRED,
+      )
+    }
+  }
+  t.equal(snapshot(store), before, 'nothing written')
+  t.same(calls, [], 'no handler ran')
+
+  const undated = Fastify()
+  await undated.register(restwellErrors)
+  await undated.register(restwellConditional, { requirePrecondition: true })
+  let writes = 0
+  undated.put(
+    '/x',
+    { config: { conditional: { getValidator: () => ({ etag: 'e1' }) } } },
+    async () => {
+      writes++
+      return { ok: true }
+    },
+  )
+  const since = await undated.inject({
+    method: 'PUT',
+    url: '/x',
+    headers: { 'if-unmodified-since': OLD_DATE },
+  })
+  t.equal(since.statusCode, 428, 'If-Unmodified-Since on a resource without a date checks nothing')
+  t.equal(writes, 0)
+  const tagged = await undated.inject({ method: 'PUT', url: '/x', headers: { 'if-match': '"e1"' } })
+  t.equal(tagged.statusCode, 200)
+  t.equal(writes, 1)
+})
+
+test('an empty If-Match fails closed even when no precondition is required', async (t) => {
+  const { app, store, calls } = await build()
+  const before = snapshot(store)
+  const res = await app.inject({
+    method: 'PUT',
+    url: '/books/7',
+    headers: { 'if-match': '' },
+    payload: { title: 'Blind' },
+  })
+  t.equal(res.statusCode, 412)
+  t.equal(res.json().error.details[0].field, 'headers/if-match')
+  t.equal(snapshot(store), before)
+  t.same(calls, [])
+  const ignored = await app.inject({
+    method: 'PUT',
+    url: '/books/7',
+    headers: { 'if-modified-since': OLD_DATE },
+    payload: { title: 'Free' },
+  })
+  t.equal(ignored.statusCode, 200, 'an ignored precondition is no precondition: the write runs')
 })
