@@ -83,6 +83,10 @@ export interface OpenapiPlan {
   rateLimit: boolean
   underPressure: boolean
   versioning: boolean
+  /** `@restwell/patch` on, and whether it takes every PATCH route (`everyPatchRoute`). */
+  patch: false | { everyPatchRoute: boolean }
+  /** `@restwell/soft-delete` on, and its `gone` (410 for a deleted item). */
+  softDelete: false | { gone: boolean }
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
@@ -146,12 +150,40 @@ export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<numb
     if (required === true)
       out.set(428, 'Precondition Required: send `If-Match` with the current ETag')
   }
+  if (isPatchRoute(methods, config.patch, plan.patch)) {
+    out.set(
+      409,
+      'Conflict: a JSON Patch `test` found another value, or a `path`/`from` is not in the document',
+    )
+    out.set(
+      422,
+      'Unprocessable Content: the patched document breaks the schema, changes a read-only field or reaches a forbidden path',
+    )
+  }
+  if (plan.softDelete && (methods.includes('GET') || methods.includes('HEAD'))) {
+    const own = config.softDelete
+    const gone = typeof own === 'object' && own !== null ? (own as Json).gone : undefined
+    if (own !== undefined && own !== false && (gone ?? plan.softDelete.gone) === true) {
+      out.set(410, 'Gone: the item was deleted (`?deleted=include` shows it)')
+    }
+  }
   if (plan.rateLimit && config.rateLimit !== false) {
     out.set(429, 'Too Many Requests (`Retry-After`, `X-RateLimit-*`)')
   }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
   if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
   return out
+}
+
+/**
+ * A route `@restwell/patch` takes, as it decides: every PATCH route unless `config.patch: false`
+ * (or only those with `config.patch` when `everyPatchRoute` is false), and any other route that
+ * sets `config.patch`.
+ */
+function isPatchRoute(methods: string[], own: unknown, patch: OpenapiPlan['patch']): boolean {
+  if (patch === false || own === false) return false
+  if (own !== undefined) return true
+  return patch.everyPatchRoute && methods.includes('PATCH')
 }
 
 function asObject(value: unknown): Json | undefined {

@@ -213,6 +213,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     rateLimit: options.rateLimit !== false,
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
+    patch:
+      options.patch === false ? false : { everyPatchRoute: options.patch?.everyPatchRoute ?? true },
+    softDelete: options.softDelete === false ? false : { gone: options.softDelete?.gone ?? false },
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.

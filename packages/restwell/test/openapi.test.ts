@@ -172,6 +172,45 @@ test("jobs' status routes, added by the umbrella itself, are described like the 
   }
 })
 
+test('patch and soft-delete routes list their own errors (409/422, 410 when gone)', async (t) => {
+  const described = async (options: RestwellOptions, routes: (app: FastifyInstance) => void) => {
+    const app = Fastify()
+    apps.push(app)
+    await app.register(fastifySwagger, restwellOpenapi({ info: { title: 't', version: '1' } }))
+    await app.register(restwell, options)
+    routes(app)
+    await app.ready()
+    return (app.swagger() as unknown as Doc).paths
+  }
+  const reply = async () => ({})
+  const paths = await described({ softDelete: { gone: true } }, (app) => {
+    app.patch('/a/:id', { config: { auth: false } }, reply)
+    app.patch('/b/:id', { config: { auth: false, patch: false } }, reply)
+    app.post('/c', { config: { auth: false, patch: { formats: ['merge-patch'] } } }, reply)
+    app.get('/d/:id', { config: { auth: false, softDelete: true } }, reply)
+    app.get('/e/:id', { config: { auth: false, softDelete: { gone: false } } }, reply)
+    app.get('/f/:id', { config: { auth: false } }, reply)
+  })
+  const has = (path: string, method: string, status: string) =>
+    paths[path]?.[method]?.responses[status] !== undefined
+  t.ok(has('/a/{id}', 'patch', '409') && has('/a/{id}', 'patch', '422'), 'a PATCH route')
+  t.notOk(has('/b/{id}', 'patch', '409') || has('/b/{id}', 'patch', '422'), 'patch: false')
+  t.ok(has('/c', 'post', '422'), 'a POST that opts in')
+  t.match(JSON.stringify(paths['/a/{id}']?.patch?.responses['422']), /RestwellError/)
+  t.ok(has('/d/{id}', 'get', '410'), 'soft delete, gone')
+  t.notOk(has('/e/{id}', 'get', '410'), 'the route says not gone')
+  t.notOk(has('/f/{id}', 'get', '410'), 'not a soft-delete route')
+  const off = await described({ patch: { everyPatchRoute: false }, softDelete: false }, (app) => {
+    app.patch('/a/:id', { config: { auth: false } }, reply)
+    app.get('/d/:id', { config: { auth: false } }, reply)
+  })
+  t.notOk(off['/a/{id}']?.patch?.responses['409'], 'everyPatchRoute: false')
+  const none = await described({ patch: false }, (app) => {
+    app.patch('/a/:id', { config: { auth: false } }, reply)
+  })
+  t.notOk(none['/a/{id}']?.patch?.responses['422'], 'patch: false')
+})
+
 test('the error schema follows the body form; nothing is added without swagger', async (t) => {
   const { doc } = await build({
     errors: { format: 'problem' },
