@@ -101,12 +101,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const db = guarded(options.db)
   // clientErrorHandler: what Node's HTTP parser refuses (a malformed request, a header section
   // over 16 KB, a request timeout) is answered in the error form too; frameworkErrors: what
-  // Fastify's router refuses (a malformed %-escape in the path, a too-long path parameter).
+  // Fastify's router refuses (a malformed %-escape in the path, a too-long path parameter);
+  // return503OnClosing: false lets restwell answer requests that arrive during a shutdown
+  // (a 503 in the error form with Retry-After and Connection: close).
   const app = Fastify({
     logger: options.logger ?? false,
     genReqId,
     clientErrorHandler,
     frameworkErrors,
+    return503OnClosing: false,
   })
   // onClose hooks run last-registered first: these two run after restwell's (the job worker).
   if (options.closeDatabase !== false) app.addHook('onClose', () => options.db.close())

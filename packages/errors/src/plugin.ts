@@ -5,7 +5,8 @@ import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
 import { buildErrorBody, errorContentType, isoNow } from './body.js'
 import { passExpectationsToFastify, requestRefusal } from './expect.js'
-import { httpErrors } from './http-error.js'
+import { ErrorCode } from './codes.js'
+import { type HttpError, httpErrors } from './http-error.js'
 import { logError, normalizeError } from './normalize.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
@@ -15,6 +16,16 @@ import { validateOptions } from './validate-options.js'
 /** What a route of Fastify's default error handler threw (see `defaulted`). */
 const THROWN = Symbol('restwell.thrown')
 type Thrown = FastifyRequest & { [THROWN]?: unknown }
+
+/** Seconds a client is told to wait before retrying a request refused while the app closes. */
+export const CLOSING_RETRY_AFTER = 5
+
+function closingRefusal(): HttpError {
+  return httpErrors.serviceUnavailable('The server is shutting down; retry the request', {
+    code: ErrorCode.SERVICE_UNAVAILABLE,
+    headers: { 'retry-after': CLOSING_RETRY_AFTER, connection: 'close' },
+  })
+}
 
 /** Longest path echoed in a 404 message. */
 const MAX_ECHOED_PATH = 200
@@ -37,11 +48,20 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     return id
   }
 
+  // While the app closes, requests still arriving on kept-alive connections get a 503 in the
+  // error form with Retry-After and `Connection: close` (spec 8), when the app lets them reach
+  // its hooks (`Fastify({ return503OnClosing: false })`: Fastify's own answer is a bare 503).
+  let closing = false
+  fastify.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+
   // The first onRequest hook: the request id, then the requests refused before anything else
-  // runs (an unmet `Expect`, a Host-less HTTP/1.1 request; see expect.ts), in one hook.
+  // runs (the app is closing; an unmet `Expect`, a Host-less HTTP/1.1 request, see expect.ts).
   fastify.addHook('onRequest', function restwellRequest(request, reply, next) {
     if (idHeader !== false) reply.header(idHeader, requestIdOf(request))
-    next(requestRefusal(request))
+    next(closing ? closingRefusal() : requestRefusal(request))
   })
   passExpectationsToFastify(fastify.server)
 
