@@ -12,12 +12,19 @@ function percentEncode(char: string): string {
   return out
 }
 
-/** Characters RFC 3986 does not allow in a URI, plus the ones that would end a `<URI-Reference>`. */
+/**
+ * Characters RFC 3986 does not allow in a URI's path or query, plus the ones that would end a
+ * `<URI-Reference>`. `#` starts a fragment (a client would drop the rest of the target: the
+ * `page` of a `next` link among it), `[` and `]` belong to an IP-literal host only (§3.2.2).
+ */
 function isUnsafe(code: number): boolean {
   return (
     code <= 0x20 ||
     code >= 0x7f ||
     code === 0x22 || // "
+    code === 0x23 || // #
+    code === 0x5b || // [
+    code === 0x5d || // ]
     code === 0x3c || // <
     code === 0x3e || // >
     code === 0x5c || // \

@@ -251,6 +251,11 @@ test('safePath and PageUrls', async (t) => {
     '/a%20b%3Cc%3E%22d%5Ce%5Ef%60g%7Bh%7Ci%7Dj%C3%A9%F0%9F%98%80',
   )
   t.equal(safePath('/x\ud800'), '/x%EF%BF%BD', 'a lone surrogate does not throw')
+  t.equal(
+    safePath('/b?filter[status]=new&q=a#b'),
+    '/b?filter%5Bstatus%5D=new&q=a%23b',
+    'no fragment, no brackets outside a host (RFC 3986 §3.2.2, §3.4)',
+  )
   const urls = new PageUrls('/b?%E0%A4%A=1&page=3&p%61ge=4&a+b=2&&limit=9&x', ['page', 'limit'])
   t.equal(
     urls.with([
@@ -273,7 +278,9 @@ test('property: Link targets never contain characters that break the header', as
         const urls = new PageUrls(`/${path}?${query}`, ['page'])
         const target = urls.with([['page', 2]])
         const header = formatLinkHeader({ self: target, first: target, last: target })
-        return !/[<>"\s\\^`{|}\u0080-\uffff]/.test(target) && header.split('; rel=').length === 3
+        return (
+          !/[<>"#[\]\s\\^`{|}\u0080-\uffff]/.test(target) && header.split('; rel=').length === 3
+        )
       },
     ),
     { numRuns: 2000 },
