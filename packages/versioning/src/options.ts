@@ -7,7 +7,13 @@ import { compileMoved, type MovedPath } from './moved.js'
 const PLUGIN = '@restwell/versioning'
 const Version = Type.Integer({ minimum: 0, maximum: 999_999_999 })
 const DateLike = Type.Union([Type.String({ minLength: 1 }), Type.Date()])
-const PATH_PATTERN = '^/[^\\s?#]*$'
+/**
+ * An absolute path: `/`, or `/` then a first character that is not another `/` or `\`. A path
+ * starting with `//` is a network-path reference (RFC 3986 §4.2: its first segment is a host),
+ * and browsers read `/\` the same way, so a `moved` target `//evil.example/x` would redirect
+ * clients to another site.
+ */
+const PATH_PATTERN = '^/(?:[^\\s?#/\\\\][^\\s?#]*)?$'
 const Path = Type.String({ pattern: PATH_PATTERN })
 
 export const RetiredVersionSchema = Type.Object(
@@ -84,6 +90,8 @@ export interface ResolvedVersioningOptions {
   retired: ReadonlyMap<number, RetiredHeaders>
 }
 
+const seconds = (date: Date): number => Math.floor(date.getTime() / 1000)
+
 function date(value: string | Date, option: string): Date {
   const parsed = toDate(value)
   if (parsed === undefined)
@@ -106,12 +114,28 @@ export function resolveVersioningOptions(options: VersioningOptions): ResolvedVe
   }
   const retired = new Map<number, RetiredHeaders>()
   for (const [key, entry] of Object.entries(options.retired ?? {})) {
+    const deprecation = date(entry.deprecation, `retired.${key}.deprecation`)
+    const sunset =
+      entry.sunset === undefined ? undefined : date(entry.sunset, `retired.${key}.sunset`)
+    // RFC 9745 §4: the Sunset timestamp MUST NOT be earlier than the Deprecation one (compared
+    // in whole seconds, as both headers carry them).
+    if (sunset !== undefined && seconds(sunset) < seconds(deprecation)) {
+      throw new OptionsError(
+        PLUGIN,
+        `retired.${key}.sunset`,
+        `(${sunset.toISOString()}) is earlier than its deprecation (${deprecation.toISOString()}); RFC 9745 §4: Sunset must not be earlier than Deprecation`,
+      )
+    }
+    if (entry.successor === Number(key)) {
+      throw new OptionsError(
+        PLUGIN,
+        `retired.${key}.successor`,
+        `must be another version than ${key} itself (its successor-version link would point to itself)`,
+      )
+    }
     retired.set(Number(key), {
-      deprecation: deprecationValue(date(entry.deprecation, `retired.${key}.deprecation`)),
-      sunset:
-        entry.sunset === undefined
-          ? undefined
-          : sunsetValue(date(entry.sunset, `retired.${key}.sunset`)),
+      deprecation: deprecationValue(deprecation),
+      sunset: sunset === undefined ? undefined : sunsetValue(sunset),
       successor: entry.successor,
       policyLink: entry.link === undefined ? undefined : linkValue(entry.link, 'deprecation'),
     })
@@ -130,5 +154,36 @@ export function resolveVersioningOptions(options: VersioningOptions): ResolvedVe
     routeToDefault: options.routeToDefault ?? true,
     moved: compileMoved(options.moved ?? {}),
     retired,
+  }
+}
+
+/**
+ * Checks, when the routes are known (at ready), what only the routes can tell: the default
+ * version (configured or the highest supported) and every retired version's successor must be
+ * versions with `/v<N>` routes. `served`: the supported versions that have routes.
+ */
+export function checkServedVersions(
+  options: ResolvedVersioningOptions,
+  served: ReadonlySet<number>,
+  defaultVersion: number | undefined,
+): void {
+  const list = [...served].sort((a, b) => a - b).join(', ') || 'none'
+  if (defaultVersion !== undefined && !served.has(defaultVersion)) {
+    throw new OptionsError(
+      PLUGIN,
+      options.defaultVersion === undefined ? 'versions' : 'defaultVersion',
+      options.defaultVersion === undefined
+        ? `makes ${defaultVersion} (the highest) the default version, but it has no /v${defaultVersion} routes: a request carrying no version would be routed there and answer 404; set defaultVersion or add /v${defaultVersion} routes (versions with routes: ${list})`
+        : `${defaultVersion} has no /v${defaultVersion} routes: a request carrying no version would be routed there and answer 404 (versions with routes: ${list})`,
+    )
+  }
+  for (const [version, { successor }] of options.retired) {
+    if (successor !== undefined && !served.has(successor)) {
+      throw new OptionsError(
+        PLUGIN,
+        `retired.${version}.successor`,
+        `${successor} is not a served version (no /v${successor} routes): its successor-version link would be a 404 (versions with routes: ${list})`,
+      )
+    }
   }
 }

@@ -31,6 +31,7 @@ import {
 import { linkValue } from './lifecycle.js'
 import { movedLocation } from './moved.js'
 import {
+  checkServedVersions,
   resolveVersioningOptions,
   type VersioningOptions,
   VersioningOptionsSchema,
@@ -381,11 +382,9 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     supportedList = [...(options.versions ?? discovered)].sort((a, b) => a - b)
     allVersions = new Set(supportedList)
     defaultVersion = options.defaultVersion ?? supportedList[supportedList.length - 1]
-    if (defaultVersion !== undefined && !supported(defaultVersion)) {
-      throw new Error(
-        `@restwell/versioning: defaultVersion ${defaultVersion} has no /v${defaultVersion} routes; versions: ${supportedList.join(', ')}`,
-      )
-    }
+    // Against the routes found (`discovered` holds only supported versions), not the list: a
+    // version listed in `versions` without routes can be neither the default nor a successor.
+    checkServedVersions(options, discovered, defaultVersion)
   })
 }
 

@@ -1,4 +1,5 @@
 import { restwellErrors } from '@restwell/errors'
+import fc from 'fast-check'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
 import { restwellMethodOverride } from '@restwell/method-override'
@@ -325,6 +326,67 @@ test('moved paths: 301 for GET and HEAD, 308 otherwise, query kept', async (t) =
   t.equal((await app.inject('/v1/books')).statusCode, 200)
 })
 
+test('a path moved to / redirects within the site, never to a //host Location', async (t) => {
+  const app = await build({ moved: { '/old': '/' } })
+  const cases: [string, string][] = [
+    ['/old', '/'],
+    ['/old/books', '/books'],
+    ['/old/evil.example/x', '/evil.example/x'],
+    ['/old//evil.example/x', '/evil.example/x'],
+    ['/old/\\evil.example/x', '/evil.example/x'],
+    ['/old/?q=1', '/?q=1'],
+    ['/old?next=//evil.example', '/?next=//evil.example'],
+  ]
+  for (const [url, location] of cases) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 301, url)
+    t.equal(res.headers.location, location, url)
+  }
+  const followed = await app.inject('/old/books')
+  t.equal((await app.inject(followed.headers.location as string)).json().served, 'v2')
+  const piece = fc.constantFrom(
+    '/',
+    '\\',
+    '\t',
+    'old',
+    'books',
+    'evil.example',
+    '.',
+    '%2F',
+    '?',
+    '=',
+  )
+  await fc.assert(
+    fc.asyncProperty(fc.array(piece, { maxLength: 10 }), async (pieces) => {
+      // (`inject` resolves dot segments first: `/old/..` is `/`, no redirect.)
+      const res = await app.inject(`/old/${pieces.join('')}`)
+      if (res.headers.location === undefined) return res.statusCode !== 301
+      // As a browser reads it (WHATWG URL removes every tab, LF and CR).
+      const location = String(res.headers.location).replace(/[\t\n\r]/g, '')
+      return location.startsWith('/') && !/^\/[/\\]/.test(location)
+    }),
+    { numRuns: 300 },
+  )
+})
+
+test('a moved source or target starting with // or /\\ is refused at registration', async (t) => {
+  const refused: Record<string, string>[] = [
+    { '/old': '//evil.example/x' },
+    { '/old': '/\\evil.example/x' },
+    { '/old': '//' },
+    { '//old': '/v2' },
+    { '/\\old': '/v2' },
+  ]
+  for (const moved of refused) {
+    await t.rejects(
+      async () => Fastify().register(restwellVersioning, { moved }),
+      { name: 'OptionsError', message: /option "moved\./ },
+      JSON.stringify(moved),
+    )
+  }
+  await Fastify().register(restwellVersioning, { moved: { '/': '/', '/a/': '/b//c' } })
+})
+
 test('an unprefixed moved path redirects instead of going to the default version', async (t) => {
   const app = await build({ moved: { '/authors': '/v1/authors' } })
   const res = await app.inject('/authors?sort=name')
@@ -524,7 +586,7 @@ test('bad options and configurations are refused', async (t) => {
   }
   await t.rejects(
     build({ defaultVersion: 7 }).then((app) => app.ready()),
-    /defaultVersion 7 has no \/v7 routes/,
+    /option "defaultVersion" 7 has no \/v7 routes/,
   )
   await t.rejects(
     build({ moved: { '/v0': '/v1' } }, async (app) => {
@@ -540,6 +602,75 @@ test('bad options and configurations are refused', async (t) => {
     }),
     /@restwell\/versioning: register it before @restwell\/methods/,
   )
+})
+
+test('lifecycle options that break RFC 9745 are refused at registration', async (t) => {
+  await t.rejects(
+    async () =>
+      Fastify().register(restwellVersioning, {
+        retired: { 1: { deprecation: '2025-06-01', sunset: '2024-01-01' } },
+      }),
+    {
+      name: 'OptionsError',
+      option: 'retired.1.sunset',
+      message: /is earlier than its deprecation .*RFC 9745/,
+    },
+  )
+  await t.rejects(
+    async () =>
+      Fastify().register(restwellVersioning, {
+        retired: { 1: { deprecation: '2025-01-01', successor: 1 } },
+      }),
+    { name: 'OptionsError', option: 'retired.1.successor', message: /another version than 1/ },
+  )
+  const same = await build({
+    retired: { 1: { deprecation: '2025-01-01', sunset: new Date(Date.UTC(2025, 0, 1)) } },
+  })
+  const res = await same.inject('/v1/books')
+  t.equal(res.headers.deprecation, '@1735689600', 'a sunset equal to the deprecation is fine')
+  t.equal(res.headers.sunset, 'Wed, 01 Jan 2025 00:00:00 GMT')
+})
+
+test('the default version and successors must have routes (checked at ready)', async (t) => {
+  const ready = (options: VersioningOptions) => build(options).then((app) => app.ready())
+  await t.rejects(ready({ versions: [1, 2, 3] }), {
+    name: 'OptionsError',
+    option: 'versions',
+    message:
+      /option "versions" makes 3 \(the highest\) the default version, but it has no \/v3 routes.*versions with routes: 1, 2/,
+  })
+  await t.rejects(ready({ retired: { 1: { deprecation: '2025-01-01', successor: 8 } } }), {
+    name: 'OptionsError',
+    option: 'retired.1.successor',
+    message: /8 is not a served version \(no \/v8 routes\)/,
+  })
+  await t.rejects(
+    ready({
+      versions: [1, 2, 3],
+      defaultVersion: 2,
+      retired: { 1: { deprecation: '2025-01-01', successor: 3 } },
+    }),
+    { option: 'retired.1.successor', message: /3 is not a served version/ },
+    'listed in versions is not enough',
+  )
+  await t.rejects(
+    async () => {
+      const app = Fastify()
+      await app.register(restwellVersioning, { versions: [5] })
+      await app.ready()
+    },
+    { option: 'versions', message: /versions with routes: none/ },
+  )
+  // A listed version without routes is fine when it is neither the default nor a successor.
+  const planned = await build({
+    versions: [1, 2, 3],
+    defaultVersion: 2,
+    retired: { 1: { deprecation: '2025-01-01', successor: 2 } },
+  })
+  await planned.ready()
+  const books = await planned.inject('/books')
+  t.equal(books.json().served, 'v2')
+  t.equal((await planned.inject('/v1/books')).headers.link, '</v2/books>; rel="successor-version"')
 })
 
 test('no versioned routes at all: the plugin stays out of the way', async (t) => {

@@ -189,6 +189,60 @@ test('moved paths match at segment boundaries, longest first', async (t) => {
   t.equal(movedLocation(compileMoved({ '/': '/v2' }), '/'), '/v2')
 })
 
+test('a moved target / never makes a network-path Location (//host)', async (t) => {
+  const moved = compileMoved({ '/old': '/' })
+  t.equal(movedLocation(moved, '/old'), '/')
+  t.equal(movedLocation(moved, '/old/'), '/')
+  t.equal(movedLocation(moved, '/old/books'), '/books')
+  t.equal(movedLocation(moved, '/old/evil.example/x'), '/evil.example/x')
+  t.equal(movedLocation(moved, '/old//evil.example/x'), '/evil.example/x')
+  t.equal(movedLocation(moved, '/old/\\evil.example/x'), '/evil.example/x', 'backslashes too')
+  t.equal(movedLocation(moved, '/old/\t/\r\n/evil.example'), '/evil.example', 'tab, CR, LF too')
+  t.equal(movedLocation(moved, '/old/a//b'), '/a//b', 'only the leading ones')
+  t.equal(movedLocation(compileMoved({ '/': '/' }), '//evil.example'), '/evil.example')
+  t.equal(movedLocation(compileMoved({ '/': '/v2' }), '//x'), '/v2/x')
+})
+
+test('property: no request path yields a Location starting with // or /\\', async (t) => {
+  const piece = fc.constantFrom(
+    '/',
+    '\\',
+    '\t',
+    '\n',
+    '\r',
+    'old',
+    'v1',
+    'evil.example',
+    '.',
+    '..',
+    '%2F',
+    'x',
+  )
+  const path = fc.oneof(
+    fc.array(piece, { maxLength: 12 }).map((p) => `/${p.join('')}`),
+    fc.string({ maxLength: 40 }).map((s) => `/${s}`),
+  )
+  const maps = (
+    [
+      { '/old': '/' },
+      { '/old/': '/', '/v1': '/v2' },
+      { '/': '/' },
+      { '/': '/v2', '/old/a': '/' },
+    ] as Record<string, string>[]
+  ).map((map) => compileMoved(map))
+  fc.assert(
+    fc.property(path, fc.constantFrom(...maps), (p, moved) => {
+      const location = movedLocation(moved, p)
+      if (location === undefined) return true
+      // As a browser reads it (WHATWG URL removes every tab, LF and CR).
+      const read = location.replace(/[\t\n\r]/g, '')
+      return read.startsWith('/') && !/^\/[/\\]/.test(read)
+    }),
+    { numRuns: 2000 },
+  )
+  t.pass('property held')
+})
+
 test('lifecycle header values', async (t) => {
   const date = new Date(Date.UTC(2024, 0, 1))
   t.equal(deprecationValue(date), '@1704067200')
