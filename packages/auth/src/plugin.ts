@@ -4,6 +4,8 @@ import {
   ErrorCode,
   type HttpError,
   httpErrors,
+  notFoundInScope,
+  OptionsError,
   onEveryRoute,
   validateOptions,
 } from '@restwell/errors'
@@ -39,7 +41,22 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
   const options = resolveAuthOptions(
     validateOptions(PLUGIN, AuthOptionsSchema, rawOptions) as unknown as AuthOptions<unknown>,
   )
-  const { realm, verify, scopesOf } = options
+  const { realm, verify, scopesOf, httpsRequired, hideRoutes, trustProxy, httpsHost } = options
+
+  // Hooks run in the order they were added: methods' would answer 405 + Allow and OPTIONS
+  // 200 + Allow to anonymous clients before this plugin's hideRoutes hook runs.
+  if (hideRoutes && fastify.hasPlugin('@restwell/methods')) {
+    throw new OptionsError(
+      PLUGIN,
+      'hideRoutes',
+      'needs @restwell/auth registered before @restwell/methods (its 405 and OPTIONS answers would reveal paths and methods to anonymous clients): register @restwell/auth first, or set hideRoutes: false',
+    )
+  }
+  // Unknown paths in a sub-plugin run the root hook below only from a not-found handler set in
+  // that sub-plugin: one is set, or the registration refused.
+  if (hideRoutes || httpsRequired) {
+    notFoundInScope(fastify, PLUGIN, 'hideRoutes and https.required would not reach unknown paths')
+  }
 
   fastify.decorateRequest('principal', undefined)
 
@@ -153,7 +170,6 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     route.onRequest = [routeGuard(requirement), ...asList(route.onRequest)]
   })
 
-  const { httpsRequired, hideRoutes, trustProxy, httpsHost } = options
   if (!hideRoutes && !httpsRequired) return
 
   function refuseInsecure(request: FastifyRequest, reply: FastifyReply): HttpError | undefined {

@@ -8,6 +8,7 @@ import { passExpectationsToFastify, requestRefusal } from './expect.js'
 import { ErrorCode } from './codes.js'
 import { type HttpError, httpErrors } from './http-error.js'
 import { logError, normalizeError } from './normalize.js'
+import { routeNotFound } from './not-found.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
 import { routesBefore } from './routes.js'
@@ -26,9 +27,6 @@ function closingRefusal(): HttpError {
     headers: { 'retry-after': CLOSING_RETRY_AFTER, connection: 'close' },
   })
 }
-
-/** Longest path echoed in a 404 message. */
-const MAX_ECHOED_PATH = 200
 
 const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) => {
   const options = resolveErrorsOptions(
@@ -148,11 +146,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
 
   if (options.notFoundHandler) {
     fastify.setNotFoundHandler(function restwellNotFound(request, reply) {
-      const path = pathOf(request.originalUrl)
-      const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}...` : path
-      // A HEAD is named as GET: its Content-Length must be the one GET's 404 has (RFC 9110 §9.3.2).
-      const method = request.method === 'HEAD' ? 'GET' : request.method
-      return send(httpErrors.notFound(`Route ${method} ${shown} not found`), request, reply)
+      return send(routeNotFound(request), request, reply)
     })
   }
 }

@@ -1,5 +1,5 @@
 /** The `@restwell/methods` plugin: 405 + Allow, automatic OPTIONS, 501, TRACE/CONNECT refused, 201. */
-import { ErrorCode, httpErrors, pathOf, validateOptions } from '@restwell/errors'
+import { ErrorCode, httpErrors, notFoundInScope, pathOf, validateOptions } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -28,6 +28,9 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
   const options = resolveMethodsOptions(
     validateOptions('@restwell/methods', MethodsOptionsSchema, rawOptions),
   )
+  // In a sub-plugin, unmatched requests run this plugin's hooks (405, OPTIONS, 501) only from a
+  // not-found handler set in that sub-plugin: one is set, or the registration refused.
+  notFoundInScope(fastify, '@restwell/methods', 'no 405, OPTIONS or 501 there')
 
   fastify.decorateReply('created', created)
 

@@ -1,0 +1,67 @@
+/**
+ * The not-found answer, and the not-found path of an encapsulated plugin. Fastify answers a
+ * request that matches no route from the 404 context of the instance that set the not-found
+ * handler for the request's prefix (the root's, unless a handler was set for that prefix), and
+ * that context runs that instance's hooks only. A plugin that does its not-found work in
+ * `onRequest` hooks (`@restwell/methods`, `@restwell/auth`), registered in a sub-plugin, must
+ * therefore be where that handler is set, or its hooks never run there.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { pathOf } from './http.js'
+import { type HttpError, httpErrors } from './http-error.js'
+
+/** Longest path echoed in the 404 message. */
+const MAX_ECHOED_PATH = 200
+
+/**
+ * The 404 for a request no route matched: "Route GET /books/x not found", the path as the
+ * client sent it (before any reroute), at most 200 characters. A HEAD is named as GET: its
+ * Content-Length must be the one GET's 404 has (RFC 9110 §9.3.2).
+ */
+export function routeNotFound(request: FastifyRequest): HttpError {
+  const path = pathOf(request.originalUrl)
+  const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}...` : path
+  const method = request.method === 'HEAD' ? 'GET' : request.method
+  return httpErrors.notFound(`Route ${method} ${shown} not found`)
+}
+
+/** `routeNotFound`, sent through the scope's error handler (`@restwell/errors`' when above). */
+function restwellScopeNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  reply.send(routeNotFound(request))
+}
+
+/**
+ * The instance, `fastify` or one of its parents, that was decorated with `name`. Fastify makes
+ * each encapsulated instance with its parent as prototype, and a decorator is an own property
+ * of the instance it was added on.
+ */
+function decoratedOn(fastify: FastifyInstance, name: string): FastifyInstance | undefined {
+  for (let at: object | null = fastify; at !== null; at = Object.getPrototypeOf(at)) {
+    if (Object.hasOwn(at, name)) return at as FastifyInstance
+  }
+  return undefined
+}
+
+/**
+ * Makes the requests that match no route under `fastify`'s prefix run `fastify`'s hooks. At the
+ * root nothing is needed. In a sub-plugin, when no not-found handler is set for its prefix yet,
+ * one is set here (answering `routeNotFound`). When one is set already it is taken to be this
+ * sub-plugin's own, except where it is known not to be: `@restwell/errors` registered in a
+ * parent plugin with the same prefix (its handler runs the parent's hooks), which is refused.
+ * `plugin` names the caller and `lost` what would not work, for the message.
+ */
+export function notFoundInScope(fastify: FastifyInstance, plugin: string, lost: string): void {
+  // The root instance is a plain object; every sub-plugin's instance has a parent.
+  if (Object.getPrototypeOf(fastify) === Object.prototype) return
+  try {
+    fastify.setNotFoundHandler(restwellScopeNotFound)
+    return
+  } catch {
+    // Fastify refuses a second not-found handler for one prefix: one is set already.
+  }
+  const errorsOn = decoratedOn(fastify, 'restwellErrors')
+  if (errorsOn === undefined || errorsOn === fastify || errorsOn.prefix !== fastify.prefix) return
+  throw new Error(
+    `${plugin}: registered in a plugin whose unmatched requests are answered by the not-found handler @restwell/errors set in a parent plugin, which does not run this plugin's hooks (${lost}): register ${plugin} in the plugin that registers @restwell/errors, or in a plugin with a route prefix of its own`,
+  )
+}
