@@ -266,13 +266,34 @@ export function resolveNegotiationOptions(options: NegotiationOptions): Resolved
     ...(multipart === false ? [] : [MULTIPART]),
   ]
   const languages = options.languages ?? []
+  const produces = options.produces ?? SUPPORTED_MEDIA_TYPES
+  // A default the plugin does not produce would never be sent: a request without `Accept`
+  // would silently get the first produced type instead.
+  if (options.defaultType !== undefined && !produces.includes(options.defaultType)) {
+    throw new OptionsError(
+      PLUGIN,
+      'defaultType',
+      `must be one of "produces", got "${options.defaultType}"`,
+    )
+  }
+  const formats = options.formats ?? DEFAULT_FORMATS
+  const choicesFormat = options.choicesFormat ?? 'choices'
+  // `?format=<name>` of a format would answer 300, whose choice for that format links back to
+  // the same URL: a client following it would loop.
+  if (choicesFormat !== false && Object.hasOwn(formats, choicesFormat)) {
+    throw new OptionsError(
+      PLUGIN,
+      'choicesFormat',
+      `must not be the name of a format (a key of "formats"), got "${choicesFormat}"`,
+    )
+  }
   return {
-    produces: options.produces ?? SUPPORTED_MEDIA_TYPES,
+    produces,
     defaultType: options.defaultType ?? MEDIA_TYPES.json,
     consumes: consumes.map((type) => type.toLowerCase()),
     formatParam: options.formatParam ?? 'format',
-    formats: options.formats ?? DEFAULT_FORMATS,
-    choicesFormat: options.choicesFormat ?? 'choices',
+    formats,
+    choicesFormat,
     languages,
     defaultLanguage: options.defaultLanguage ?? languages[0],
     idField: options.idField ?? 'id',

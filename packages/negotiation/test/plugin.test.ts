@@ -263,12 +263,14 @@ test('defaultType and produces: the default goes first for */* and a missing Acc
     ],
     'application/json; charset=utf-8',
   )
-  const other = await build({
-    defaultType: 'application/xml',
-    produces: ['application/hal+json', 'application/json'],
-  })
+  const other = await build({ defaultType: 'application/xml' })
+  other.get(
+    '/halish',
+    { config: { negotiation: { produces: ['application/hal+json', 'application/json'] } } },
+    async () => ({ id: 1 }),
+  )
   t.equal(
-    (await other.inject('/books/7')).headers['content-type'],
+    (await other.inject('/halish')).headers['content-type'],
     'application/hal+json; charset=utf-8',
     'route does not produce the default: its first type',
   )
@@ -576,6 +578,10 @@ test('options are validated at registration', async (t) => {
     [{ produces: ['text/html'] }, 'produces.0'],
     [{ produces: [] }, 'produces'],
     [{ defaultType: 'text/plain' }, 'defaultType'],
+    [{ defaultType: 'application/xml', produces: ['application/json'] }, 'defaultType'],
+    [{ choicesFormat: 'json' }, 'choicesFormat'],
+    [{ formats: { choices: 'application/xml' } }, 'choicesFormat'],
+    [{ formats: { x: 'application/xml' }, choicesFormat: 'x' }, 'choicesFormat'],
     [{ formats: { BAD: 'application/xml' } }, 'formats'],
     [{ languages: ['en_US'] }, 'languages.0'],
     [{ languages: ['en'], defaultLanguage: 'de' }, 'defaultLanguage'],
