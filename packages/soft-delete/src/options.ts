@@ -1,4 +1,5 @@
 /** Options of `@restwell/soft-delete`: plugin-wide defaults and the per-route `config.softDelete`. */
+import { OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
 
 /** Query parameter choosing which items a collection shows: `exclude`, `include` or `only`. */
@@ -54,12 +55,28 @@ export interface ResolvedSoftDeleteOptions {
   filterArrays: boolean
 }
 
+/**
+ * Applies the defaults. Throws an `OptionsError` when `param` and `includeParam` are the same
+ * name: `param` would take the parameter, so `?include=deleted` would be a 400.
+ */
 export function resolveSoftDeleteOptions(options: SoftDeleteOptions): ResolvedSoftDeleteOptions {
+  const param = options.param ?? DEFAULT_PARAM
+  const includeParam = options.includeParam ?? DEFAULT_INCLUDE_PARAM
+  if (param === includeParam) {
+    // Name the option that was given (the other may be its default).
+    const [option, other] =
+      options.includeParam === undefined ? ['param', 'includeParam'] : ['includeParam', 'param']
+    throw new OptionsError(
+      '@restwell/soft-delete',
+      option,
+      `must differ from "${other}" (both "${param}"): "param" would take the parameter and ?${param}=deleted would be a 400; choose another name, or set "includeParam" to false`,
+    )
+  }
   return {
     mode: options.mode ?? 'soft',
     gone: options.gone ?? false,
-    param: options.param ?? DEFAULT_PARAM,
-    includeParam: options.includeParam ?? DEFAULT_INCLUDE_PARAM,
+    param,
+    includeParam,
     filterArrays: options.filterArrays ?? true,
   }
 }

@@ -357,6 +357,29 @@ test('registration errors: bad options and bad route config', async (t) => {
     },
     { message: /param/ },
   )
+  // One name for both: `param` would take `?include=deleted` and answer 400.
+  await t.rejects(
+    async () => {
+      await Fastify().register(restwellSoftDelete, { param: 'include' })
+    },
+    { name: 'OptionsError', option: 'param', message: /both "include"/ },
+  )
+  await t.rejects(
+    async () => {
+      await Fastify().register(restwellSoftDelete, { includeParam: 'deleted' })
+    },
+    { name: 'OptionsError', option: 'includeParam', message: /both "deleted"/ },
+  )
+  const clash = Fastify()
+  await clash.register(restwellSoftDelete, { param: 'include', includeParam: false })
+  clash.get('/books', { config: { softDelete: true } }, async (request) => ({
+    include: request.softDelete?.include,
+  }))
+  t.strictSame(
+    (await clash.inject('/books?include=only')).json(),
+    { include: 'deleted' },
+    'param may take the name when includeParam is off',
+  )
   const app = Fastify()
   await app.register(restwellSoftDelete)
   t.throws(
