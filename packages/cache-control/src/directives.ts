@@ -17,7 +17,10 @@ export const MAX_DELTA_SECONDS = 2147483648
 export interface CacheDirectives {
   /** `public`: every cache, shared ones included, may store it (even for an authorized request). */
   public?: boolean
-  /** `private`: only the client's own cache may store it. [true unless `public` or `sMaxAge`] */
+  /**
+   * `private`: only the client's own cache may store it. [true unless `public` or `sMaxAge`]
+   * An explicit `false` leaves it out, so a shared cache may store the response (RFC 9111 §3).
+   */
   private?: boolean
   /** `no-cache`: a cache must revalidate before each reuse. [true when neither `maxAge` nor `sMaxAge` is given] */
   noCache?: boolean
@@ -50,15 +53,23 @@ function delta(name: string, value: number): string {
   return `${name}=${value}`
 }
 
-/** True when the policy lets a shared cache store the response: `public` or `s-maxage`, not `private`/`no-store`. */
+/** True when `private` is sent: asked for, or by default when neither `public` nor `sMaxAge` is given. */
+function isPrivate(directives: CacheDirectives): boolean {
+  return directives.private ?? (directives.public !== true && directives.sMaxAge === undefined)
+}
+
+/**
+ * True when the policy lets a shared cache store the response: neither `no-store` nor `private`
+ * is sent (`public`, `s-maxage`, or an explicit `private: false`).
+ */
 export function isSharedPolicy(directives: CacheDirectives): boolean {
-  if (directives.noStore === true || directives.private === true) return false
-  return directives.public === true || directives.sMaxAge !== undefined
+  return directives.noStore !== true && !isPrivate(directives)
 }
 
 /**
  * Builds a `Cache-Control` value. `noStore` gives `no-store` alone. Otherwise: `public` when
- * asked, else `private` unless `sMaxAge` makes the response shareable; `no-cache` when asked,
+ * asked, else `private` unless `sMaxAge` makes the response shareable or `private: false` says
+ * it is not private (neither is sent then); `no-cache` when asked,
  * or when no lifetime (`maxAge`/`sMaxAge`) is given (store, but revalidate every time — the
  * ETag makes that cheap); then the lifetimes and flags in a fixed order. Throws a `TypeError`
  * for `public` together with `private`, or a lifetime that is not an integer of seconds.
@@ -70,7 +81,7 @@ export function formatCacheControl(directives: CacheDirectives): string {
   }
   const parts: string[] = []
   if (directives.public === true) parts.push('public')
-  else if (directives.private === true || directives.sMaxAge === undefined) parts.push('private')
+  else if (isPrivate(directives)) parts.push('private')
   const lifetime = directives.maxAge !== undefined || directives.sMaxAge !== undefined
   if (directives.noCache ?? !lifetime) parts.push('no-cache')
   if (directives.maxAge !== undefined) parts.push(delta('max-age', directives.maxAge))

@@ -103,6 +103,32 @@ function appendSendHook(route: SendSlot, hook: onSendHookHandler): void {
   route.onSend = [...asList(route.onSend), hook]
 }
 
+/**
+ * Makes `hook` the last of the `onSend` hooks of a route added before this plugin loaded.
+ * `onEveryRoute` sets such a route up when this plugin loads, and a plugin loading later
+ * (conditional, with its 412 from the bytes) sets it up later still, appending after any
+ * microtask of ours. So the route's `onSend` becomes an accessor that moves `hook` to the end
+ * of the list each time it is read (Fastify reads it when it builds the route, at ready):
+ * plugins that set a new list (`route.onSend = [...route.onSend, theirs]`) or push onto the one
+ * they read land before it.
+ */
+function keepSendHookLast(route: SendSlot, hook: onSendHookHandler): void {
+  let hooks: unknown[] = [...asList(route.onSend)]
+  Object.defineProperty(route, 'onSend', {
+    configurable: true,
+    enumerable: true,
+    get(): unknown[] {
+      const at = hooks.indexOf(hook)
+      if (at !== -1) hooks.splice(at, 1)
+      hooks.push(hook)
+      return hooks
+    },
+    set(value: unknown) {
+      hooks = [...asList(value)]
+    },
+  })
+}
+
 function routeName(route: RouteOptions): string {
   const methods = Array.isArray(route.method) ? route.method : [route.method]
   return `${methods.join(',')} ${route.url}`
@@ -152,17 +178,22 @@ const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptio
   fastify.decorateReply(OVERRIDE as unknown as string, null)
   fastify.decorateReply('cacheControl', cacheControl)
 
+  // True while `onEveryRoute` runs the hook over the routes added before this plugin loaded
+  // (inside the umbrella's adoption batch it runs later, with every plugin's hook at once).
+  let earlier = true
   onEveryRoute(fastify, function cacheControlOnRoute(route) {
     const raw = route.config?.cache
     if (raw === false) return
     const settings = resolveRoute(options, pluginPolicy, route, raw)
     const hook = sendHook(settings)
     // Run after every other onSend hook of the route (conditional's 304/412, compression's
-    // Vary): route hooks are read when Fastify builds the route at ready, and a plugin
-    // registered after this one appends its hook in its own onRoute hook, so appending once
-    // this onRoute round is over puts this one last.
-    queueMicrotask(() => appendSendHook(route as SendSlot, hook))
+    // Vary). Route hooks are read when Fastify builds the route at ready; for a new route, a
+    // plugin registered after this one appends its hook in its own onRoute hook, in this same
+    // round, so appending once the round is over puts this one last.
+    if (earlier) keepSendHookLast(route as SendSlot, hook)
+    else queueMicrotask(() => appendSendHook(route as SendSlot, hook))
   })
+  earlier = false
 
   // Responses of no route (the not-found handler, Fastify's own 404/400 for a bad URL) never
   // pass through a route's hooks; this costs matched routes one property read.

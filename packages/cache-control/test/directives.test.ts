@@ -22,6 +22,15 @@ test('formatCacheControl: the defaults', async (t) => {
   t.equal(formatCacheControl({ noCache: false }), 'private')
 })
 
+test('formatCacheControl: an explicit private: false is honoured (shareable, RFC 9111 §3)', async (t) => {
+  t.equal(formatCacheControl({ private: false }), 'no-cache', 'was "private, no-cache"')
+  t.equal(formatCacheControl({ private: false, maxAge: 60 }), 'max-age=60')
+  t.equal(formatCacheControl({ private: false, public: true }), 'public, no-cache')
+  t.equal(formatCacheControl({ private: false, sMaxAge: 5 }), 's-maxage=5')
+  t.equal(isSharedPolicy({ private: false }), true, 'a shared cache may store it')
+  t.equal(isSharedPolicy({ private: false, noStore: true }), false)
+})
+
 test('formatCacheControl: no-store stands alone', async (t) => {
   t.equal(formatCacheControl({ noStore: true }), 'no-store')
   t.equal(formatCacheControl({ noStore: true, public: true, maxAge: 9 }), 'no-store')
@@ -141,6 +150,7 @@ test('property: parseCacheControl never throws, stays bounded, reads back what f
     fc.property(
       fc.record({
         public: flag,
+        private: flag,
         noCache: flag,
         noStore: flag,
         maxAge: seconds,
@@ -151,6 +161,8 @@ test('property: parseCacheControl never throws, stays bounded, reads back what f
         mustRevalidate: flag,
       }),
       (directives) => {
+        // Refused (a TypeError), tested above.
+        if (directives.public === true && directives.private === true) return true
         const parsed = parseCacheControl(formatCacheControl(directives))
         if (directives.noStore === true) return parsed.size === 1 && parsed.has('no-store')
         return (

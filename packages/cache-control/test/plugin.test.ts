@@ -214,6 +214,20 @@ test('Vary: Authorization on every response a shared cache may store', async (t)
   t.equal((await off.inject('/public')).headers.vary, undefined)
 })
 
+test('an explicit private: false is honoured: no private, and Vary: Authorization', async (t) => {
+  const app = await build({ policy: { private: false } }, (app) => {
+    app.get('/route', { config: { cache: { private: false, maxAge: 30 } } }, async () => 'x')
+    app.get('/reply', async (_request, reply) => reply.cacheControl({ private: false }).send('x'))
+  })
+  const plugin = await app.inject('/plain')
+  t.equal(plugin.headers['cache-control'], 'no-cache', 'the plugin policy (was private, no-cache)')
+  t.equal(plugin.headers.vary, 'Authorization', 'a shared cache may store it')
+  const route = await app.inject('/route')
+  t.equal(route.headers['cache-control'], 'max-age=30', 'a route policy')
+  t.equal(route.headers.vary, 'Authorization')
+  t.equal((await app.inject('/reply')).headers['cache-control'], 'no-cache', 'one response')
+})
+
 test('vary names from the plugin and the route, once each, merged with what is there', async (t) => {
   const app = await build({ vary: ['X-Api-Version'] }, (app) => {
     app.get(
@@ -323,6 +337,33 @@ test('the policy is decided after compression and preconditions', async (t) => {
   const failed = await app.inject({ method: 'PUT', url: '/doc', headers: { 'if-match': '"v0"' } })
   t.equal(failed.statusCode, 412)
   t.equal(failed.headers['cache-control'], 'no-store')
+})
+
+test('registered before conditional and compress: still decided last, early routes too', async (t) => {
+  // Without @restwell/errors (which sets no-store on every error itself).
+  const app = Fastify()
+  const policy = { config: { cache: { public: true, maxAge: 60 } } }
+  const body = async () => ({ a: 'b'.repeat(50) })
+  app.get('/early', policy, body)
+  await app.register(restwellCacheControl)
+  await app.register(restwellConditional)
+  await app.register(compress, { threshold: 1 })
+  app.get('/late', policy, body)
+  for (const url of ['/early', '/late']) {
+    const ok = await app.inject(url)
+    t.equal(ok.headers['cache-control'], 'public, max-age=60', url)
+    const head = await app.inject({ method: 'HEAD', url })
+    t.equal(head.headers['cache-control'], 'public, max-age=60', `HEAD ${url}`)
+    t.equal(head.headers['content-length'], ok.headers['content-length'], `HEAD ${url}`)
+    // Conditional's onSend hook, appended after this plugin's, makes the 412 from the bytes.
+    const failed = await app.inject({ url, headers: { 'if-match': '"nope"' } })
+    t.equal(failed.statusCode, 412, url)
+    t.equal(failed.headers['cache-control'], 'no-store', `${url}: the 412 is not cacheable`)
+  }
+  // @fastify/compress pushes its hook onto the list it reads: it still runs before this one.
+  const gzip = await app.inject({ url: '/late', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(gzip.headers['content-encoding'], 'gzip')
+  t.equal(gzip.headers.vary, 'accept-encoding, Authorization')
 })
 
 test('invalid options and route configs throw at registration, naming them', async (t) => {
