@@ -1,5 +1,14 @@
 /** restwell: every HTTP resource convention for a Fastify v5 API, in one line. */
+import './augment.js'
 import { restwell } from './plugin.js'
+
+// The libraries' option types, re-exported by name: their Fastify augmentations
+// (`config.rateLimit`, the route options `compress` and `decompress`) then reach users of the
+// ESM and the CommonJS declarations alike (an import for its side effect alone is dropped from
+// the latter).
+export type { FastifyCompressOptions } from '@fastify/compress'
+export type { RateLimitOptions } from '@fastify/rate-limit'
+export type { FastifyUnderPressureOptions } from '@fastify/under-pressure'
 
 export * from '@restwell/errors'
 export { restwellMethods } from '@restwell/methods'

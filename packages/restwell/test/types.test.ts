@@ -1,7 +1,7 @@
 import type { ErrorsOptions } from '@restwell/errors'
 import type { MethodsOptions } from '@restwell/methods'
 import { expectTypeOf } from 'expect-type'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyContextConfig, FastifyPluginAsync, RouteShorthandOptions } from 'fastify'
 import { test } from 'tap'
 import restwellDefault, { type RestwellOptions, restwell } from '../src/index.js'
 
@@ -10,4 +10,15 @@ test('types of restwell', async (t) => {
   expectTypeOf<RestwellOptions['errors']>().toEqualTypeOf<ErrorsOptions | false | undefined>()
   expectTypeOf<RestwellOptions['methods']>().toEqualTypeOf<MethodsOptions | false | undefined>()
   t.equal(restwellDefault, restwell)
+})
+
+test('route options the README documents are typed (checked by tsc)', async (t) => {
+  // Typed options: an unknown key would be an error here (Fastify infers untyped ones).
+  const options: RouteShorthandOptions = {
+    config: { cors: false, rateLimit: { max: 2, timeWindow: 60_000 } },
+    compress: false,
+    decompress: false,
+  }
+  expectTypeOf<FastifyContextConfig['cors']>().toEqualTypeOf<false | undefined>()
+  t.equal(options.config?.cors, false)
 })
