@@ -523,7 +523,7 @@ for (const variant of ['by hand', '@restwell/negotiation'] as const) {
       t.equal(direct304.body.length, 0)
       t.equal(direct304.headers['cache-control'], 'private, no-cache')
       t.equal(direct304.headers.etag, a.headers.etag)
-      expectVary(direct304.headers.vary, ['accept-encoding'], 'the 304 Vary')
+      expectVary(direct304.headers.vary, ['accept-encoding', 'authorization'], 'the 304 Vary')
       t.equal(direct304.headers['content-length'], undefined)
       t.equal(direct304.headers['content-type'], undefined)
     })

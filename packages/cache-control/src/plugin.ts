@@ -29,11 +29,14 @@ const NAME = '@restwell/cache-control'
 /** What an error, an unsafe method and OPTIONS get: nothing may be stored (RFC 9111 §5.2.2.5). */
 export const NO_STORE = 'no-store'
 
-/** A formatted policy and whether a shared cache may store a response carrying it. */
+/** A formatted policy, whether any cache may store a response carrying it, and whether a shared one may. */
 interface Policy {
   value: string
+  stored: boolean
   shared: boolean
 }
+
+const NO_STORE_POLICY: Policy = { value: NO_STORE, stored: false, shared: false }
 
 /** One route's settings, resolved once when the route is added. */
 interface RouteSettings {
@@ -42,13 +45,19 @@ interface RouteSettings {
   /** Extra `Vary` names for every response. */
   vary: readonly string[]
   varyAuthorization: boolean
+  /**
+   * The answer may depend on the request's credentials: the route is not `config.auth: false`
+   * (protected, optional-auth, or unknown to this plugin).
+   */
+  credentialed: boolean
 }
 
 const OVERRIDE: unique symbol = Symbol('restwell.cache-control.override')
 type WithOverride = { [OVERRIDE]: Policy | null }
 
 function toPolicy(directives: CacheDirectives): Policy {
-  return { value: formatCacheControl(directives), shared: isSharedPolicy(directives) }
+  const value = formatCacheControl(directives)
+  return { value, stored: value !== NO_STORE, shared: isSharedPolicy(directives) }
 }
 
 function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyReply {
@@ -62,27 +71,40 @@ function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyR
  *   - status ≥ 400 → `no-store`;
  *   - `reply.cacheControl(...)` for this response → that policy;
  *   - GET or HEAD → the route's policy; any other method → `no-store`.
- * A response a shared cache may store gets `Vary: Authorization` (unless turned off), and the
- * route's `vary` names; `Vary` comes out with each name once.
+ * A response any cache may store (anything but `no-store`) gets `Vary: Authorization` (unless
+ * turned off) when a shared cache may store it, when the route may answer by the credentials
+ * (not `config.auth: false`), or when the request carried `Authorization`; and the route's
+ * `vary` names. `Vary` comes out with each name once.
  */
 function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSettings): void {
   const existing = reply.getHeader('cache-control')
+  let stored: boolean
   let shared: boolean
-  if (existing !== undefined) {
-    shared = existing !== NO_STORE && isSharedCacheControl(parseCacheControl(existing))
+  if (existing === NO_STORE) {
+    stored = shared = false
+  } else if (existing !== undefined) {
+    const parsed = parseCacheControl(existing)
+    stored = !parsed.has('no-store')
+    shared = isSharedCacheControl(parsed)
   } else if (reply.statusCode >= 400) {
     reply.header('cache-control', NO_STORE)
-    shared = false
+    stored = shared = false
   } else {
     const override = (reply as unknown as WithOverride)[OVERRIDE]
     const method = request.method
     const policy =
-      override ??
-      (method === 'GET' || method === 'HEAD' ? settings.read : { value: NO_STORE, shared: false })
+      override ?? (method === 'GET' || method === 'HEAD' ? settings.read : NO_STORE_POLICY)
     reply.header('cache-control', policy.value)
+    stored = policy.stored
     shared = policy.shared
   }
-  if (shared && settings.varyAuthorization) {
+  // RFC 9110 §12.5.5: Vary names every request header the answer may depend on; private caches
+  // honour it too (RFC 9111 §4.1), so a browser never serves one user's stored copy to another.
+  if (
+    stored &&
+    settings.varyAuthorization &&
+    (shared || settings.credentialed || request.headers.authorization !== undefined)
+  ) {
     appendVary(reply, ...settings.vary, 'Authorization')
   } else if (settings.vary.length > 0 || reply.hasHeader('vary')) {
     appendVary(reply, ...settings.vary)
@@ -142,14 +164,25 @@ function policyOf(where: string, directives: CacheDirectives): Policy {
   }
 }
 
+/** False only for a route that says `config.auth: false` (`@restwell/auth`'s public route). */
+function isCredentialed(route: RouteOptions): boolean {
+  return (route.config as { auth?: unknown } | undefined)?.auth !== false
+}
+
 function resolveRoute(
   options: ResolvedCacheControlOptions,
   pluginPolicy: Policy,
   route: RouteOptions,
   raw: CacheRouteConfig | undefined,
 ): RouteSettings {
+  const credentialed = isCredentialed(route)
   if (raw === undefined) {
-    return { read: pluginPolicy, vary: options.vary, varyAuthorization: options.varyAuthorization }
+    return {
+      read: pluginPolicy,
+      vary: options.vary,
+      varyAuthorization: options.varyAuthorization,
+      credentialed,
+    }
   }
   const where = `${NAME} (config.cache of ${routeName(route)})`
   const { vary, varyAuthorization, ...directives } = validateOptions(
@@ -161,6 +194,7 @@ function resolveRoute(
     read: policyOf(where, directives),
     vary: vary === undefined ? options.vary : [...options.vary, ...vary],
     varyAuthorization: varyAuthorization ?? options.varyAuthorization,
+    credentialed,
   }
 }
 
@@ -173,6 +207,8 @@ const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptio
     read: pluginPolicy,
     vary: options.vary,
     varyAuthorization: options.varyAuthorization,
+    // No route says what the not-found path answers by (hideRoutes asks it for a token).
+    credentialed: true,
   }
 
   fastify.decorateReply(OVERRIDE as unknown as string, null)

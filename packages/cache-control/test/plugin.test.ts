@@ -1,11 +1,23 @@
 import compress from '@fastify/compress'
 import { httpErrors, restwellErrors } from '@restwell/errors'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyContextConfig, type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 // @restwell/conditional is not a dependency of this package: its source is imported for one
 // composition test (the root test/cache suite covers the full stack).
 import { restwellConditional } from '@restwell/conditional'
-import { type CacheControlOptions, restwellCacheControl } from '../src/index.js'
+import {
+  type CacheControlOptions,
+  type CacheRouteConfig,
+  restwellCacheControl,
+} from '../src/index.js'
+
+/**
+ * A route config with `@restwell/auth`'s `config.auth` (not a dependency of this package: this
+ * plugin only reads whether it is `false`; the umbrella's tests run the two together).
+ */
+function withAuth(auth: unknown, cache?: CacheRouteConfig): FastifyContextConfig {
+  return { auth, cache } as FastifyContextConfig
+}
 
 async function build(
   options: CacheControlOptions = {},
@@ -37,7 +49,7 @@ test('defaults: a successful GET or HEAD is private, no-cache', async (t) => {
   const get = await app.inject('/plain')
   t.equal(get.statusCode, 200)
   t.equal(get.headers['cache-control'], 'private, no-cache')
-  t.equal(get.headers.vary, undefined, 'nothing varies')
+  t.equal(get.headers.vary, 'Authorization', 'a browser may store it: keyed by the credential')
   const head = await app.inject({ method: 'HEAD', url: '/plain' })
   t.equal(head.headers['cache-control'], 'private, no-cache')
 })
@@ -177,6 +189,9 @@ test('a Cache-Control set by the handler is never overwritten', async (t) => {
     app.post('/own', async (_request, reply) =>
       reply.header('cache-control', 'private, max-age=3').send('x'),
     )
+    app.get('/own-no-store', async (_request, reply) =>
+      reply.header('cache-control', 'private, no-store').send('x'),
+    )
     app.get('/own-404', async (_request, reply) =>
       reply.code(404).header('cache-control', 'public, max-age=30').send('none'),
     )
@@ -189,12 +204,15 @@ test('a Cache-Control set by the handler is never overwritten', async (t) => {
   t.equal(own.headers.vary, 'Authorization', 'storable by a shared cache: keyed by the credential')
   const post = await app.inject({ method: 'POST', url: '/own' })
   t.equal(post.headers['cache-control'], 'private, max-age=3')
-  t.equal(post.headers.vary, undefined)
+  t.equal(post.headers.vary, 'Authorization', 'storable by a browser: keyed by the credential')
+  const never = await app.inject('/own-no-store')
+  t.equal(never.headers['cache-control'], 'private, no-store')
+  t.equal(never.headers.vary, undefined, 'never stored: nothing to key')
   t.equal((await app.inject('/own-404')).headers['cache-control'], 'public, max-age=30')
   t.equal((await app.inject('/own-error')).headers['cache-control'], 'public, max-age=30')
 })
 
-test('Vary: Authorization on every response a shared cache may store', async (t) => {
+test('Vary: Authorization on every response a shared cache may store, private ones too', async (t) => {
   const app = await build({}, (app) => {
     app.get('/shared', { config: { cache: { sMaxAge: 60 } } }, async () => 'x')
     app.get(
@@ -207,11 +225,58 @@ test('Vary: Authorization on every response a shared cache may store', async (t)
     const pub = await app.inject({ url: '/public', headers })
     t.equal(pub.headers.vary, 'Authorization', 'public: with and without credentials alike')
     t.equal((await app.inject({ url: '/shared', headers })).headers.vary, 'Authorization')
-    t.equal((await app.inject({ url: '/plain', headers })).headers.vary, undefined, 'private: none')
+    const own = await app.inject({ url: '/plain', headers })
+    t.equal(own.headers.vary, 'Authorization', 'private: a browser keys its copy too')
     t.equal((await app.inject({ url: '/no-vary', headers })).headers.vary, undefined)
   }
   const off = await build({ varyAuthorization: false })
   t.equal((await off.inject('/public')).headers.vary, undefined)
+})
+
+test('a private response with a lifetime varies by Authorization unless the route is auth: false', async (t) => {
+  const app = await build({}, (app) => {
+    const byWho = async (request: { headers: { authorization?: string } }) => ({
+      for: request.headers.authorization ?? 'anonymous',
+    })
+    // No config.auth: protected by @restwell/auth's default (or an auth this plugin cannot see).
+    app.get('/me', { config: { cache: { maxAge: 300 } } }, byWho)
+    app.get('/feed', { config: withAuth({ optional: true }, { maxAge: 300 }) }, byWho)
+    app.get('/mine', { config: withAuth(true, { maxAge: 300 }) }, async (request, reply) => {
+      if (request.headers['if-none-match'] === '"v1"') return reply.code(304).send()
+      return reply.header('etag', '"v1"').send('x')
+    })
+    app.post('/mine', { config: withAuth(true) }, async () => 'done')
+    app.get('/open', { config: withAuth(false, { maxAge: 300 }) }, async () => 'same for all')
+    app.get('/open-shared', { config: withAuth(false, { public: true, maxAge: 60 }) }, byWho)
+    app.get('/same', { config: withAuth(true, { maxAge: 300, varyAuthorization: false }) }, byWho)
+  })
+  const anonymous = {}
+  const alice = { authorization: 'Bearer alice' }
+  const bob = { authorization: 'Bearer bob' }
+  for (const url of ['/me', '/feed', '/mine']) {
+    for (const headers of [anonymous, alice, bob]) {
+      const res = await app.inject({ url, headers })
+      t.equal(res.headers['cache-control'], 'private, max-age=300', url)
+      t.equal(res.headers.vary, 'Authorization', `${url}: with and without credentials alike`)
+    }
+  }
+  const same = await app.inject({ url: '/mine', headers: { ...alice, 'if-none-match': '"v1"' } })
+  t.equal(same.statusCode, 304)
+  t.equal(same.headers.vary, 'Authorization', 'the 304 carries the Vary the 200 would')
+  const write = await app.inject({ method: 'POST', url: '/mine', headers: alice })
+  t.equal(write.headers['cache-control'], 'no-store')
+  t.equal(write.headers.vary, undefined, 'never stored: nothing to key')
+  const error = await app.inject({ url: '/fail', headers: alice })
+  t.equal(error.headers['cache-control'], 'no-store')
+  t.equal(error.headers.vary, undefined, 'an error is never stored')
+
+  const open = await app.inject('/open')
+  t.equal(open.headers['cache-control'], 'private, max-age=300')
+  t.equal(open.headers.vary, undefined, 'auth: false and no credential: nothing varies')
+  const openAlice = await app.inject({ url: '/open', headers: alice })
+  t.equal(openAlice.headers.vary, 'Authorization', 'a copy made with a credential is keyed by it')
+  t.equal((await app.inject('/open-shared')).headers.vary, 'Authorization', 'shared: always')
+  t.equal((await app.inject({ url: '/same', headers: alice })).headers.vary, undefined, 'opted out')
 })
 
 test('an explicit private: false is honoured: no private, and Vary: Authorization', async (t) => {
@@ -240,13 +305,13 @@ test('vary names from the plugin and the route, once each, merged with what is t
   })
   const res = await app.inject('/negotiated')
   t.equal(res.headers.vary, 'accept, Accept-Encoding, X-Api-Version, Authorization')
-  t.equal((await app.inject('/plain')).headers.vary, 'X-Api-Version')
+  t.equal((await app.inject('/plain')).headers.vary, 'X-Api-Version, Authorization')
   t.equal((await app.inject('/fail')).headers.vary, 'X-Api-Version', 'an error states it too')
   t.equal((await app.inject('/nowhere')).headers.vary, 'X-Api-Version', 'the not-found path too')
   t.equal((await app.inject('/star')).headers.vary, '*')
   const bare = await build()
   bare.get('/dup', async (_request, reply) => reply.header('vary', 'Origin, origin').send('x'))
-  t.equal((await bare.inject('/dup')).headers.vary, 'Origin', 'de-duplicated')
+  t.equal((await bare.inject('/dup')).headers.vary, 'Origin, Authorization', 'de-duplicated')
 })
 
 test('config.cache: false leaves the route alone', async (t) => {
@@ -303,7 +368,7 @@ test('route onSend hooks given as one function or a list are kept, and run first
       async () => 'x',
     )
   })
-  t.equal((await app.inject('/one')).headers.vary, 'Accept')
+  t.equal((await app.inject('/one')).headers.vary, 'Accept, Authorization')
   t.equal((await app.inject('/list')).headers.vary, 'Accept-Language, Authorization')
 })
 
