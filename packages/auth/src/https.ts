@@ -23,7 +23,7 @@ export function isSecure(request: FastifyRequest, trustProxy: boolean): boolean 
 }
 
 /**
- * The https URL with the same host, path and query, or undefined when there is no safe host
+ * The https URL with the same host, path and query as the client sent them, or undefined when there is no safe host
  * to name (no `Host`, or one that is not a plain host[:port]) or the target is not a path.
  * The default port `:80` is dropped; `fixedHost` (option `https.host`) replaces the Host header.
  */
@@ -31,7 +31,10 @@ export function httpsLocation(
   request: FastifyRequest,
   fixedHost: string | undefined,
 ): string | undefined {
-  const url = request.url
+  // The URL the client sent: a reroute (versioning, method override) or Fastify's `rewriteUrl`
+  // changed `request.url` into an internal one (`/v2/books/7` for `/books/7`); pinning the
+  // client to it with a permanent redirect would drop its version carrier, or 404.
+  const url = request.originalUrl
   if (url.charCodeAt(0) !== 0x2f) return undefined
   let host = fixedHost ?? request.headers.host
   if (typeof host !== 'string' || !HOST.test(host)) return undefined

@@ -2,22 +2,25 @@
 import {
   asList,
   ErrorCode,
-  type HttpError,
+  HttpError,
   httpErrors,
+  isHttpError,
   notFoundInScope,
   OptionsError,
   onEveryRoute,
+  statusCode,
   validateOptions,
 } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
+  onErrorHookHandler,
   onRequestHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { countAuthorizationLines, parseAuthorization } from './authorization.js'
-import { formatChallenge } from './challenge.js'
+import { answersUnauthorized, formatChallenge, hasChallenge } from './challenge.js'
 import { httpsLocation, isSecure, SAFE_METHODS } from './https.js'
 import { isInvalidTokenError } from './invalid-token.js'
 import {
@@ -34,6 +37,8 @@ const PLUGIN = '@restwell/auth'
 const DEFAULT_INVALID = 'The access token is invalid or has expired'
 /** Unknown paths require a valid token and nothing more. */
 const ANY_VALID_TOKEN: ResolvedRequirement = { scopes: [], allow: undefined, optional: false }
+/** The code `httpErrors.unauthorized()` gets when given none. */
+const UNAUTHORIZED_CODE = statusCode(401)
 
 type RouteConfig = { auth?: RouteAuthConfig<unknown> } & Record<string, unknown>
 
@@ -60,7 +65,8 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
 
   fastify.decorateRequest('principal', undefined)
 
-  const missingHeaders = { 'www-authenticate': formatChallenge({ realm }) }
+  const plainChallenge = formatChallenge({ realm })
+  const missingHeaders = { 'www-authenticate': plainChallenge }
 
   function missingCredentials(): HttpError {
     return httpErrors.unauthorized(
@@ -88,6 +94,25 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
       headers: {
         'www-authenticate': formatChallenge({ realm, error: 'invalid_token', description }),
       },
+    })
+  }
+
+  /**
+   * A 401 `HttpError` from `verify` without a challenge (RFC 9110 §15.5.2: a 401 MUST carry
+   * `WWW-Authenticate`): the same error with the `invalid_token` challenge added, describing
+   * it by its message when that may be shown; the status's default code becomes ours.
+   */
+  function challenged(error: HttpError): HttpError {
+    const description = (error.expose && error.message) || DEFAULT_INVALID
+    return new HttpError(401, error.message, {
+      code: error.code === UNAUTHORIZED_CODE ? ErrorCode.INVALID_TOKEN : error.code,
+      details: error.details,
+      headers: {
+        ...error.headers,
+        'www-authenticate': formatChallenge({ realm, error: 'invalid_token', description }),
+      },
+      cause: error.cause,
+      expose: error.expose,
     })
   }
 
@@ -122,6 +147,9 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
       principal = await verify(parsed.token, request)
     } catch (error) {
       if (isInvalidTokenError(error)) throw invalidToken(error.message || DEFAULT_INVALID)
+      if (isHttpError(error) && error.statusCode === 401 && !hasChallenge(error.headers)) {
+        throw challenged(error)
+      }
       throw error
     }
     if (principal === null || principal === undefined || principal === false) {
@@ -162,12 +190,33 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     return resolveRequirement(auth, options.requirement)
   }
 
+  /**
+   * A protected route's own 401 (`throw httpErrors.unauthorized('Session expired')` in its
+   * handler) gets the plain challenge when it has none: RFC 9110 §15.5.2. Runs on errors only.
+   */
+  const addChallenge: onErrorHookHandler = function restwellAuthChallenge(
+    _request,
+    reply,
+    error,
+    done,
+  ) {
+    if (
+      answersUnauthorized(error, reply.statusCode) &&
+      !reply.hasHeader('www-authenticate') &&
+      !hasChallenge((error as { headers?: unknown }).headers)
+    ) {
+      reply.header('www-authenticate', plainChallenge)
+    }
+    done()
+  }
+
   // Routes added before this plugin loaded are set up alike (`onEveryRoute`).
   onEveryRoute(fastify, (route) => {
     const config = route.config as RouteConfig | undefined
     const requirement = requirementOf(config, `${String(route.method)} ${route.url}`)
     if (requirement === null) return
     route.onRequest = [routeGuard(requirement), ...asList(route.onRequest)]
+    route.onError = [...asList(route.onError), addChallenge]
   })
 
   if (!hideRoutes && !httpsRequired) return

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import cors from '@fastify/cors'
 import { httpErrors, restwellErrors } from '@restwell/errors'
+import { addRewriter } from '@restwell/reroute'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { type AuthOptions, InvalidTokenError, restwellAuth } from '../src/index.js'
@@ -30,6 +31,14 @@ async function verify(token: string): Promise<User | null> {
   if (token === 'down')
     throw httpErrors.serviceUnavailable('IdP down', { headers: { 'retry-after': 5 } })
   if (token === 'false') return false as unknown as null
+  if (token === 'withdrawn') throw httpErrors.unauthorized('The token was revoked')
+  if (token === 'coded')
+    throw httpErrors.unauthorized('', { code: 'TOKEN_REVOKED', headers: { 'x-reason': 'r' } })
+  if (token === 'masked') throw httpErrors.unauthorized('key 7 of kid-3 unknown', { expose: false })
+  if (token === 'challenged')
+    throw httpErrors.unauthorized('Step up', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token", acr="mfa"' },
+    })
   return USERS[token] ?? null
 }
 
@@ -148,6 +157,82 @@ test('a verify that throws is a server fault; an HttpError it throws is sent as 
   const down = await app.inject({ url: '/books', headers: bearer('down') })
   t.equal(down.statusCode, 503)
   t.equal(down.headers['retry-after'], '5')
+})
+
+test('verify rejecting with a 401 HttpError: the invalid_token challenge is added', async (t) => {
+  const app = await build({}, (app) => {
+    app.get('/me', async () => {
+      throw httpErrors.unauthorized('Session expired')
+    })
+    app.get('/own', async (_request, reply) => {
+      reply.header('www-authenticate', 'Bearer realm="api", error="invalid_token"')
+      throw httpErrors.unauthorized('Own challenge')
+    })
+    app.get('/gone', async () => {
+      throw httpErrors.gone('No more')
+    })
+    app.get('/coded', async (_request, reply) => {
+      reply.code(401)
+      throw new Error('a library error with no status of its own')
+    })
+    app.get('/open', { config: { auth: false } }, async () => {
+      throw httpErrors.unauthorized('Public route')
+    })
+  })
+  const revoked = await app.inject({ url: '/books', headers: bearer('withdrawn') })
+  t.equal(revoked.statusCode, 401)
+  t.equal(
+    revoked.headers['www-authenticate'],
+    'Bearer realm="api", error="invalid_token", error_description="The token was revoked"',
+  )
+  t.equal(revoked.json().error.code, 'INVALID_TOKEN', "the status's default code becomes ours")
+  t.equal(revoked.json().error.message, 'The token was revoked')
+  const hidden = await app.inject({ url: '/nope', headers: bearer('withdrawn') })
+  t.equal(hidden.statusCode, 401, 'hideRoutes path')
+  t.equal(hidden.headers['www-authenticate'], revoked.headers['www-authenticate'])
+  const coded = await app.inject({ url: '/books', headers: bearer('coded') })
+  t.equal(coded.json().error.code, 'TOKEN_REVOKED', 'a code of its own is kept')
+  t.equal(coded.headers['x-reason'], 'r', 'and its headers')
+  t.match(coded.headers['www-authenticate'], /error_description="The access token is invalid/)
+  const masked = await app.inject({ url: '/books', headers: bearer('masked') })
+  t.match(masked.headers['www-authenticate'], /error_description="The access token is invalid/)
+  t.notMatch(masked.body, /kid-3/, 'a message not to be shown stays out of the header too')
+  const challenged = await app.inject({ url: '/books', headers: bearer('challenged') })
+  t.equal(
+    challenged.headers['www-authenticate'],
+    'Bearer realm="api", error="invalid_token", acr="mfa"',
+    'a challenge of its own is sent as is',
+  )
+  t.equal(challenged.json().error.code, 'UNAUTHORIZED')
+
+  const handler = await app.inject({ url: '/me', headers: bearer('alice') })
+  t.equal(handler.statusCode, 401)
+  t.equal(handler.headers['www-authenticate'], 'Bearer realm="api"', "a handler's 401 too")
+  t.equal(handler.json().error.message, 'Session expired')
+  const own = await app.inject({ url: '/own', headers: bearer('alice') })
+  t.equal(own.headers['www-authenticate'], 'Bearer realm="api", error="invalid_token"')
+  const status = await app.inject({ url: '/coded', headers: bearer('alice') })
+  t.equal(status.statusCode, 401)
+  t.equal(status.headers['www-authenticate'], 'Bearer realm="api"', 'status set on the reply')
+  const gone = await app.inject({ url: '/gone', headers: bearer('alice') })
+  t.equal(gone.statusCode, 410)
+  t.equal(gone.headers['www-authenticate'], undefined, 'only on 401 answers')
+  const open = await app.inject({ url: '/open' })
+  t.equal(open.statusCode, 401)
+  t.equal(open.headers['www-authenticate'], undefined, 'public routes are left alone')
+})
+
+test("alone, a handler 401 gets the challenge through Fastify's default handler", async (t) => {
+  const app = Fastify()
+  await app.register(restwellAuth, { verify, hideRoutes: false })
+  app.get('/me', async () => {
+    throw httpErrors.unauthorized('Session expired')
+  })
+  const res = await app.inject({ url: '/me', headers: bearer('alice') })
+  t.equal(res.statusCode, 401)
+  t.equal(res.headers['www-authenticate'], 'Bearer realm="api"')
+  const verified = await app.inject({ url: '/me', headers: bearer('withdrawn') })
+  t.match(verified.headers['www-authenticate'], /error="invalid_token"/)
 })
 
 test('a valid token: the principal reaches the handler', async (t) => {
@@ -512,10 +597,28 @@ test('HTTPS over real sockets: plain HTTP redirected, TLS served', async (t) => 
   t.equal(body, '200 secure')
 })
 
+test('HTTPS redirect of a rerouted request: the URL the client sent', async (t) => {
+  // As versioning reroutes through @restwell/reroute: `/books…` served by `/v2/books…`.
+  const app = Fastify()
+  addRewriter(app, {
+    name: 'test-version',
+    order: 20,
+    rewrite: (target) => {
+      if (target.url.startsWith('/books')) target.url = `/v2${target.url}`
+    },
+  })
+  await app.register(restwellErrors)
+  await app.register(restwellAuth, { verify, https: { required: true } })
+  app.get('/v2/books/:id', async () => 'book')
+  const res = await app.inject({ url: '/books/7?version=2', headers: { host: 'api.example' } })
+  t.equal(res.statusCode, 308)
+  t.equal(res.headers.location, 'https://api.example/books/7?version=2')
+})
+
 test('httpsLocation names only a path on a plain host', async (t) => {
   const { httpsLocation } = await import('../src/https.js')
   const fake = (url: string, host?: string) =>
-    ({ url, headers: host === undefined ? {} : { host } }) as unknown as Parameters<
+    ({ originalUrl: url, headers: host === undefined ? {} : { host } }) as unknown as Parameters<
       typeof httpsLocation
     >[0]
   t.equal(httpsLocation(fake('*', 'a.example'), undefined), undefined)

@@ -6,6 +6,23 @@ export function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q)
 }
 
+/**
+ * The URL of a request as the client knows it, for the links a response carries: the client's
+ * path (`request.originalUrl`: `@restwell/reroute` and Fastify's `rewriteUrl` keep it there
+ * before they rewrite `request.url`; versioning's `/v<N>` prefix of a request that carried its
+ * version by query, `Accept` or default is internal and may not be routable) with the query the
+ * route saw (`request.url`'s: the client's, less a method override parameter, which acts on
+ * POST only and is no part of a resource's URL). A request that was not rewritten gives its
+ * URL as is.
+ */
+export function publicUrl(request: { url: string; originalUrl: string }): string {
+  const url = request.url
+  const original = request.originalUrl
+  if (original === url) return url
+  const q = url.indexOf('?')
+  return q === -1 ? pathOf(original) : pathOf(original) + url.slice(q)
+}
+
 /** RFC 9110 §5.6.3 OWS: a space or a horizontal tab. */
 export function isOws(code: number): boolean {
   return code === 0x20 || code === 0x09

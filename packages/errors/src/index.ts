@@ -42,7 +42,7 @@ export {
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { OptionsError, validateOptions } from './validate-options.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
-export { asList, fieldText, isOws, isTchar, isToken, pathOf } from './http.js'
+export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
 export { invalidUtf8 } from './utf8.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'
 export {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { test } from 'tap'
-import { asList, fieldText, isOws, isTchar, isToken, pathOf } from '../src/index.js'
+import { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from '../src/index.js'
 
 test('pathOf drops the query string', async (t) => {
   t.equal(pathOf('/a/b?c=1&d'), '/a/b')
@@ -35,4 +35,15 @@ test('fieldText joins a repeated field and ignores what is not text', async (t) 
   t.equal(fieldText(['a', 7, undefined, 'b']), 'a,b')
   t.equal(fieldText(undefined), '')
   t.equal(fieldText(42), '')
+})
+
+test('publicUrl: the path the client sent with the query the route saw', async (t) => {
+  t.equal(publicUrl({ url: '/books?page=2', originalUrl: '/books?page=2' }), '/books?page=2')
+  t.equal(publicUrl({ url: '/v1/books?page=2', originalUrl: '/books?page=2' }), '/books?page=2')
+  t.equal(publicUrl({ url: '/v1/books', originalUrl: '/books' }), '/books')
+  t.equal(
+    publicUrl({ url: '/books/7', originalUrl: '/books/7?_method=PATCH' }),
+    '/books/7',
+    'a method override parameter the rewriter dropped stays out',
+  )
 })

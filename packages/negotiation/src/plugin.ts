@@ -12,6 +12,7 @@ import {
   onEveryRoute,
   pageOf,
   pathOf,
+  publicUrl,
   validateOptions,
 } from '@restwell/errors'
 import type {
@@ -255,10 +256,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   function choicesBody(request: FastifyRequest, settings: RouteSettings, preferred: MediaOffer) {
     const choices: { type: string; href: string }[] = []
     let location: string | undefined
+    const url = publicUrl(request)
     for (const offer of settings.offers) {
       const name = names.get(offer.mediaType)
       if (name === undefined || formatParam === false) continue
-      const href = withQuery(request.url, formatParam, name)
+      const href = withQuery(url, formatParam, name)
       choices.push({ type: offer.mediaType, href })
       if (offer === preferred) location = href
     }
@@ -490,10 +492,12 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         const location = reply.getHeader('location')
         const filter = responseSerializer(reply, reply.statusCode)
         const data = filter === undefined ? payload : JSON.parse(filter(payload))
+        // Links name the URL the client sent, not the one a reroute (versioning) made.
+        const url = publicUrl(request)
         const body = serializePayload(type, data, reply.statusCode, {
           ...settings.context,
-          self: reply.statusCode === 201 && typeof location === 'string' ? location : request.url,
-          path: settings.itemPath ?? pathOf(request.url),
+          self: reply.statusCode === 201 && typeof location === 'string' ? location : url,
+          path: settings.itemPath ?? pathOf(url),
           page: pageOf(reply),
         })
         if (body === undefined) {

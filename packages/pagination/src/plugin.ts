@@ -1,5 +1,12 @@
 /** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
-import { asList, declareState, onEveryRoute, PAGE, validateOptions } from '@restwell/errors'
+import {
+  asList,
+  declareState,
+  onEveryRoute,
+  PAGE,
+  publicUrl,
+  validateOptions,
+} from '@restwell/errors'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -117,7 +124,7 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
           expiresAt: options.cursorTtl === 0 ? 0 : now + options.cursorTtl,
         }
       }
-      const page = buildPage(request.url, pagination, items, given, signing)
+      const page = buildPage(publicUrl(request), pagination, items, given, signing)
       this.header('link', formatLinkHeader(page.links))
       if (options.totalHeader !== false && page.meta.total !== undefined) {
         this.header(options.totalHeader, page.meta.total)

@@ -1,5 +1,6 @@
 /** Shared fixtures of the pagination tests. */
 import { type PageInfo, pageOf, restwellErrors } from '@restwell/errors'
+import { addRewriter } from '@restwell/reroute'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { applyPagination, type PaginationOptions, restwellPagination } from '../src/index.js'
 
@@ -59,3 +60,23 @@ export function links(header: string | string[] | number | undefined): Record<st
 
 /** Handler serving BOOKS through applyPagination with a known total. */
 export { applyPagination }
+
+/**
+ * Reroutes requests through `@restwell/reroute`, as versioning and method override do: the
+ * rewriter gives the internal method and URL, the client's URL stays `request.originalUrl`.
+ * Add it before the routes.
+ */
+export function reroute(
+  app: FastifyInstance,
+  rewrite: (method: string, url: string) => { method: string; url: string },
+): void {
+  addRewriter(app, {
+    name: 'test-reroute',
+    order: 20,
+    rewrite: (target) => {
+      const next = rewrite(target.method, target.url)
+      target.method = next.method
+      target.url = next.url
+    },
+  })
+}

@@ -2,7 +2,7 @@ import { ErrorCode } from '@restwell/errors'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { applyPagination, restwellPagination } from '../src/index.js'
-import { BOOKS, buildApp, links } from './helpers.js'
+import { BOOKS, buildApp, links, reroute } from './helpers.js'
 
 const sortable = ['title', 'year', 'id', 'published']
 
@@ -357,6 +357,52 @@ test('passthrough parameters of other plugins are neither filters nor rejected',
     400,
     'the list replaces the default',
   )
+})
+
+test('a rerouted request links to the URL the client sent, not the internal one', async (t) => {
+  // As versioning with `carriers.prefix: false` and method override reroute (through
+  // @restwell/reroute): `/books?version=1` is served by `/v1/books`, a POST carrying
+  // `_method=GET` by the GET route without `_method`. `/v1/books` is no public URL.
+  const { app, page } = await buildApp()
+  reroute(app, (method, url) => {
+    if (!url.startsWith('/books')) return { method, url }
+    if (method === 'POST' && url.includes('_method=GET')) {
+      return { method: 'GET', url: `/v1${url.replace('_method=GET&', '')}` }
+    }
+    return { method, url: `/v1${url}` }
+  })
+  app.get('/v1/books', { config: { pagination: true } }, async (request, reply) => {
+    const slice = applyPagination(BOOKS, request.pagination!)
+    return reply.paginate(slice.items, { total: slice.total })
+  })
+  const res = await app.inject('/books?version=1&page=2&limit=10')
+  t.equal(res.statusCode, 200)
+  const base = '/books?version=1'
+  t.strictSame(links(res.headers.link), {
+    first: `${base}&page=1&limit=10`,
+    prev: `${base}&page=1&limit=10`,
+    next: `${base}&page=3&limit=10`,
+    last: `${base}&page=5&limit=10`,
+  })
+  t.equal(res.json().links.self, `${base}&page=2&limit=10`)
+  t.equal(page()?.links.next, `${base}&page=3&limit=10`, 'reply[PAGE] too (HAL, JSON:API, Siren)')
+  const next = await app.inject(res.json().links.next)
+  t.equal(next.statusCode, 200, 'following next repeats the request as the client made it')
+  t.equal(next.json().meta.page, 3)
+  const overridden = await app.inject({
+    method: 'POST',
+    url: '/books?_method=GET&version=1&page=2&limit=10',
+  })
+  t.equal(overridden.statusCode, 200)
+  t.equal(
+    links(overridden.headers.link).next,
+    `${base}&page=3&limit=10`,
+    "the client's path, the query the route saw: no method override in a link followed by GET",
+  )
+  const bare = await app.inject('/books')
+  t.equal(links(bare.headers.link).next, '/books?page=2&limit=20', 'no query: the path alone')
+  const direct = await app.inject('/v1/books?page=2&limit=10')
+  t.equal(links(direct.headers.link).next, '/v1/books?page=3&limit=10', 'not rerouted: as sent')
 })
 
 test('schema properties named like passthrough parameters are not filters', async (t) => {
