@@ -469,9 +469,13 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     routeOptions.onRequest = [onRequest, ...asList(routeOptions.onRequest)]
 
     const onSend: onSendHookHandler = function negotiationOnSend(request, reply, payload, done) {
-      appendVary(reply, ...settings.vary)
-      if (request.language !== undefined && reply.statusCode < 400) {
-        reply.header('content-language', request.language)
+      // An error is not localized (no Content-Language): it varies by Accept alone, and with
+      // auth's hideRoutes an anonymous 401 from a route then looks like one from an unknown path.
+      if (reply.statusCode < 400) {
+        appendVary(reply, ...settings.vary)
+        if (request.language !== undefined) reply.header('content-language', request.language)
+      } else {
+        appendVary(reply, 'Accept')
       }
       done(null, payload)
     }

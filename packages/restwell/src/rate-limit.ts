@@ -295,20 +295,27 @@ interface LimitedGet {
 }
 
 /**
- * Puts a route's limiter first among the route's `onRequest` hooks, once every `onRoute` hook
- * has run (the microtask after them): plugins registered later put their hooks in front of it
- * (`@restwell/auth`'s guard, so a client failing authentication was never counted on a route
- * with its own limit, and could guess tokens without end), while the root limit runs before
- * every route hook. A limiter the route moved to a later hook (`hook: 'preHandler'`, the
- * library's way to key clients by what earlier hooks found) stays where the route put it.
+ * Puts a route's limiter just before `@restwell/auth`'s guard among the route's `onRequest`
+ * hooks, once every `onRoute` hook has run (the microtask after them): auth, registered later,
+ * puts its guard in front of the route's hooks, so a client failing authentication was never
+ * counted on a route with its own limit, and could guess tokens without end. The route's own
+ * hooks keep running before the limiter, as `@fastify/rate-limit` orders them (a `keyGenerator`
+ * may read what they found). A limiter the route moved to a later hook (`hook: 'preHandler'`)
+ * stays where the route put it.
  */
 function limiterFirst(entry: Record<string, unknown>, name: string, limiter: unknown): void {
   if (name !== 'onRequest') return
   const hooks = hooksOf(entry[name])
+  const guard = hooks.findIndex((hook) => (hook as { name?: unknown }).name === AUTH_GUARD)
   const at = hooks.indexOf(limiter)
-  if (at <= 0) return
-  entry[name] = [limiter, ...hooks.slice(0, at), ...hooks.slice(at + 1)]
+  if (guard === -1 || at < guard) return
+  hooks.splice(at, 1)
+  hooks.splice(guard, 0, limiter)
+  entry[name] = hooks
 }
+
+/** The name of `@restwell/auth`'s route guard, the hook a route's limiter must precede. */
+const AUTH_GUARD = 'restwellAuth'
 
 /**
  * Sets up each route with its own `config.rateLimit` object before `@fastify/rate-limit`'s own
@@ -324,8 +331,8 @@ function limiterFirst(entry: Record<string, unknown>, name: string, limiter: unk
  *   the GET's `onRoute` hooks, with the GET's `config` and `handler` objects as given; the twin
  *   gets the GET's limiter before its own, and the library's guard (one limiter per request)
  *   makes its own return at once.
- * - the route's limiter goes first among its `onRequest` hooks (`limiterFirst`): before
- *   `@restwell/auth`'s guard, as the root limit is.
+ * - the route's limiter goes just before `@restwell/auth`'s guard (`limiterFirst`), as the
+ *   root limit runs before auth.
  * - `failOpen: true` becomes the route's `skipOnError` (unless the route sets it), so a store
  *   failure lets its requests through as on every other route. With `failOpen: false` the
  *   store's error goes to the error handler (a masked 500).

@@ -102,6 +102,31 @@ test("a route's own limit runs before auth: failed logins are counted and limite
   }
   const head = await app.inject({ method: 'HEAD', url: '/accounts/1' })
   t.equal(head.statusCode, 429, "the HEAD twin shares the GET's counter, also before auth")
+  // Without auth's guard to precede, the route's own hooks still run before its limiter, as the
+  // library orders them: a keyGenerator may read what they found.
+  const tenants = await build()
+  tenants.get(
+    '/tenant',
+    {
+      onRequest: async (request) => {
+        ;(request as unknown as { tenant?: string }).tenant = String(request.headers['x-tenant'])
+      },
+      config: {
+        rateLimit: {
+          max: 1,
+          timeWindow: 60_000,
+          keyGenerator: (request) => (request as unknown as { tenant: string }).tenant,
+        },
+      },
+    },
+    async () => 'ok',
+  )
+  const as = (tenant: string) => tenants.inject({ url: '/tenant', headers: { 'x-tenant': tenant } })
+  t.same(
+    [(await as('a')).statusCode, (await as('b')).statusCode, (await as('a')).statusCode],
+    [200, 200, 429],
+    'one counter per tenant',
+  )
   // With no plugin adding route hooks, the limiter is first already and stays the only one.
   const bare = await build({ negotiation: false })
   t.same(

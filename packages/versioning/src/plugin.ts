@@ -324,7 +324,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     const mediaType = versionMediaType(version)
     const prefixLength = `/v${version}`.length
     return function restwellVersionHeaders(request, reply, payload, done) {
-      if (options.responseHeader !== false) reply.header(options.responseHeader, String(version))
+      // A 2xx/3xx only: an error is not a representation of the version, and with auth's
+      // hideRoutes an anonymous 401 from a route must look like the one from an unknown path.
+      if (options.responseHeader !== false && reply.statusCode < 400) {
+        reply.header(options.responseHeader, String(version))
+      }
       const info = (request.raw as InfoHolder)[VERSION_INFO]
       if (info !== undefined) {
         if (options.accept) appendVary(reply, 'Accept')

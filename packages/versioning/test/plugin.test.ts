@@ -1,4 +1,4 @@
-import { restwellErrors } from '@restwell/errors'
+import { httpErrors, restwellErrors } from '@restwell/errors'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
@@ -58,6 +58,27 @@ async function build(
   app.get('/legacy', echo('none'))
   return app
 }
+
+test('API-Version on 2xx/3xx only: an error from a versioned route does not state it', async (t) => {
+  const app = await build({}, async (instance) => {
+    instance.addHook('onRequest', async (request) => {
+      if (request.headers.authorization === undefined && request.url.includes('/books/')) {
+        throw httpErrors.unauthorized('no token')
+      }
+    })
+  })
+  const refused = await app.inject('/v1/books/7')
+  t.equal(refused.statusCode, 401)
+  t.equal(refused.headers['api-version'], undefined)
+  const unknown = await app.inject('/v1/nothing/7')
+  t.same(
+    [unknown.statusCode, unknown.headers['api-version']],
+    [404, undefined],
+    'as on an unknown path',
+  )
+  const ok = await app.inject({ url: '/v1/books/7', headers: { authorization: 'x' } })
+  t.equal(ok.headers['api-version'], '1')
+})
 
 test('URL prefix: /v<N>/ serves that version and states it', async (t) => {
   const app = await build()
