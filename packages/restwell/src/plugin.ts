@@ -12,7 +12,11 @@ import restwellAuth from '@restwell/auth'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
 import restwellJobs from '@restwell/jobs'
-import restwellMethodOverride from '@restwell/method-override'
+import restwellMethodOverride, {
+  DEFAULT_OVERRIDE_HEADER,
+  DEFAULT_OVERRIDE_METHODS,
+  DEFAULT_OVERRIDE_QUERY,
+} from '@restwell/method-override'
 import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
 import restwellNegotiation from '@restwell/negotiation'
@@ -87,8 +91,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    route (the first pass's reply, with its headers, is dropped).
   if (options.cors !== false) {
     const override = options.methodOverride
-    const overrideHeader =
-      override === false ? false : (override?.header ?? 'x-http-method-override')
+    const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
+    const overrideHeader = header === false ? false : header.toLowerCase()
     const plan = corsPlan(options.cors ?? {}, {
       extraAllowedHeaders: overrideHeader === false ? [] : [overrideHeader],
     })
@@ -98,7 +102,18 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
         async (instance) => {
           instance.addHook(
             'onRequest',
-            corsHook(plan, routeConfigKey(instance, 'cors'), preflightTargetCors(instance)),
+            corsHook(
+              plan,
+              routeConfigKey(instance, 'cors'),
+              preflightTargetCors(instance, {
+                overrideHeader,
+                overrideQuery:
+                  override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY),
+                overrideMethods:
+                  override === false ? [] : (override?.methods ?? DEFAULT_OVERRIDE_METHODS),
+                versioned: options.versioning !== false,
+              }),
+            ),
           )
         },
         {

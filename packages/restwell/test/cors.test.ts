@@ -262,6 +262,48 @@ test('a preflight asking about a route with config.cors: false gets no CORS head
   }
 })
 
+test('a preflight is refused when a reroute could reach an opted-out route', async (t) => {
+  // Method override turns the POST into the DELETE, versioning serves /secret/7 from /v1.
+  const routes = async (options: RestwellOptions) => {
+    const app = Fastify()
+    apps.push(app)
+    await app.register(restwell, options)
+    app.delete('/admin/:id', { config: { cors: false } }, async () => 'gone')
+    app.post('/admin/:id', async () => 'posted')
+    app.delete('/v1/secret/:id', { config: { cors: false } }, async () => 'gone')
+    app.delete('/v1/open/:id', async () => 'gone')
+    return (url: string, method: string, requestHeaders = 'content-type') =>
+      app
+        .inject({
+          method: 'OPTIONS',
+          url,
+          headers: {
+            origin: 'https://app.example',
+            'access-control-request-method': method,
+            ...(requestHeaders === '' ? {} : { 'access-control-request-headers': requestHeaders }),
+          },
+        })
+        .then((res) => res.headers['access-control-allow-origin'] !== undefined)
+  }
+  const allowed = await routes({})
+  t.notOk(
+    await allowed('/admin/7', 'POST', 'X-HTTP-Method-Override, content-type'),
+    'override header',
+  )
+  t.notOk(await allowed('/admin/7?_method=DELETE', 'POST'), 'override parameter')
+  t.notOk(await allowed('/admin/7?_method=DELETE', 'POST', ''), 'no headers asked for')
+  t.ok(await allowed('/admin/7', 'POST'), 'a POST that cannot be overridden')
+  t.notOk(await allowed('/secret/7', 'DELETE'), 'an unprefixed path served by /v1')
+  t.ok(await allowed('/open/7', 'DELETE'))
+  t.ok(await allowed('/v1/open/7', 'DELETE'))
+  const plain = await routes({ methodOverride: false, versioning: false })
+  t.ok(await plain('/admin/7', 'POST', 'x-http-method-override'), 'no method override')
+  t.ok(await plain('/secret/7', 'DELETE'), 'no versioning: /secret/7 is no route')
+  const queryOnly = await routes({ methodOverride: { header: false, query: '_m' } })
+  t.ok(await queryOnly('/admin/7', 'POST', 'x-http-method-override'), 'the header is not read')
+  t.notOk(await queryOnly('/admin/7?_m=DELETE', 'POST'))
+})
+
 test('settings add headers, change max-age and methods', async (t) => {
   const app = await build({
     cors: {
