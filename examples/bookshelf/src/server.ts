@@ -23,7 +23,7 @@ bookshelf API listening on ${base}
 try:
   curl -i ${read} '${base}/v1/books?status=available&sort=-publishedAt&limit=2'
   curl -i ${read} ${base}/v1/books/1
-  curl -i ${read} -r 0-99 ${base}/v1/books/1/cover -o /dev/null
+  curl -D - -o /dev/null ${read} -r 0-99 ${base}/v1/books/1/cover
   curl -i ${write} -X POST ${base}/v1/books -H 'content-type: application/json' \\
        -d '{"title":"Dune","isbn":"978-0441013593","authorId":1}'
   curl -i ${write} -X PATCH ${base}/v1/books/1 -H 'if-match: "1"' \\
