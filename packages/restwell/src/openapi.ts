@@ -160,7 +160,9 @@ export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<numb
       'Unprocessable Content: the patched document breaks the schema, changes a read-only field or reaches a forbidden path',
     )
   }
-  if (plan.softDelete && (methods.includes('GET') || methods.includes('HEAD'))) {
+  // Soft delete answers 410 for a deleted item; a paginated route serves a collection.
+  const collection = config.pagination !== undefined && config.pagination !== false
+  if (plan.softDelete && !collection && (methods.includes('GET') || methods.includes('HEAD'))) {
     const own = config.softDelete
     const gone = typeof own === 'object' && own !== null ? (own as Json).gone : undefined
     if (own !== undefined && own !== false && (gone ?? plan.softDelete.gone) === true) {

@@ -190,6 +190,7 @@ test('patch and soft-delete routes list their own errors (409/422, 410 when gone
     app.get('/d/:id', { config: { auth: false, softDelete: true } }, reply)
     app.get('/e/:id', { config: { auth: false, softDelete: { gone: false } } }, reply)
     app.get('/f/:id', { config: { auth: false } }, reply)
+    app.get('/g', { config: { auth: false, softDelete: true, pagination: true } }, reply)
   })
   const has = (path: string, method: string, status: string) =>
     paths[path]?.[method]?.responses[status] !== undefined
@@ -200,6 +201,7 @@ test('patch and soft-delete routes list their own errors (409/422, 410 when gone
   t.ok(has('/d/{id}', 'get', '410'), 'soft delete, gone')
   t.notOk(has('/e/{id}', 'get', '410'), 'the route says not gone')
   t.notOk(has('/f/{id}', 'get', '410'), 'not a soft-delete route')
+  t.notOk(has('/g', 'get', '410'), 'a paginated collection: 410 is for items')
   const off = await described({ patch: { everyPatchRoute: false }, softDelete: false }, (app) => {
     app.patch('/a/:id', { config: { auth: false } }, reply)
     app.get('/d/:id', { config: { auth: false } }, reply)
