@@ -51,16 +51,3 @@ export function hasChallenge(headers: unknown): boolean {
   }
   return false
 }
-
-/**
- * True when an error is answered 401: its own status (`statusCode`, else `status`) when that is
- * 400-599, else the status the reply already had, as `@restwell/errors` and Fastify read it.
- */
-export function answersUnauthorized(
-  error: { statusCode?: unknown; status?: unknown },
-  replyStatus: number,
-): boolean {
-  const own = typeof error.statusCode === 'number' ? error.statusCode : error.status
-  const status = typeof own === 'number' && own >= 400 && own <= 599 ? own : replyStatus
-  return status === 401
-}

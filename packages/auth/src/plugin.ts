@@ -2,6 +2,7 @@
 import {
   asList,
   ErrorCode,
+  errorStatus,
   HttpError,
   httpErrors,
   isHttpError,
@@ -20,7 +21,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { countAuthorizationLines, parseAuthorization } from './authorization.js'
-import { answersUnauthorized, formatChallenge, hasChallenge } from './challenge.js'
+import { formatChallenge, hasChallenge } from './challenge.js'
 import { httpsLocation, isSecure, SAFE_METHODS } from './https.js'
 import { isInvalidTokenError } from './invalid-token.js'
 import {
@@ -201,7 +202,7 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     done,
   ) {
     if (
-      answersUnauthorized(error, reply.statusCode) &&
+      errorStatus(error, reply.statusCode) === 401 &&
       !reply.hasHeader('www-authenticate') &&
       !hasChallenge((error as { headers?: unknown }).headers)
     ) {

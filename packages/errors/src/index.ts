@@ -31,7 +31,12 @@ export {
   httpErrors,
   isHttpError,
 } from './http-error.js'
-export { type NormalizedError, normalizeError, validationDetails } from './normalize.js'
+export {
+  errorStatus,
+  type NormalizedError,
+  normalizeError,
+  validationDetails,
+} from './normalize.js'
 export { type ErrorsOptions, ErrorsOptionsSchema } from './options.js'
 export {
   DEFAULT_REQUEST_ID_HEADER,

@@ -48,11 +48,14 @@ function isErrorStatus(status: unknown): status is number {
 }
 
 /**
- * The error's own status (`statusCode`, else `status`) when it is 400-599; else the status the
- * reply already had, when that is 400-599 (`reply.code(404).send(error)`, `reply.code(409);
- * throw error`, as Fastify keeps it); else 500.
+ * The status an error is answered with: its own (`statusCode`, else `status`) when it is
+ * 400-599; else the status the reply already had, when that is 400-599 (`reply.code(404).send(error)`,
+ * `reply.code(409); throw error`, as Fastify keeps it); else 500.
  */
-function errorStatus(error: ErrorLike, replyStatus: unknown): number {
+export function errorStatus(
+  error: { statusCode?: unknown; status?: unknown },
+  replyStatus: unknown,
+): number {
   const status = typeof error.statusCode === 'number' ? error.statusCode : error.status
   if (isErrorStatus(status)) return status
   return isErrorStatus(replyStatus) ? replyStatus : 500
