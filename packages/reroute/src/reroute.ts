@@ -46,6 +46,8 @@ export interface RerouteRecord {
 /** The state shared, per Fastify root, by every copy of this module (hence `Symbol.for`). */
 interface RerouteState {
   readonly rewriters: RewriterEntry[]
+  /** Whether the "rewriteUrl ran again" warning was logged (once per root). */
+  warnedRewriteUrl: boolean
 }
 
 /** Key of the shared state on the Fastify instance. */
@@ -53,9 +55,65 @@ export const REROUTE_STATE: unique symbol = Symbol.for('restwell.reroute.state')
 /** Key of the record on a rerouted raw request: its presence is the loop guard. */
 export const REROUTED: unique symbol = Symbol.for('restwell.reroute.record')
 
+/**
+ * Key of a one-shot mark on a raw request handed back to `fastify.routing`: Fastify's
+ * `rewriteUrl`, wrapped by `skipOnReroute`, consumes it and does not run.
+ */
+const SKIP_REWRITE: unique symbol = Symbol.for('restwell.reroute.skipRewriteUrl')
+/** Key of the mark on a `rewriteUrl` function that `skipOnReroute` already wrapped. */
+const SKIPS_REROUTED: unique symbol = Symbol.for('restwell.reroute.skipsRerouted')
+
 type GenReqId = (this: FastifyInstance, req: RawRequestDefaultExpression) => string
 type StateHolder = { [REROUTE_STATE]?: RerouteState }
-type MarkedRequest = IncomingMessage & { [REROUTED]?: RerouteRecord; originalUrl?: string }
+type MarkedRequest = IncomingMessage & {
+  [REROUTED]?: RerouteRecord
+  [SKIP_REWRITE]?: boolean
+  originalUrl?: string
+}
+type RewriteUrl = ((...args: never[]) => unknown) & { [SKIPS_REROUTED]?: true }
+
+/**
+ * The `rewriteUrl` server option of a Fastify instance, or undefined. Fastify keeps its options
+ * under a private symbol (`Symbol('fastify.options')`, on the root; children inherit it), found
+ * here by its description. Fastify internal: when it is not found, nothing is wrapped; the
+ * reroute hook still keeps `originalUrl` and warns when a `rewriteUrl` ran again (`buildHook`).
+ */
+export function rewriteUrlOf(fastify: object): RewriteUrl | undefined {
+  for (let at: object | null = fastify; at !== null; at = Object.getPrototypeOf(at)) {
+    for (const key of Object.getOwnPropertySymbols(at)) {
+      if (key.description !== 'fastify.options') continue
+      const options = (at as Record<symbol, { rewriteUrl?: unknown } | undefined>)[key]
+      const rewriteUrl = options?.rewriteUrl
+      return typeof rewriteUrl === 'function' ? (rewriteUrl as RewriteUrl) : undefined
+    }
+  }
+  return undefined
+}
+
+/**
+ * Makes Fastify's `rewriteUrl` skip the rerouted pass. `fastify.routing` (Fastify's
+ * `preRouting`) calls `rewriteUrl.call(fastify, req)` on every request it routes, the reroute's
+ * second pass included, whose URL is already rewritten. An own `call` on the function answers
+ * that one call (the request carries `SKIP_REWRITE`) with the URL unchanged, without calling
+ * the user's function. Every other call goes to the function as before. Fastify internal (how
+ * `preRouting` calls it): a frozen function, or a Fastify that calls it another way, leaves
+ * the mark unconsumed, which the reroute hook detects (it warns once).
+ */
+export function skipOnReroute(rewriteUrl: RewriteUrl): void {
+  if (rewriteUrl[SKIPS_REROUTED] === true) return
+  const call = function restwellRewriteUrlCall(thisArg: unknown, ...args: unknown[]): unknown {
+    const req = args[0] as MarkedRequest | null | undefined
+    if (req?.[SKIP_REWRITE] !== true) return Reflect.apply(rewriteUrl, thisArg, args)
+    req[SKIP_REWRITE] = false
+    return req.url
+  }
+  try {
+    Object.defineProperty(rewriteUrl, 'call', { value: call, configurable: true, writable: true })
+    Object.defineProperty(rewriteUrl, SKIPS_REROUTED, { value: true })
+  } catch {
+    // frozen or sealed: left as is; rewriteUrl runs on both passes and the hook warns
+  }
+}
 
 /**
  * Fastify's per-response listener of the first pass (it runs the first pass's `onResponse`
@@ -95,7 +153,8 @@ function buildHook(fastify: FastifyInstance, state: RerouteState): onRequestHook
     }
     if (target.method === method && target.url === url) return done()
     raw[REROUTED] = { method, url, id: request.id }
-    if (raw.originalUrl === undefined) raw.originalUrl = url
+    // The URL the client sent: Fastify's rewriteUrl (first pass) put it there, or nothing did.
+    const clientUrl = raw.originalUrl ?? url
     raw.method = target.method
     raw.url = target.url
     request.log.debug(
@@ -104,7 +163,39 @@ function buildHook(fastify: FastifyInstance, state: RerouteState): onRequestHook
     )
     reply.hijack()
     detachFirstPass(reply.raw)
-    fastify.routing(raw, reply.raw)
+    // fastify.routing (Fastify's preRouting) runs the app's rewriteUrl again, after setting
+    // `originalUrl = url`. The mark makes the rewriteUrl skip (skipOnReroute); while routing,
+    // `originalUrl` reads the client's URL and ignores that write (a write means a rewriteUrl).
+    let rewriteUrlRan = false
+    Object.defineProperty(raw, 'originalUrl', {
+      configurable: true,
+      enumerable: true,
+      get: () => clientUrl,
+      set: () => {
+        rewriteUrlRan = true
+      },
+    })
+    raw[SKIP_REWRITE] = true
+    try {
+      fastify.routing(raw, reply.raw)
+    } finally {
+      Object.defineProperty(raw, 'originalUrl', {
+        configurable: true,
+        enumerable: true,
+        writable: true,
+        value: clientUrl,
+      })
+    }
+    if (raw[SKIP_REWRITE] === true) {
+      // Not consumed: no rewriteUrl (the usual case), or one that could not be skipped.
+      raw[SKIP_REWRITE] = false
+      if (rewriteUrlRan && !state.warnedRewriteUrl) {
+        state.warnedRewriteUrl = true
+        request.log.warn(
+          '@restwell/reroute: Fastify rewriteUrl ran again on a rerouted request (it could not be skipped): make it idempotent',
+        )
+      }
+    }
     done()
   }
 }
@@ -126,8 +217,10 @@ function install(fastify: FastifyInstance): RerouteState {
       )
     }
   }
-  const state: RerouteState = { rewriters: [] }
+  const state: RerouteState = { rewriters: [], warnedRewriteUrl: false }
   Object.defineProperty(fastify, REROUTE_STATE, { value: state, enumerable: false })
+  const rewriteUrl = rewriteUrlOf(fastify)
+  if (rewriteUrl !== undefined) skipOnReroute(rewriteUrl)
   // The second pass keeps the first pass's request id (logs and error bodies show one id).
   // `genReqId` is a public getter of the instance that Fastify's types do not declare.
   const previous = (fastify as unknown as { genReqId: GenReqId }).genReqId
