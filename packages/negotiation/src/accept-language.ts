@@ -66,9 +66,30 @@ function* truncations(range: string): Generator<string> {
 }
 
 /**
+ * Whether the ranges refuse a tag: the longest range other than `*` that matches it (basic
+ * filtering) has q=0 (RFC 2616 §14.4: a tag's weight is that of the longest matching range). So
+ * `en;q=0` excludes `en-US` but not `en-GB` when `en-GB` is asked for with a positive weight.
+ */
+function refused(ranges: readonly LanguageRange[], tag: string): boolean {
+  let longest = -1
+  let q = 1
+  for (const range of ranges) {
+    if (range.range === '*' || !filters(range.range, tag)) continue
+    const length = range.range.length
+    // The same range twice (only an equal string matches with an equal length): q=0 wins.
+    if (length > longest || (length === longest && range.q === 0)) {
+      longest = length
+      q = range.q
+    }
+  }
+  return longest !== -1 && q === 0
+}
+
+/**
  * Chooses a language: for each range by weight, RFC 4647 lookup first (`de-CH` → `de`), then
- * basic filtering (`en` → `en-US`); `*` takes the default. Ranges with q=0 exclude the tags
- * they match. Nothing acceptable → the default (never an error).
+ * basic filtering (`en` → `en-US`); `*` takes the default. A range with q=0 excludes the tags
+ * it matches unless a longer range with a positive weight matches them too (`en-GB, en;q=0`
+ * keeps `en-GB`). Nothing acceptable → the default (never an error).
  */
 export function pickLanguage(
   ranges: readonly LanguageRange[],
@@ -77,12 +98,10 @@ export function pickLanguage(
 ): string {
   const lower = available.map((tag) => tag.toLowerCase())
   const excluded = new Set<number>()
-  for (const { range, q } of ranges) {
-    if (q === 0 && range !== '*') {
-      lower.forEach((tag, index) => {
-        if (filters(range, tag)) excluded.add(index)
-      })
-    }
+  if (ranges.some(({ range, q }) => q === 0 && range !== '*')) {
+    lower.forEach((tag, index) => {
+      if (refused(ranges, tag)) excluded.add(index)
+    })
   }
   const allowed = (index: number): boolean => index !== -1 && !excluded.has(index)
   for (const { range, q } of ranges) {

@@ -171,11 +171,19 @@ function paramsFit(params: readonly [string, string][], offer: MediaOffer): bool
   return true
 }
 
+/** The range of an `Accept` that decides an offer's weight: how specific it is, and its weight. */
+export interface RangeMatch {
+  /** -1: no range matches; 0: `*\/*`; 1: `type/*`; 2 and up: the type itself (plus parameters). */
+  specificity: number
+  /** Its weight (0 when nothing matches). */
+  q: number
+}
+
 /**
- * The weight the ranges give one offer: that of the most specific matching range (a type with
- * parameters beats the bare type, which beats `type/*`, which beats `*\/*`); 0 when none matches.
+ * The most specific range matching an offer (a type with parameters beats the bare type, which
+ * beats `type/*`, which beats `*\/*`); the first of equally specific ones.
  */
-export function qualityOf(ranges: readonly MediaRange[], offer: MediaOffer): number {
+export function bestMatch(ranges: readonly MediaRange[], offer: MediaOffer): RangeMatch {
   let best = -1
   let q = 0
   for (const range of ranges) {
@@ -190,7 +198,12 @@ export function qualityOf(ranges: readonly MediaRange[], offer: MediaOffer): num
       q = range.q
     }
   }
-  return q
+  return { specificity: best, q }
+}
+
+/** The weight the ranges give one offer: that of its most specific matching range; 0 if none. */
+export function qualityOf(ranges: readonly MediaRange[], offer: MediaOffer): number {
+  return bestMatch(ranges, offer).q
 }
 
 /**

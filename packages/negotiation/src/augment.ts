@@ -1,10 +1,13 @@
 /** Type augmentation of Fastify for `@restwell/negotiation`. */
-import type { NegotiationRouteConfig, SupportedMediaType } from './options.js'
+import type { NegotiationRouteConfig, ProducedMediaType } from './options.js'
 
 /** What was negotiated for a request, before its handler runs. */
 export interface Negotiated {
-  /** The response media type (also at `request[MEDIA_TYPE]`). */
-  readonly type: SupportedMediaType
+  /**
+   * The response media type; also at `request[MEDIA_TYPE]` when this plugin serializes it (a
+   * route's own type, such as `text/csv`, is the handler's to serialize: not there).
+   */
+  readonly type: ProducedMediaType
   /** Its `?format=` name, if it has one. */
   readonly format: string | undefined
   /** The response language, when the route has languages. */

@@ -2,14 +2,14 @@
 import type { ErrorBody, ErrorFormat, ErrorRenderer, NormalizedError } from '@restwell/errors'
 import { apiVersionsOf, appendVary, mediaTypeOf, reasonPhrase } from '@restwell/errors'
 import {
+  bestMatch,
   type MediaOffer,
-  negotiateMediaType,
+  type MediaRange,
   parseAccept,
-  qualityOf,
   remembered,
   toOffer,
 } from './accept.js'
-import { MEDIA_TYPES, type SupportedMediaType } from './options.js'
+import { DEFAULT_FORMATS, MEDIA_TYPES, type SupportedMediaType } from './options.js'
 import { CONTENT_TYPES } from './serialize.js'
 import { toXml } from './xml.js'
 
@@ -17,60 +17,185 @@ import { toXml } from './xml.js'
 export const PROBLEM_XML_NAMESPACE = 'urn:ietf:rfc:7807'
 export const PROBLEM_XML_CONTENT_TYPE = 'application/problem+xml; charset=utf-8'
 
-const JSON_OFFERS: readonly MediaOffer[] = [
-  toOffer(MEDIA_TYPES.json)!,
-  toOffer('application/problem+json')!,
-]
-const OTHER_OFFERS: readonly MediaOffer[] = [
-  MEDIA_TYPES.xml,
-  MEDIA_TYPES.hal,
-  MEDIA_TYPES.jsonApi,
-  MEDIA_TYPES.siren,
-].map((type) => toOffer(type)!)
+/** How an error's representation is chosen besides `Accept`. */
+export interface ErrorMediaOptions {
+  /** The errors plugin's form: `problem` sends JSON and XML as problem+json / problem+xml. */
+  format?: ErrorFormat
+  /** The query parameter naming a format (it wins over `Accept`), or false. [`format`] */
+  formatParam?: string | false
+  /** Its names → media types. [json, xml, hal, jsonapi, siren] */
+  formats?: Readonly<Record<string, SupportedMediaType>>
+}
 
 /**
- * The representation an error goes out in: the negotiated one when it is not JSON; else, from
- * `Accept`, the best of XML, HAL, JSON:API and Siren when JSON is not acceptable; else
- * undefined (JSON, the errors plugin's default).
+ * One form an error body can take: the representation, the media type it is sent as (`own`)
+ * and the one that counts for it when `Accept` does not name `own` (`sibling`): JSON and
+ * problem+json stand for each other, and so do XML and problem+xml.
+ */
+interface ErrorForm {
+  type: SupportedMediaType
+  own: MediaOffer
+  sibling: MediaOffer | undefined
+}
+
+function formsOf(problem: boolean): readonly ErrorForm[] {
+  const json = toOffer(MEDIA_TYPES.json)!
+  const xml = toOffer(MEDIA_TYPES.xml)!
+  const problemJson = toOffer('application/problem+json')!
+  const problemXml = toOffer('application/problem+xml')!
+  return [
+    {
+      type: MEDIA_TYPES.json,
+      own: problem ? problemJson : json,
+      sibling: problem ? json : problemJson,
+    },
+    { type: MEDIA_TYPES.xml, own: problem ? problemXml : xml, sibling: problem ? xml : problemXml },
+    ...[MEDIA_TYPES.hal, MEDIA_TYPES.jsonApi, MEDIA_TYPES.siren].map((type) => ({
+      type,
+      own: toOffer(type)!,
+      sibling: undefined,
+    })),
+  ]
+}
+
+/** The forms in the server's order (JSON, the errors plugin's own, first). */
+const PROBLEM_FORMS = formsOf(true)
+const PLAIN_FORMS = formsOf(false)
+
+/**
+ * The weight `Accept` gives a form: that of the most specific range naming the type it is sent
+ * as; else of one naming its sibling; else of `application/*` or `*\/*`. `named`: the client
+ * named the very type (RFC 9110 §12.5.1: a more specific range overrides a less specific one).
+ */
+function weigh(ranges: readonly MediaRange[], form: ErrorForm): { q: number; named: boolean } {
+  const own = bestMatch(ranges, form.own)
+  if (own.specificity >= 2 || form.sibling === undefined) {
+    return { q: own.q, named: own.specificity >= 2 }
+  }
+  const sibling = bestMatch(ranges, form.sibling)
+  return { q: sibling.specificity >= 2 ? sibling.q : own.q, named: false }
+}
+
+/**
+ * What an `Accept` value says of error bodies: the forms of the highest positive weight, those
+ * whose very type it names first (`named` of them), each group in the server's order; none when
+ * nothing is acceptable. `NO_PREFERENCE`: an empty (or malformed) `Accept`.
+ */
+interface Verdict {
+  best: readonly SupportedMediaType[]
+  named: number
+}
+
+const NO_PREFERENCE: Verdict = { best: [], named: 0 }
+
+function judge(
+  header: string,
+  forms: readonly ErrorForm[],
+  versionedJson: boolean,
+  versions: ReadonlySet<number> | undefined,
+): Verdict {
+  const ranges = parseAccept(header, { versionedJson, versions })
+  if (ranges === undefined || ranges.length === 0) return NO_PREFERENCE
+  let top = 0
+  let named: SupportedMediaType[] = []
+  let others: SupportedMediaType[] = []
+  for (const form of forms) {
+    const weight = weigh(ranges, form)
+    if (weight.q === 0 || weight.q < top) continue
+    if (weight.q > top) {
+      top = weight.q
+      named = []
+      others = []
+    }
+    ;(weight.named ? named : others).push(form.type)
+  }
+  return { best: [...named, ...others], named: named.length }
+}
+
+/** `Accept` values already judged for an error body, per form and per versioned JSON reading. */
+interface Memos {
+  plain: Map<string, Verdict>
+  versioned: Map<string, Verdict>
+  perVersions: WeakMap<ReadonlySet<number>, Map<string, Verdict>>
+}
+const newMemos = (): Memos => ({
+  plain: new Map(),
+  versioned: new Map(),
+  perVersions: new WeakMap(),
+})
+const PROBLEM_MEMOS = newMemos()
+const PLAIN_MEMOS = newMemos()
+
+const FORM_TYPES: ReadonlySet<string> = new Set(PLAIN_FORMS.map((form) => form.type))
+
+/** The negotiated type if an error can take its form (not a route's own, such as `text/csv`). */
+function formOf(type: string | undefined): SupportedMediaType | undefined {
+  return type !== undefined && FORM_TYPES.has(type) ? (type as SupportedMediaType) : undefined
+}
+
+/** The format a valid `?format=` names; undefined when absent, repeated or unknown. */
+function formatOf(
+  request: { query?: unknown },
+  options: ErrorMediaOptions,
+): SupportedMediaType | undefined {
+  const param = options.formatParam ?? 'format'
+  const query = request.query
+  if (param === false || typeof query !== 'object' || query === null) return undefined
+  const value = (query as Record<string, unknown>)[param]
+  // A repeated or odd value was (or would be) its own 400: the error goes by Accept instead.
+  if (typeof value !== 'string') return undefined
+  const formats = options.formats ?? DEFAULT_FORMATS
+  const name = value.toLowerCase()
+  return Object.hasOwn(formats, name) ? formats[name] : undefined
+}
+
+/**
+ * The representation an error goes out in; undefined: JSON (the errors plugin's own body,
+ * problem+json in the problem form). A valid `?format=` wins (errors of no route, 404 and 405,
+ * and those before negotiation, 429, read it here). Else `Accept` weighs every form an error can
+ * take (RFC 9110 §12.5.1): JSON, XML (problem+json and problem+xml in the problem form, RFC 9457
+ * §3 and Appendix B), HAL, JSON:API, Siren. At equal weights a form whose very type `Accept`
+ * names wins (`application/problem+xml` over `*\/*`), then the type negotiated for the route,
+ * then the server's order. No (or an empty) `Accept`: the negotiated type; nothing acceptable:
+ * JSON. A route's own types (`text/csv`) are never an error's.
  */
 export function errorMediaType(
+  request: { headers: Record<string, unknown>; query?: unknown },
+  versionedJson: boolean,
+  options: ErrorMediaOptions = {},
+): SupportedMediaType | undefined {
+  const chosen = formatOf(request, options) ?? fromAccept(request, versionedJson, options)
+  return chosen === MEDIA_TYPES.json ? undefined : chosen
+}
+
+function fromAccept(
   request: { headers: Record<string, unknown> },
   versionedJson: boolean,
+  options: ErrorMediaOptions,
 ): SupportedMediaType | undefined {
-  const negotiated = mediaTypeOf(request) as SupportedMediaType | undefined
-  if (negotiated !== undefined) return negotiated === MEDIA_TYPES.json ? undefined : negotiated
+  const negotiated = formOf(mediaTypeOf(request))
   const header = request.headers['accept']
-  if (typeof header !== 'string') return undefined
+  if (typeof header !== 'string') return negotiated
   // Errors of no route (404, 405) never pass negotiation, so Accept is read here: clients send
   // a handful of distinct values, remembered within the same bound as a route's.
   // Which versioned JSON ranges are JSON depends on the versions the request may be answered
   // in (`API_VERSIONS`, set by `@restwell/versioning`): verdicts are remembered per such set.
+  const problem = options.format === 'problem'
+  const memos = problem ? PROBLEM_MEMOS : PLAIN_MEMOS
   const versions = versionedJson ? apiVersionsOf(request) : undefined
-  let memo = versionedJson ? judgedVersioned : judgedPlain
+  let memo = versionedJson ? memos.versioned : memos.plain
   if (versions !== undefined) {
-    memo = judgedPerVersions.get(versions) ?? new Map()
-    judgedPerVersions.set(versions, memo)
+    memo = memos.perVersions.get(versions) ?? new Map()
+    memos.perVersions.set(versions, memo)
   }
-  return (
-    remembered(memo, header, (value) => fromAccept(value, versionedJson, versions) ?? null) ??
-    undefined
-  )
-}
-
-/** `Accept` values already judged for an error body (`null`: JSON, the default). */
-const judgedPlain = new Map<string, SupportedMediaType | null>()
-const judgedVersioned = new Map<string, SupportedMediaType | null>()
-const judgedPerVersions = new WeakMap<ReadonlySet<number>, Map<string, SupportedMediaType | null>>()
-
-function fromAccept(
-  header: string,
-  versionedJson: boolean,
-  versions: ReadonlySet<number> | undefined,
-): SupportedMediaType | undefined {
-  const ranges = parseAccept(header, { versionedJson, versions })
-  if (ranges === undefined || ranges.length === 0) return undefined
-  if (JSON_OFFERS.some((offer) => qualityOf(ranges, offer) > 0)) return undefined
-  return negotiateMediaType(ranges, OTHER_OFFERS)?.mediaType as SupportedMediaType | undefined
+  const forms = problem ? PROBLEM_FORMS : PLAIN_FORMS
+  const verdict = remembered(memo, header, (value) => judge(value, forms, versionedJson, versions))
+  if (verdict === NO_PREFERENCE) return negotiated
+  const { best, named } = verdict
+  // Nothing acceptable (not even the negotiated type's error form): JSON, the default.
+  if (best.length === 0) return undefined
+  const at = negotiated === undefined ? -1 : best.indexOf(negotiated)
+  return at !== -1 && (named === 0 || at < named) ? negotiated : best[0]
 }
 
 /** The error's own fields, without the structured form's `{ error: ... }` wrapper. */
@@ -135,14 +260,21 @@ export function jsonApiErrors(body: ErrorBody, error: NormalizedError): Record<s
   return { errors }
 }
 
-/** Builds the renderer `@restwell/errors` consults before its JSON body. */
-export function createErrorRenderer(format: ErrorFormat, versionedJson: boolean): ErrorRenderer {
+/**
+ * Builds the renderer `@restwell/errors` consults before its JSON body. `selection`: the
+ * negotiation plugin's `formatParam` and `formats`, so `?format=` wins for errors too.
+ */
+export function createErrorRenderer(
+  format: ErrorFormat,
+  versionedJson: boolean,
+  selection: Omit<ErrorMediaOptions, 'format'> = {},
+): ErrorRenderer {
+  const options: ErrorMediaOptions = { ...selection, format }
   return (body, error, request, reply) => {
-    const type = errorMediaType(request, versionedJson)
+    const type = errorMediaType(request, versionedJson, options)
     appendVary(reply, 'Accept')
     switch (type) {
       case undefined:
-      case MEDIA_TYPES.json:
         return false
       case MEDIA_TYPES.xml:
         if (format === 'problem') {

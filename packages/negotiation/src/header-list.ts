@@ -32,7 +32,9 @@ export { isTchar, isToken }
 
 /**
  * Parses a weight: `0`, `1`, `0.5`, leniently also `.5` and more than three decimals (Java's
- * `q=.2`). Returns undefined for anything else or a value outside 0..1.
+ * `q=.2`). Returns undefined for anything else or a value outside 0..1. A weight is kept to
+ * three decimals (RFC 9110 §12.4.2), but a positive one stays positive: below 0.001 it is
+ * 0.001, as `q=0` alone means "not acceptable".
  */
 export function parseQ(raw: string): number | undefined {
   if (raw.length === 0 || raw.length > 8) return undefined
@@ -44,7 +46,8 @@ export function parseQ(raw: string): number | undefined {
   }
   if (dots > 1 || raw === '.') return undefined
   const q = Number(raw)
-  return q <= 1 ? Math.round(q * 1000) / 1000 : undefined
+  if (q > 1) return undefined
+  return q > 0 && q < 0.001 ? 0.001 : Math.round(q * 1000) / 1000
 }
 
 /** Reads a quoted-string starting at `start` (on the quote). Returns [value, end] or undefined. */

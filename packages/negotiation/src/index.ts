@@ -25,6 +25,7 @@ export type { MultipartFile, Negotiated } from './augment.js'
 export { type ContentType, parseContentType } from './content-type.js'
 export {
   createErrorRenderer,
+  type ErrorMediaOptions,
   errorMediaType,
   jsonApiErrors,
   PROBLEM_XML_CONTENT_TYPE,
@@ -37,6 +38,7 @@ export {
   NegotiationOptionsSchema,
   type NegotiationRouteConfig,
   NegotiationRouteSchema,
+  type ProducedMediaType,
   SUPPORTED_MEDIA_TYPES,
   type SupportedMediaType,
 } from './options.js'
@@ -44,6 +46,6 @@ export { resourceName } from './plugin.js'
 export { type RepresentationContext, toHal, toJsonApi, toSiren } from './representations.js'
 export { CONTENT_TYPES, serializePayload } from './serialize.js'
 export { appendVary, mergeVary } from '@restwell/errors'
-export { fromXml, toXml, xmlName } from './xml.js'
+export { fromXml, MAX_XML_DEPTH, toXml, xmlName } from './xml.js'
 export { restwellNegotiation }
 export default restwellNegotiation

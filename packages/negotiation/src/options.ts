@@ -14,6 +14,12 @@ export const MEDIA_TYPES = {
 /** One of the media types this plugin serializes. */
 export type SupportedMediaType = (typeof MEDIA_TYPES)[keyof typeof MEDIA_TYPES]
 
+/**
+ * A media type a route may produce: one of those this plugin serializes, or any other concrete
+ * type (`text/csv`, `application/vnd.github+json`), which the handler serializes itself.
+ */
+export type ProducedMediaType = SupportedMediaType | (string & Record<never, never>)
+
 /** Every supported media type, in the default priority order (JSON first). */
 export const SUPPORTED_MEDIA_TYPES: readonly SupportedMediaType[] = Object.values(MEDIA_TYPES)
 
@@ -31,6 +37,11 @@ export const MULTIPART = 'multipart/form-data'
 
 const SupportedType = Type.Union(SUPPORTED_MEDIA_TYPES.map((type) => Type.Literal(type)))
 const Produces = Type.Array(SupportedType, { minItems: 1, uniqueItems: true })
+/** A route's types: the five above or any concrete `type/subtype` (no wildcard, no parameter). */
+const RouteProduces = Type.Array(
+  Type.String({ pattern: "^[A-Za-z0-9!#$%&'+.^_`|~-]+/[A-Za-z0-9!#$%&'+.^_`|~-]+$" }),
+  { minItems: 1, uniqueItems: true },
+)
 const Consumes = Type.Array(
   Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }),
   { uniqueItems: true },
@@ -47,6 +58,7 @@ const optionsSchema = Type.Object(
     defaultType: Type.Optional(SupportedType),
     consumes: Type.Optional(Consumes),
     formatParam: Type.Optional(Type.Union([QueryName, Type.Literal(false)])),
+    versionParam: Type.Optional(Type.Union([QueryName, Type.Literal(false)])),
     formats: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z0-9_.-]{1,32}$' }), SupportedType, {
         additionalProperties: false,
@@ -120,6 +132,11 @@ export interface NegotiationOptions {
   consumes?: string[]
   /** Query parameter that overrides `Accept`, or false. [`format`] */
   formatParam?: string | false
+  /**
+   * Query parameter carrying the API version (`@restwell/versioning`'s `queryParameter`): with
+   * versioning registered, the item links of a collection keep it; false: never. [`version`]
+   */
+  versionParam?: string | false
   /** `?format=` names → media types. [json, xml, hal, jsonapi, siren] */
   formats?: Record<string, SupportedMediaType>
   /** `?format=<this>` answers 300 with the choices, or false. [`choices`] */
@@ -147,7 +164,7 @@ export const NegotiationOptionsSchema: TSchema = optionsSchema
 
 const routeSchema = Type.Object(
   {
-    produces: Type.Optional(Produces),
+    produces: Type.Optional(RouteProduces),
     consumes: Type.Optional(Consumes),
     type: Type.Optional(Name),
     collection: Type.Optional(Name),
@@ -163,8 +180,12 @@ const routeSchema = Type.Object(
 
 /** Per-route settings, `config.negotiation` (`false` turns negotiation off for the route). */
 export interface NegotiationRouteConfig {
-  /** Media types this route produces, in priority order. [plugin's `produces`] */
-  produces?: SupportedMediaType[]
+  /**
+   * Media types this route produces, in priority order: those this plugin serializes, and any
+   * other concrete type (`text/csv`), which is negotiated like them and sent as the handler
+   * sends it (the handler serializes it and sets its `Content-Type`). [plugin's `produces`]
+   */
+  produces?: ProducedMediaType[]
   /** Request media types this route accepts; when set, checked on every method. [plugin's] */
   consumes?: string[]
   /** Resource type name (JSON:API `type`, Siren `class`). [last static path segment] */
@@ -211,6 +232,7 @@ export interface ResolvedNegotiationOptions {
   defaultType: SupportedMediaType
   consumes: readonly string[]
   formatParam: string | false
+  versionParam: string | false
   formats: Readonly<Record<string, SupportedMediaType>>
   choicesFormat: string | false
   languages: readonly string[]
@@ -292,6 +314,7 @@ export function resolveNegotiationOptions(options: NegotiationOptions): Resolved
     defaultType: options.defaultType ?? MEDIA_TYPES.json,
     consumes: consumes.map((type) => type.toLowerCase()),
     formatParam: options.formatParam ?? 'format',
+    versionParam: options.versionParam ?? 'version',
     formats,
     choicesFormat,
     languages,

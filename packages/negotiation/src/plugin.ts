@@ -33,6 +33,8 @@ import type { Negotiated } from './augment.js'
 import { addParserUnlessPresent, utf8FormParser, utf8JsonParser } from './bodies.js'
 import { type ContentType, parseContentType } from './content-type.js'
 import { createErrorRenderer } from './error-body.js'
+import { itemQuery, shownPage } from './forms.js'
+import { jsonValue } from './json-value.js'
 import { readMultipart } from './multipart.js'
 import {
   checkLanguages,
@@ -45,12 +47,19 @@ import {
   NegotiationRouteSchema,
   type ResolvedNegotiationOptions,
   resolveNegotiationOptions,
+  SUPPORTED_MEDIA_TYPES,
   type SupportedMediaType,
 } from './options.js'
 import { CONTENT_TYPES, type SerializeContext } from './serialize.js'
 import { serializePayload } from './serialize.js'
 
 const PLUGIN = '@restwell/negotiation'
+
+/**
+ * The types this plugin serializes; a route's other types (`text/csv`) are the handler's, so
+ * they are not set as `request[MEDIA_TYPE]` and no serializer touches them.
+ */
+const SERIALIZED: ReadonlySet<string> = new Set(SUPPORTED_MEDIA_TYPES)
 
 /** Methods whose request body is checked against `consumes` (PATCH is `@restwell/patch`'s). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE'])
@@ -176,6 +185,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     validateOptions(PLUGIN, NegotiationOptionsSchema, rawOptions) as NegotiationOptions,
   )
   const formatParam = options.formatParam
+  const versionParam = options.versionParam
   const formats = options.formats
   const names = formatNames(formats)
 
@@ -206,7 +216,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     fastify.addHook('onReady', async function registerErrorRenderer() {
       if (fastify.hasDecorator('restwellErrors')) {
         const api = fastify.restwellErrors
-        api.addRenderer(createErrorRenderer(api.format, options.versionedJson))
+        // `?format=` wins over Accept for errors too, those of no route (404, 405) and those
+        // raised before negotiation (429) included.
+        api.addRenderer(
+          createErrorRenderer(api.format, options.versionedJson, { formatParam, formats }),
+        )
       }
     })
   }
@@ -214,7 +228,8 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   function settingsFor(route: NegotiationRouteConfig, routeOptions: RouteOptions): RouteSettings {
     const where = `${PLUGIN} route ${String(routeOptions.method)} ${routeOptions.url}`
     checkLanguages(where, route.languages ?? options.languages, route.defaultLanguage)
-    const produced = route.produces ?? options.produces
+    // A route's own types are read case-insensitively (`Text/CSV` is `text/csv`).
+    const produced = route.produces?.map((t) => t.toLowerCase()) ?? options.produces
     // The default representation goes first: `*/*` and missing `Accept` both pick it.
     const ordered = produced.includes(options.defaultType)
       ? [options.defaultType, ...produced.filter((t) => t !== options.defaultType)]
@@ -424,7 +439,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         )
       }
     }
-    const type = offer.mediaType as SupportedMediaType
+    const type = offer.mediaType
     let language: string | undefined
     if (settings.defaultLanguage !== undefined) {
       const header = request.headers['accept-language']
@@ -435,7 +450,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       request.language = language
     }
     if (settings.consumes !== undefined) checkBody(request, settings, settings.consumes)
-    ;(request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE] = type
+    if (SERIALIZED.has(type)) (request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE] = type
     request.negotiated =
       language === undefined
         ? settings.negotiated.get(type)!
@@ -473,7 +488,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       // auth's hideRoutes an anonymous 401 from a route then looks like one from an unknown path.
       if (reply.statusCode < 400) {
         appendVary(reply, ...settings.vary)
-        if (request.language !== undefined) reply.header('content-language', request.language)
+        // The handler knows the language of what it sent (a missing translation may fall back
+        // to another one): its own Content-Language stands (RFC 9110 §8.5).
+        if (request.language !== undefined && !reply.hasHeader('content-language')) {
+          reply.header('content-language', request.language)
+        }
       } else {
         appendVary(reply, 'Accept')
       }
@@ -481,7 +500,9 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     }
     routeOptions.onSend = [...asList(routeOptions.onSend), onSend]
 
-    if (settings.offers.some((offer) => offer.mediaType !== MEDIA_TYPES.json)) {
+    if (
+      settings.offers.some((o) => o.mediaType !== MEDIA_TYPES.json && SERIALIZED.has(o.mediaType))
+    ) {
       const preSerialization: preSerializationHookHandler<unknown> = function negotiationSerialize(
         request,
         reply,
@@ -495,14 +516,16 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         }
         const location = reply.getHeader('location')
         const filter = responseSerializer(reply, reply.statusCode)
-        const data = filter === undefined ? payload : JSON.parse(filter(payload))
+        // The payload as JSON sends it: through the response schema, else `toJSON` applied.
+        const data = filter === undefined ? jsonValue(payload) : JSON.parse(filter(payload))
         // Links name the URL the client sent, not the one a reroute (versioning) made.
         const url = publicUrl(request)
         const body = serializePayload(type, data, reply.statusCode, {
           ...settings.context,
           self: reply.statusCode === 201 && typeof location === 'string' ? location : url,
           path: settings.itemPath ?? pathOf(url),
-          page: pageOf(reply),
+          itemQuery: versionParam === false ? undefined : itemQuery(request, url, versionParam),
+          page: shownPage(pageOf(reply), data),
         })
         if (body === undefined) {
           done(null, payload)

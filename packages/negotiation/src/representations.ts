@@ -7,6 +7,11 @@ export interface RepresentationContext {
   self: string
   /** The request path without query: the base of an item's link inside a collection. */
   path: string
+  /**
+   * Query (without `?`) every item link of a collection carries: the API version the
+   * collection was fetched in (`version=2`), so an item's link names the same version.
+   */
+  itemQuery?: string | undefined
   /** Resource type name (JSON:API `type`, Siren `class`). */
   type: string
   /** Collection name (HAL `_embedded` key, Siren collection `class`). */
@@ -25,13 +30,17 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** The link of one item of a collection: `<path>/<id>`, when the item has a usable id. */
+/**
+ * The link of one item of a collection: `<path>/<id>` (with `?<itemQuery>` when there is one),
+ * when the item has a usable id.
+ */
 export function itemHref(item: unknown, context: RepresentationContext): string | undefined {
   if (!isObject(item)) return undefined
   const id = item[context.idField]
   if (typeof id !== 'string' && typeof id !== 'number') return undefined
   const base = context.path.endsWith('/') ? context.path.slice(0, -1) : context.path
-  return `${base}/${encodeURIComponent(String(id))}`
+  const href = `${base}/${encodeURIComponent(String(id))}`
+  return context.itemQuery === undefined ? href : `${href}?${context.itemQuery}`
 }
 
 /** The items and links of a collection payload (a page or a plain array); undefined otherwise. */

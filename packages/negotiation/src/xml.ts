@@ -1,8 +1,17 @@
 /** `application/xml` via fast-xml-parser: JSON values as XML that round-trips (types in attributes). */
+import { httpErrors } from '@restwell/errors'
 import { XMLBuilder, XMLParser } from 'fast-xml-parser'
 
 /** Element name of each array entry. */
 export const XML_ITEM = 'item'
+/**
+ * Deepest element nesting `toXml` writes and `fromXml` reads (the root element is 1; each
+ * object or array level of a payload is one element more, an array's `<item>` one more still),
+ * so what one writes the other reads back. fast-xml-parser's default (100) made a comment
+ * thread 50 replies deep a 500; 1000 stays well inside the builder's recursion (it overflows
+ * the call stack past ~1600) and bounds what a hostile request body costs to read.
+ */
+export const MAX_XML_DEPTH = 1000
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
 
 /**
@@ -53,6 +62,8 @@ const builder = new XMLBuilder({
   processEntities: false,
   tagValueProcessor: escapeText,
   attributeValueProcessor: escapeAttribute,
+  // `toNode` refuses deeper values first, with its own message; this is the builder's backstop.
+  maxNestedTags: MAX_XML_DEPTH + 1,
 })
 
 const parser = new XMLParser({
@@ -67,6 +78,8 @@ const parser = new XMLParser({
   ignorePiTags: true,
   // Also decodes character references (`&#10;`, as `toXml` writes tab, LF and CR in attributes).
   htmlEntities: true,
+  // The parser refuses an element once this many are open around it: MAX_XML_DEPTH levels in all.
+  maxNestedTags: MAX_XML_DEPTH - 1,
 })
 
 function isNameStart(c: number): boolean {
@@ -151,6 +164,12 @@ function withAttributes(node: XmlNode, attributes: Record<string, string>): XmlN
   return base
 }
 
+/** True for a value `toNode` writes as an element (JSON drops functions, symbols, undefined). */
+function isElement(value: unknown): boolean {
+  const type = typeof value
+  return type !== 'undefined' && type !== 'function' && type !== 'symbol'
+}
+
 function toNode(raw: unknown, ancestors: Set<object>): XmlNode | undefined {
   let value = raw
   if (
@@ -159,6 +178,10 @@ function toNode(raw: unknown, ancestors: Set<object>): XmlNode | undefined {
     typeof (value as { toJSON?: unknown }).toJSON === 'function'
   ) {
     value = (value as { toJSON: () => unknown }).toJSON()
+  }
+  // Every value that becomes an element sits one level below its `ancestors`, under the root.
+  if (ancestors.size >= MAX_XML_DEPTH && isElement(value)) {
+    throw new RangeError(`Cannot write XML nested deeper than ${MAX_XML_DEPTH} elements`)
   }
   switch (typeof value) {
     case 'string':
@@ -269,9 +292,23 @@ function elementsOf(children: readonly OrderedNode[]): [string, OrderedNode][] {
   return out
 }
 
-/** Reads a document written by `toXml` back into JSON (the root element's content). */
+/**
+ * Reads a document written by `toXml` back into JSON (the root element's content). A document
+ * the parser refuses (elements nested deeper than `MAX_XML_DEPTH`, an element named
+ * `__proto__` or `constructor`, ...) throws a 400 `HttpError` (details `[{ field: 'body' }]`),
+ * so a request body parser that passes it on answers 400 in restwell's error form.
+ */
 export function fromXml(xml: string): unknown {
-  const document = parser.parse(xml) as OrderedNode[]
+  let document: OrderedNode[]
+  try {
+    document = parser.parse(xml) as OrderedNode[]
+  } catch (error) {
+    // fast-xml-parser throws `Error`s whose messages say what is refused.
+    throw httpErrors.badRequest(`The XML body cannot be read: ${(error as Error).message}`, {
+      details: [{ field: 'body', message: 'is not XML that can be read' }],
+      cause: error,
+    })
+  }
   const root = elementsOf(document)[0]
   return root === undefined ? undefined : fromNode(root[0], root[1])
 }

@@ -1,4 +1,4 @@
-import restwellErrors, { type ErrorsOptions, httpErrors } from '@restwell/errors'
+import restwellErrors, { type ErrorsOptions, httpErrors, MEDIA_TYPE } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { ACCEPT_CACHE_SIZE } from '../src/accept.js'
@@ -102,6 +102,150 @@ test('problem form: application/problem+xml in the RFC 7807 namespace; problem+j
     headers: { accept: 'application/problem+json, application/xml' },
   })
   t.match(json.headers['content-type'], /^application\/problem\+json/)
+})
+
+test('problem form: problem+json and problem+xml weighed against the other forms (RFC 9457 §3, App. B)', async (t) => {
+  const app = await build({ format: 'problem' })
+  const form = async (url: string, accept: string) => {
+    const res = await app.inject({ url, headers: { accept } })
+    return String(res.headers['content-type']).split(';')[0]
+  }
+  const cases: [string, string][] = [
+    ['application/problem+xml', 'application/problem+xml'],
+    ['application/problem+xml, application/xml;q=0.1', 'application/problem+xml'],
+    ['application/problem+json, application/hal+json;q=0.5', 'application/problem+json'],
+    ['application/problem+json, application/xml;q=0.5', 'application/problem+json'],
+    ['application/problem+xml, application/json;q=0.5', 'application/problem+xml'],
+    ['application/problem+xml, application/json', 'application/problem+xml'],
+    ['application/json, application/problem+xml;q=0.9', 'application/problem+json'],
+    ['application/problem+json;q=0, */*', 'application/problem+xml'],
+    ['application/problem+xml;q=0, application/xml', 'application/problem+json'],
+    ['application/hal+json, application/problem+json;q=0.5', 'application/hal+json'],
+    ['application/xml, */*;q=0.1', 'application/problem+xml'],
+    ['*/*', 'application/problem+json'],
+  ]
+  for (const [accept, expected] of cases) {
+    t.equal(await form('/plain', accept), expected, `route: ${accept}`)
+    t.equal(await form('/nowhere', accept), expected, `no route: ${accept}`)
+  }
+  const xml = await app.inject({ url: '/plain', headers: { accept: 'application/problem+xml' } })
+  t.equal(xml.statusCode, 406, 'the route produces no problem+xml: 406, itself in problem+xml')
+  t.match(xml.body, '<problem xmlns="urn:ietf:rfc:7807">')
+  const hal = await app.inject({
+    url: '/plain',
+    headers: { accept: 'application/hal+json, application/problem+json;q=0.5' },
+  })
+  t.equal(hal.json().status, 409, 'HAL: the problem document, a HAL resource without links')
+})
+
+test('error forms: weights decide, then a named type, then the negotiated one, then JSON', async (t) => {
+  const app = await build()
+  const form = async (url: string, accept?: string) => {
+    const res = await app.inject({ url, headers: accept === undefined ? {} : { accept } })
+    return String(res.headers['content-type']).split(';')[0]
+  }
+  t.equal(await form('/nowhere', 'application/xml, application/json;q=0.1'), 'application/xml')
+  t.equal(
+    await form('/nowhere', 'application/problem+json, application/xml;q=0.5'),
+    'application/json',
+  )
+  t.equal(await form('/nowhere', 'application/problem+json, application/xml'), 'application/xml')
+  t.equal(
+    await form('/nowhere', 'application/problem+xml'),
+    'application/xml',
+    'XML for problem+xml',
+  )
+  const hal = await build({}, { defaultType: 'application/hal+json' })
+  t.equal(await form('/nowhere', '*/*'), 'application/json')
+  const halForm = async (url: string, accept?: string) =>
+    String(
+      (await hal.inject({ url, headers: accept === undefined ? {} : { accept } })).headers[
+        'content-type'
+      ],
+    ).split(';')[0]
+  t.equal(await halForm('/plain', '*/*'), 'application/hal+json', 'a tie: the negotiated type')
+  t.equal(await halForm('/nowhere', '*/*'), 'application/json', 'no route: JSON')
+  t.equal(
+    await halForm('/plain', 'application/json, application/hal+json'),
+    'application/hal+json',
+    'both named: the negotiated one',
+  )
+  t.equal(
+    await halForm('/plain', 'application/problem+json, application/hal+json'),
+    'application/hal+json',
+    'a named type beats one that counts as JSON',
+  )
+  t.equal(await halForm('/plain'), 'application/hal+json', 'no Accept: the negotiated type')
+  t.equal(await halForm('/plain', ''), 'application/hal+json', 'empty Accept: the same')
+  t.equal(await halForm('/nowhere'), 'application/json')
+})
+
+test("a route's own media type is never an error's", async (t) => {
+  const app = await build()
+  app.get('/export', { config: { negotiation: { produces: ['text/csv'] } } }, async () => {
+    throw httpErrors.conflict('busy')
+  })
+  const csv = await app.inject({ url: '/export', headers: { accept: 'text/csv' } })
+  t.equal(csv.statusCode, 409)
+  t.equal(csv.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(csv.json().error.code, 'CONFLICT')
+  const both = await app.inject({
+    url: '/export',
+    headers: { accept: 'text/csv, application/xml;q=0.1' },
+  })
+  t.equal(both.headers['content-type'], 'application/xml; charset=utf-8')
+})
+
+test('?format= wins over Accept for errors of no route and before negotiation', async (t) => {
+  const app = await build()
+  app.addHook('onRequest', async (request) => {
+    if (request.headers['x-limit'] !== undefined) {
+      throw httpErrors.tooManyRequests('slow down', { headers: { 'retry-after': 1 } })
+    }
+  })
+  const form = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await app.inject({ url, headers })
+    return [res.statusCode, String(res.headers['content-type']).split(';')[0]]
+  }
+  t.same(await form('/nowhere?format=xml'), [404, 'application/xml'])
+  t.same(await form('/nowhere?format=SIREN'), [404, 'application/vnd.siren+json'])
+  t.same(await form('/nowhere?format=json', { accept: 'application/xml' }), [
+    404,
+    'application/json',
+  ])
+  t.same(await form('/plain?format=hal', { 'x-limit': '1' }), [429, 'application/hal+json'])
+  t.same(await form('/plain', { 'x-limit': '1', accept: 'application/xml' }), [
+    429,
+    'application/xml',
+  ])
+  // A bad ?format= on an error path is no second error: Accept decides.
+  t.same(await form('/nowhere?format=bogus', { accept: 'application/xml' }), [
+    404,
+    'application/xml',
+  ])
+  t.same(await form('/nowhere?format=xml&format=hal'), [404, 'application/json'])
+  t.same(await form('/nowhere?format=choices'), [404, 'application/json'])
+  t.same(await form('/nowhere?format=__proto__'), [404, 'application/json'])
+  t.same(await form('/plain?format=bogus', { accept: 'application/xml' }), [400, 'application/xml'])
+  const jsonOnly = await build({}, { produces: ['application/json'] })
+  const notHere = await jsonOnly.inject({ url: '/plain?format=xml' })
+  t.equal(notHere.statusCode, 406)
+  t.equal(notHere.headers['content-type'], 'application/xml; charset=utf-8', 'as asked')
+  const custom = await build({}, { formatParam: 'f', formats: { x: 'application/xml' } })
+  const named = await custom.inject({ url: '/nowhere?f=x' })
+  t.equal(named.headers['content-type'], 'application/xml; charset=utf-8')
+  const other = await custom.inject({ url: '/nowhere?format=xml' })
+  t.equal(other.headers['content-type'], 'application/json; charset=utf-8', 'not its parameter')
+  const off = await build({}, { formatParam: false })
+  const ignored = await off.inject({ url: '/nowhere?format=xml' })
+  t.equal(ignored.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(errorMediaType({ headers: {}, query: null }, true), undefined, 'no query object')
+  const csv = { headers: {}, [MEDIA_TYPE]: 'text/csv' }
+  t.equal(errorMediaType(csv, true), undefined, 'a route type of its own is no error form')
+  const hal = { headers: { accept: '' }, [MEDIA_TYPE]: 'application/hal+json' }
+  t.equal(errorMediaType(hal, true), 'application/hal+json', 'no preference: the negotiated one')
+  t.equal(errorMediaType({ headers: {} }, true), undefined)
+  t.equal(errorMediaType({ headers: {}, query: { format: 'hal' } }, true), 'application/hal+json')
 })
 
 test('HAL, JSON:API and Siren error bodies', async (t) => {

@@ -70,6 +70,11 @@ test('parseQ: RFC 9110 qvalues, leniently', async (t) => {
   t.equal(parseQ('0.8'), 0.8)
   t.equal(parseQ('.2'), 0.2, 'Java sends q=.2')
   t.equal(parseQ('0.12345'), 0.123)
+  t.equal(parseQ('0.0004'), 0.001, 'a positive weight never rounds to 0 (not acceptable)')
+  t.equal(parseQ('0.0005'), 0.001)
+  t.equal(parseQ('0.000001'), 0.001)
+  t.equal(parseQ('0.0000'), 0, 'zero with more decimals is still zero')
+  t.equal(parseQ('0.9996'), 1)
   t.equal(parseQ('1.5'), undefined)
   t.equal(parseQ(''), undefined)
   t.equal(parseQ('.'), undefined)
@@ -243,6 +248,23 @@ test('Accept-Language: ranges and RFC 4647 lookup / filtering', async (t) => {
   t.equal(lang('de-x-private-stuff'), 'de', 'single-letter subtags go with the next')
   t.equal(lang('de;q=0, en;q=0.5'), 'en-US')
   t.equal(pickLanguage([], available, 'de'), 'de')
+  // RFC 2616 §14.4: a tag's weight is that of the longest range matching it, so a q=0 prefix
+  // does not exclude a more specific tag the client asked for with a positive weight.
+  const english = ['en-GB', 'en-US', 'de']
+  const en = (header: string): string => pickLanguage(parseAcceptLanguage(header), english, 'de')
+  t.equal(en('en-GB, en;q=0'), 'en-GB', 'British English, not other English')
+  t.equal(en('en;q=0, en-GB'), 'en-GB', 'order does not matter')
+  t.equal(en('en-GB;q=0.9, en;q=0'), 'en-GB')
+  t.equal(en('en-GB;q=0, en'), 'en-US', 'the exact q=0 still excludes')
+  t.equal(
+    en('en-GB-oed, en-GB;q=0'),
+    'de',
+    'a longer range that does not match the tag keeps no tag',
+  )
+  t.equal(en('en, en-US;q=0'), 'en-GB')
+  t.equal(en('en, en;q=0'), 'de', 'the same range twice: q=0 wins')
+  t.equal(en('en;q=0, en, de;q=0.1'), 'de')
+  t.equal(en('en-gb, *;q=0'), 'en-GB', '* with q=0 excludes nothing named')
 })
 
 test('Accept-Charset: UTF-8 only', async (t) => {
@@ -317,6 +339,71 @@ test('property: a chosen type is always acceptable and among the offers', async 
       const q = qualityOf(ranges, chosen)
       return q > 0 && offers.every((o) => qualityOf(ranges, o) <= q)
     }),
+  )
+  t.pass()
+})
+
+test('property: a positive qvalue stays positive, within 0..1, three decimals', async (t) => {
+  // Leading zeros make the tiny weights (0.0004) that rounding used to turn into 0.
+  const decimals = fc
+    .tuple(fc.integer({ min: 0, max: 5 }), fc.stringMatching(/^[0-9]{1,6}$/))
+    .map(([zeros, digits]) => `${'0'.repeat(zeros)}${digits}`.slice(0, 6))
+  const lenient = fc.oneof(
+    fc.tuple(fc.constantFrom('0', ''), decimals).map(([a, b]) => `${a}.${b}`),
+    fc.constantFrom('0', '1', '1.0', '1.000', '0.'),
+  )
+  fc.assert(
+    fc.property(lenient, (raw) => {
+      const q = parseQ(raw)
+      if (q === undefined) return raw.length > 8
+      if (q < 0 || q > 1 || Math.abs(Math.round(q * 1000) - q * 1000) > 1e-9) return false
+      return Number(raw) > 0 ? q > 0 : q === 0
+    }),
+    { numRuns: 2000 },
+  )
+  t.pass()
+})
+
+test('property: a language is never one whose longest matching range has q=0', async (t) => {
+  const tags = ['en', 'en-GB', 'en-US', 'en-GB-oed', 'de', 'de-CH', 'fr']
+  const range = fc.record({
+    range: fc.constantFrom(...tags, '*', 'EN-gb', 'it'),
+    q: fc.constantFrom(0, 0.001, 0.5, 1),
+  })
+  const available = fc.uniqueArray(fc.constantFrom(...tags), { minLength: 1, maxLength: 5 })
+  fc.assert(
+    fc.property(fc.array(range, { maxLength: 6 }), available, (list, offered) => {
+      const header = list.map((r) => `${r.range};q=${r.q}`).join(', ')
+      const ranges = parseAcceptLanguage(header)
+      const fallback = offered[0]!
+      const chosen = pickLanguage(ranges, offered, fallback)
+      if (!offered.includes(chosen)) return false
+      // The weight of a tag: that of the longest range (not `*`) matching it.
+      const weight = (tag: string): number | undefined => {
+        let best: { length: number; q: number } | undefined
+        for (const r of ranges) {
+          const lower = tag.toLowerCase()
+          if (r.range === '*' || !(lower === r.range || lower.startsWith(`${r.range}-`))) continue
+          if (
+            best === undefined ||
+            r.range.length > best.length ||
+            (r.range.length === best.length && r.q === 0)
+          )
+            best = { length: r.range.length, q: r.q }
+        }
+        return best?.q
+      }
+      if (chosen !== fallback && weight(chosen) === 0) return false
+      // A tag the top range names exactly, with a positive weight, is chosen unless a q=0
+      // duplicate of that range refuses it.
+      const top = ranges[0]
+      const named = offered.find((tag) => tag.toLowerCase() === top?.range)
+      if (top !== undefined && top.q > 0 && named !== undefined && weight(named) !== 0) {
+        return chosen === named
+      }
+      return true
+    }),
+    { numRuns: 2000 },
   )
   t.pass()
 })

@@ -356,6 +356,59 @@ test('Accept-Language: choice, Content-Language, Vary, fallback to the default',
   t.equal(err.headers['content-language'], undefined, 'no Content-Language on errors')
 })
 
+test("a handler's own Content-Language stands; the negotiated one fills in (RFC 9110 §8.5)", async (t) => {
+  const app = await build({ languages: ['en', 'de', 'fr'] })
+  const titles: Record<string, string> = { en: 'The Trial', de: 'Der Process' }
+  app.get('/trial', async (request, reply) => {
+    // French is not translated: the handler falls back to German and says so.
+    const language = titles[request.language!] === undefined ? 'de' : request.language!
+    reply.header('content-language', language)
+    return { title: titles[language] }
+  })
+  const fr = await app.inject({ url: '/trial', headers: { 'accept-language': 'fr' } })
+  t.equal(fr.headers['content-language'], 'de', 'what the body is in, not what was asked')
+  t.same(fr.json(), { title: 'Der Process' })
+  t.equal(fr.headers.vary, 'Accept, Accept-Language', 'it still varies by Accept-Language')
+  const en = await app.inject({ url: '/trial', headers: { 'accept-language': 'en' } })
+  t.equal(en.headers['content-language'], 'en')
+  const plain = await app.inject({ url: '/books/7', headers: { 'accept-language': 'fr' } })
+  t.equal(plain.headers['content-language'], 'fr', 'no header of its own: the negotiated one')
+})
+
+test('Accept-Language: a q=0 prefix does not exclude the more specific tag asked for', async (t) => {
+  const app = await build({ languages: ['en-GB', 'en-US', 'de'], defaultLanguage: 'de' })
+  const ask = async (value: string) =>
+    (await app.inject({ url: '/books/7', headers: { 'accept-language': value } })).headers[
+      'content-language'
+    ]
+  t.equal(await ask('en-GB, en;q=0'), 'en-GB')
+  t.equal(await ask('en;q=0, en-GB;q=0.9'), 'en-GB')
+  t.equal(await ask('en, en-US;q=0'), 'en-GB')
+  t.equal(await ask('en;q=0'), 'de')
+})
+
+test('a weight with more than three decimals stays positive (RFC 9110 §12.4.2)', async (t) => {
+  const app = await build()
+  const xml = await app.inject({ url: '/books/7', headers: { accept: 'application/xml;q=0.0004' } })
+  t.equal(xml.statusCode, 200, 'q=0.0004 is acceptable, not q=0')
+  t.equal(xml.headers['content-type'], 'application/xml; charset=utf-8')
+  const json = await app.inject({
+    url: '/books/7',
+    headers: { accept: 'text/html, application/json;q=0.0001' },
+  })
+  t.equal(json.statusCode, 200)
+  const charset = await app.inject({
+    url: '/books/7',
+    headers: { 'accept-charset': 'utf-8;q=0.0001' },
+  })
+  t.equal(charset.statusCode, 200, 'UTF-8 with a tiny weight is still acceptable')
+  const zero = await app.inject({
+    url: '/books/7',
+    headers: { accept: 'application/json;q=0.0000' },
+  })
+  t.equal(zero.statusCode, 406, 'zero is zero')
+})
+
 test('Accept-Charset: UTF-8 excluded → 406; otherwise ignored', async (t) => {
   const app = await build()
   const res = await app.inject({
@@ -606,15 +659,13 @@ test('options are validated at registration', async (t) => {
 test('route config is validated when the route is added', async (t) => {
   const app = Fastify()
   await app.register(restwellNegotiation)
-  t.throws(
-    () =>
-      app.get(
-        '/x',
-        { config: { negotiation: { produces: ['text/html'] } as never } },
-        async () => ({}),
-      ),
-    { name: 'OptionsError', message: /route GET \/x/ },
-  )
+  for (const [i, bad] of ['text/*', '*/*', 'text/csv; header=present', 'csv'].entries()) {
+    t.throws(
+      () => app.get(`/x${i}`, { config: { negotiation: { produces: [bad] } } }, async () => ({})),
+      { name: 'OptionsError', message: /route GET \/x\d/ },
+      `a route produces concrete types only: ${bad}`,
+    )
+  }
   t.throws(
     () =>
       app.get(
@@ -624,6 +675,56 @@ test('route config is validated when the route is added', async (t) => {
       ),
     { name: 'OptionsError', option: 'defaultLanguage' },
   )
+})
+
+test("a route's own media type (produces: ['text/csv']) is negotiated and sent as the handler sends it", async (t) => {
+  const app = await build()
+  const csv = 'id,title\n1,Dune\n'
+  app.get(
+    '/exports',
+    { config: { negotiation: { produces: ['Text/CSV'] } } },
+    async (request, reply) => {
+      t.equal(request.negotiated?.type, 'text/csv', 'lowercased')
+      t.equal((request as unknown as Record<symbol, unknown>)[MEDIA_TYPE], undefined, 'not ours')
+      return reply.type('text/csv').send(csv)
+    },
+  )
+  app.get(
+    '/reports',
+    { config: { negotiation: { produces: ['application/json', 'application/vnd.github+json'] } } },
+    async (request, reply) => {
+      if (request.negotiated?.type === 'application/vnd.github+json') {
+        reply.type('application/vnd.github+json')
+      }
+      return { id: 1, secret: undefined }
+    },
+  )
+  const exact = await app.inject({ url: '/exports', headers: { accept: 'text/csv' } })
+  t.equal(exact.statusCode, 200, 'exactly the type it sends: not 406 (RFC 9110 §15.5.7)')
+  t.equal(exact.headers['content-type'], 'text/csv')
+  t.equal(exact.body, csv)
+  t.equal(exact.headers.vary, 'Accept')
+  t.equal((await app.inject('/exports')).statusCode, 200, 'no Accept: its first type')
+  const wild = await app.inject({ url: '/exports', headers: { accept: 'text/*' } })
+  t.equal(wild.statusCode, 200)
+  const json = await app.inject({ url: '/exports', headers: { accept: 'application/json' } })
+  t.equal(json.statusCode, 406, 'negotiated like the others')
+  t.equal(json.headers.accept, 'text/csv')
+  t.equal(json.headers['content-type'], 'application/json; charset=utf-8', 'the error is JSON')
+  const format = await app.inject({ url: '/exports?format=xml', headers: { accept: 'text/csv' } })
+  t.equal(format.statusCode, 406, 'it has no ?format= name')
+  const vendor = await app.inject({
+    url: '/reports',
+    headers: { accept: 'application/vnd.github+json' },
+  })
+  t.equal(vendor.statusCode, 200)
+  t.equal(vendor.headers['content-type'], 'application/vnd.github+json; charset=utf-8')
+  t.same(vendor.json(), { id: 1 }, 'serialized by Fastify as the handler chose')
+  const plain = await app.inject({ url: '/reports', headers: { accept: 'application/json' } })
+  t.equal(plain.headers['content-type'], 'application/json; charset=utf-8')
+  const xml = await app.inject({ url: '/reports', headers: { accept: 'application/xml' } })
+  t.equal(xml.statusCode, 406)
+  t.equal(xml.headers.accept, 'application/json, application/vnd.github+json')
 })
 
 test('works without @restwell/errors: errors keep status and headers', async (t) => {

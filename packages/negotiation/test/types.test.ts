@@ -8,6 +8,7 @@ import restwellNegotiationDefault, {
   type Negotiated,
   type NegotiationOptions,
   type NegotiationRouteConfig,
+  type ProducedMediaType,
   restwellNegotiation,
   type SupportedMediaType,
 } from '../src/index.js'
@@ -26,7 +27,12 @@ test('option, route config and decorator types', async (t) => {
   >()
   expectTypeOf<FastifyRequest['negotiated']>().toEqualTypeOf<Negotiated | null>()
   expectTypeOf<FastifyRequest['language']>().toEqualTypeOf<string | undefined>()
-  expectTypeOf<Negotiated['type']>().toEqualTypeOf<SupportedMediaType>()
+  expectTypeOf<Negotiated['type']>().toEqualTypeOf<ProducedMediaType>()
+  expectTypeOf<NegotiationRouteConfig['produces']>().toEqualTypeOf<
+    ProducedMediaType[] | undefined
+  >()
+  const csv: NegotiationRouteConfig = { produces: ['text/csv', 'application/json'] }
+  t.ok(csv, 'a route may produce its own types')
   expectTypeOf<MultipartFile['data']>().toEqualTypeOf<Buffer>()
   expectTypeOf(appendVary).parameters.toEqualTypeOf<[FastifyReply, ...string[]]>()
   // @ts-expect-error: not a media type this plugin serializes
@@ -42,7 +48,7 @@ test('option, route config and decorator types', async (t) => {
     '/x',
     { config: { negotiation: { type: 'books', produces: ['application/xml'] } } },
     async (request) => {
-      expectTypeOf(request.negotiated?.type).toEqualTypeOf<SupportedMediaType | undefined>()
+      expectTypeOf(request.negotiated?.type).toEqualTypeOf<ProducedMediaType | undefined>()
       return { language: request.language }
     },
   )
