@@ -48,6 +48,7 @@ export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './st
 export { OptionsError, validateOptions } from './validate-options.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
+export { appendLink, safePath } from './link.js'
 export { invalidUtf8 } from './utf8.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'
 export {
@@ -58,6 +59,7 @@ export {
   routesBefore,
   routesOutOfReach,
 } from './routes.js'
+export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
 export { restwellErrors }
 export default restwellErrors
 export {

@@ -1,4 +1,5 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
+import type { OutgoingHttpHeaders } from 'node:http'
 import { asList, pathOf } from './http.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -8,6 +9,7 @@ import { passExpectationsToFastify, requestRefusal } from './expect.js'
 import { ErrorCode } from './codes.js'
 import { type HttpError, httpErrors } from './http-error.js'
 import { logError, normalizeError } from './normalize.js'
+import { isHeaderError, routeNextErrorTo, setIfValid, writeRaw } from './last-resort.js'
 import { routeNotFound } from './not-found.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
@@ -17,6 +19,26 @@ import { validateOptions } from './validate-options.js'
 /** What a route of Fastify's default error handler threw (see `defaulted`). */
 const THROWN = Symbol('restwell.thrown')
 type Thrown = FastifyRequest & { [THROWN]?: unknown }
+
+/**
+ * Replies whose error is being answered, with what was thrown first: an error that reaches the
+ * handler again for one of them is the failure of that answer (see `lastResort`).
+ */
+const answering = new WeakMap<FastifyReply, unknown>()
+
+/** Headers of the route a last-resort answer keeps: CORS, so a browser can read it, and Vary. */
+const KEPT_HEADER = /^(?:access-control-|vary$)/
+
+/** Whether a second failure is the first one again (a hook that throws on every body). */
+function sameFailure(first: unknown, second: unknown): boolean {
+  if (first === second) return true
+  return (
+    first instanceof Error &&
+    second instanceof Error &&
+    first.name === second.name &&
+    first.message === second.message
+  )
+}
 
 /** Seconds a client is told to wait before retrying a request refused while the app closes. */
 export const CLOSING_RETRY_AFTER = 5
@@ -121,7 +143,61 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     }
   }
 
+  /** The masked 500 of the last-resort answer: nothing of the failure is shown. */
+  const lastResortError = normalizeError(httpErrors.internalServerError())
+
+  /**
+   * The answer when answering an error failed (or would fail: a header Node refuses): the masked
+   * 500 in the configured form (no renderer), with only the headers this plugin sets and the
+   * route's CORS and Vary headers Node accepts, written past Fastify's reply and hooks (they
+   * failed once). `logged`: the failure was logged at error already.
+   */
+  function lastResort(
+    thrown: unknown,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    logged: boolean,
+  ) {
+    const requestId = requestIdOf(request)
+    if (!logged) logError(request, thrown, lastResortError, requestId)
+    const body = JSON.stringify(
+      buildErrorBody(options.format, lastResortError, {
+        requestId,
+        timestamp: isoNow(),
+        instance: pathOf(request.originalUrl),
+        problemTypeBase: options.problemTypeBase,
+      }),
+    )
+    const headers: OutgoingHttpHeaders = {}
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (KEPT_HEADER.test(name)) setIfValid(headers, name, value)
+    }
+    if (idHeader !== false) setIfValid(headers, idHeader, requestId)
+    headers['cache-control'] = 'no-store'
+    headers['content-type'] = errorContentType(options.format)
+    // A HEAD answer's Content-Length is the one GET would get (RFC 9110 §9.3.2).
+    headers['content-length'] = Buffer.byteLength(body)
+    writeRaw(reply, lastResortError.statusCode, headers, body)
+  }
+
   fastify.setErrorHandler(function restwellErrorHandler(error, request, reply) {
+    if (answering.has(reply)) {
+      // Our answer to the first error failed (Fastify sends the failure here, see below): the
+      // same failure again (a hook that throws on every body) was logged with the first one
+      // when that was a 5xx.
+      const first = answering.get(reply)
+      lastResort(error, request, reply, reply.statusCode >= 500 && sameFailure(first, error))
+      return
+    }
+    if (isHeaderError(error)) {
+      // A header the route set is refused by Node: any answer with it fails the same way.
+      lastResort(error, request, reply, false)
+      return
+    }
+    answering.set(reply, error)
+    // What fails while this answer goes out comes back here, not to Fastify's default handler
+    // (whose fallback would send the failure's message, unmasked and without a requestId).
+    routeNextErrorTo(reply, restwellErrorHandler)
     return send(error, request, reply)
   })
 

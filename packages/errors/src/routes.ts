@@ -128,6 +128,50 @@ function adopt(
 }
 
 /**
+ * Which parts of a route's schema a plugin may add JSON Schema to, to describe what it does
+ * (for `@fastify/swagger`). Fastify compiles every part of a route's schema with the route's
+ * compilers at ready: the validator compiler takes `querystring`, `body`, `params` and
+ * `headers`, the serializer compiler takes `response`. A plugin's JSON Schema suits Fastify's
+ * own compilers (Ajv, fast-json-stringify) only: a type provider's compilers (Zod, TypeBox's
+ * `TypeCompiler`, Valibot...) call methods of their own schema objects on whatever they are
+ * given, and would fail on every request.
+ */
+export interface SchemaAccess {
+  /** `querystring`, `body`, `params`, `headers`: the route is validated by Fastify's default. */
+  readonly validation: boolean
+  /** `response`: the route is serialized by Fastify's default. */
+  readonly response: boolean
+}
+
+/**
+ * The parts of `route`'s schema a plugin may add to (see {@link SchemaAccess}), for an
+ * `onRoute` hook: `instance` is the hook's `this`. Fastify builds its default compilers only
+ * at ready, so until then an instance shows a compiler only when the app (or a parent scope)
+ * set one (`setValidatorCompiler`, `setSerializerCompiler`); a route may carry its own
+ * (`validatorCompiler`, `serializerCompiler` in its options). Compilers set after the route
+ * was added, or given through the `schemaController.compilersFactory` server option, are not
+ * seen.
+ */
+export function schemaAccess(instance: FastifyInstance, route: RouteEntry): SchemaAccess {
+  return {
+    validation: route.validatorCompiler === undefined && instance.validatorCompiler === undefined,
+    response: route.serializerCompiler === undefined && instance.serializerCompiler === undefined,
+  }
+}
+
+/**
+ * A schema object a plugin may copy and extend (`{ ...schema, properties }`): a plain object,
+ * whose prototype is `Object.prototype` or `null`. Anything else (a Zod or Valibot schema, a
+ * class instance) would lose its prototype, and with it the methods its compiler calls, in a
+ * copy: leave it as it is.
+ */
+export function isPlainSchema(value: unknown): value is Record<string | symbol, unknown> {
+  if (typeof value !== 'object' || value === null) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/**
  * Starts a batch for a plugin that registers several plugins (the umbrella): every `onRoute`
  * hook added on `fastify` until the returned function is called, by restwell's plugins or by
  * others (`@fastify/compress`), is run over the earlier routes then, in the order the hooks

@@ -5,9 +5,13 @@ import restwellErrors, {
   adoptionBatch,
   EarlierRoutesError,
   httpErrors,
+  isPlainSchema,
   onEveryRoute,
+  type RouteEntry,
   routesBefore,
   routesOutOfReach,
+  type SchemaAccess,
+  schemaAccess,
 } from '../src/index.js'
 
 const apps: FastifyInstance[] = []
@@ -201,4 +205,51 @@ test("an error handler the app set before restwell is the app's choice", async (
   })
   await fastify.register(restwellErrors)
   t.same((await fastify.inject('/crash')).json(), { custom: true })
+})
+
+test("schemaAccess: JSON Schema may go only where Fastify's own compilers read it", async (t) => {
+  const fastify = app()
+  const seen: Record<string, SchemaAccess> = {}
+  const look = function (this: FastifyInstance, route: RouteEntry): void {
+    if (route.method === 'GET') seen[route.url] = schemaAccess(this, route)
+  }
+  onEveryRoute(fastify, look)
+  const validator: RouteOptions['validatorCompiler'] = () => () => true
+  const serializer: RouteOptions['serializerCompiler'] = () => (data) => JSON.stringify(data)
+  fastify.get('/default', { schema: { querystring: { type: 'object' } } }, async () => 'x')
+  fastify.get('/own-validator', { validatorCompiler: validator }, async () => 'x')
+  fastify.get('/own-serializer', { serializerCompiler: serializer }, async () => 'x')
+  await fastify.register(async (child) => {
+    child.setValidatorCompiler(validator)
+    child.get('/child-validator', async () => 'x')
+    await child.register(async (grandchild) => {
+      grandchild.setSerializerCompiler(serializer)
+      grandchild.get('/grandchild-both', async () => 'x')
+    })
+  })
+  fastify.get('/after-child', async () => 'x')
+  await fastify.ready()
+  t.same(seen, {
+    '/default': { validation: true, response: true },
+    '/own-validator': { validation: false, response: true },
+    '/own-serializer': { validation: true, response: false },
+    '/child-validator': { validation: false, response: true },
+    '/grandchild-both': { validation: false, response: false },
+    '/after-child': { validation: true, response: true },
+  })
+  // At ready Fastify builds its own compilers: a route has to be judged when it is added.
+  t.type(fastify.validatorCompiler, 'function')
+})
+
+test('isPlainSchema: plain objects only, never an instance a copy would strip', async (t) => {
+  class Schema {
+    safeParse(): boolean {
+      return true
+    }
+  }
+  t.ok(isPlainSchema({ type: 'object' }))
+  t.ok(isPlainSchema(Object.create(null)))
+  for (const value of [new Schema(), [], null, undefined, 'string', 1, new Map()]) {
+    t.notOk(isPlainSchema(value), String(value))
+  }
 })
