@@ -62,6 +62,23 @@ export function cursorBinding(
     .slice(0, 22)
 }
 
+/** A cursor lives at least `1 - 1 / CURSOR_EXPIRY_STEPS` of `cursorTtl` (90 %). */
+export const CURSOR_EXPIRY_STEPS = 10
+
+/**
+ * The expiry of the cursors issued at `now` (seconds since the epoch) with lifetime `ttl`
+ * seconds; 0 (never) when `ttl` is 0. `now + ttl` rounded down to a multiple of the step
+ * `max(1, floor(ttl / CURSOR_EXPIRY_STEPS))`: every cursor issued within one step carries the
+ * same expiry, so an unchanged page has the same bytes (and ETag) for a whole step instead of
+ * one second, and instances sharing a secret issue the same cursors. A cursor lives at most
+ * `ttl` and more than `ttl - step` (at least 90 % of `ttl`).
+ */
+export function cursorExpiry(now: number, ttl: number): number {
+  if (ttl === 0) return 0
+  const step = Math.max(1, Math.floor(ttl / CURSOR_EXPIRY_STEPS))
+  return Math.floor((now + ttl) / step) * step
+}
+
 /** Makes a signed cursor. `expiresAt` is in seconds since the epoch; 0 for never. */
 export function encodeCursor(
   position: CursorPosition,

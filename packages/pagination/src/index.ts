@@ -5,13 +5,15 @@ import { restwellPagination } from './plugin.js'
 export { applyPagination, type PaginatedSlice } from './array.js'
 export {
   cursorBinding,
+  CURSOR_EXPIRY_STEPS,
+  cursorExpiry,
   type CursorPayload,
   decodeCursor,
   encodeCursor,
   MAX_CURSOR_LENGTH,
 } from './cursor.js'
 export { coerceFilter, type FilterSpec, filterSpecOf, MAX_FILTER_VALUES } from './filters.js'
-export { formatLinkHeader, LINK_RELATIONS, PageUrls, safePath } from './links.js'
+export { formatLinkHeader, LINK_RELATIONS, PageUrls } from './links.js'
 export {
   DEFAULT_CURSOR_TIEBREAKER,
   DEFAULT_CURSOR_TTL,
@@ -28,4 +30,5 @@ export { formatSort, MAX_SORT_LENGTH, parseSort } from './sort.js'
 export type { CursorPosition, CursorValue, PaginateOptions, Pagination, SortKey } from './types.js'
 export { restwellPagination }
 export default restwellPagination
-export { PAGE, type PageInfo, type PageLinks } from '@restwell/errors'
+// `safePath` lives in @restwell/errors (versioning uses it too); re-exported as before.
+export { PAGE, type PageInfo, type PageLinks, safePath } from '@restwell/errors'

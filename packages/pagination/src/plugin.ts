@@ -1,13 +1,16 @@
 /** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
 import {
+  appendLink,
   asList,
   declareState,
   onEveryRoute,
   PAGE,
   publicUrl,
+  schemaAccess,
   validateOptions,
 } from '@restwell/errors'
 import type {
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
@@ -16,6 +19,7 @@ import type {
   RouteOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { cursorExpiry } from './cursor.js'
 import { filterSpecOf, type FilterSpec } from './filters.js'
 import { formatLinkHeader } from './links.js'
 import {
@@ -116,16 +120,17 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
       }
       let signing: CursorSigning | undefined
       if (plan.cursor) {
-        const now = Math.floor(Date.now() / 1000)
         signing = {
           route: plan.route,
           // A cursor route exists only when a secret is configured (checked in planRoute).
           secret: signer as string,
-          expiresAt: options.cursorTtl === 0 ? 0 : now + options.cursorTtl,
+          // Rounded to a step of the TTL: an unchanged page keeps its bytes and its ETag.
+          expiresAt: cursorExpiry(Math.floor(Date.now() / 1000), options.cursorTtl),
         }
       }
       const page = buildPage(publicUrl(request), pagination, items, given, signing)
-      this.header('link', formatLinkHeader(page.links))
+      // Added to a Link the route set earlier (a hook, the handler): RFC 8288 §3, many links.
+      appendLink(this, formatLinkHeader(page.links))
       if (options.totalHeader !== false && page.meta.total !== undefined) {
         this.header(options.totalHeader, page.meta.total)
       }
@@ -134,7 +139,7 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
     },
   )
 
-  const onRoute: onRouteHookHandler = (routeOptions) => {
+  const onRoute: onRouteHookHandler = function (this: FastifyInstance, routeOptions) {
     const raw = routeOptions.config?.pagination
     if (raw === undefined || raw === false) return
     const config =
@@ -146,22 +151,29 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
             raw,
           )
     const plan = planRoute(routeOptions, config, options)
-    routeOptions.schema = augmentRouteSchema(routeOptions.schema, {
-      cursor: plan.cursor,
-      defaultLimit: plan.defaultLimit,
-      maxLimit: plan.maxLimit,
-      sortable: [...plan.sortable],
-      defaultSort: config.defaultSort,
-      filterable: config.filterable ?? [],
-      totalHeader: options.totalHeader,
-    })
+    // Only into the parts Fastify's own compilers read: a Zod or other type provider's
+    // compilers would be handed this JSON Schema and fail on every request.
+    routeOptions.schema = augmentRouteSchema(
+      routeOptions.schema,
+      {
+        cursor: plan.cursor,
+        defaultLimit: plan.defaultLimit,
+        maxLimit: plan.maxLimit,
+        sortable: [...plan.sortable],
+        defaultSort: config.defaultSort,
+        filterable: config.filterable ?? [],
+        totalHeader: options.totalHeader,
+      },
+      schemaAccess(this, routeOptions),
+    )
+    const defaultSort = config.defaultSort
     const readPage: preValidationHookHandler = (request, _reply, done) => {
       ;(request as Planned)[PLAN] = plan
-      request.pagination = readPagination(
-        request.query as Record<string, unknown>,
-        plan,
-        Math.floor(Date.now() / 1000),
-      )
+      const query = request.query as Record<string, unknown>
+      request.pagination = readPagination(query, plan, Math.floor(Date.now() / 1000))
+      // The default sort in `request.query` too, as page and limit: set here, not by the
+      // `default` of the schema's `sort` (Fastify's validator applies it, another does not).
+      if (defaultSort !== undefined && query.sort === undefined) query.sort = defaultSort
       done()
     }
     routeOptions.preValidation = [readPage, ...asList(routeOptions.preValidation)]

@@ -2,6 +2,7 @@
  * JSON schemas: the pagination parameters and headers added to a paginated route's schema (so
  * `@fastify/swagger` or any OpenAPI generator describes them), and TypeBox helpers for users.
  */
+import { isPlainSchema, type SchemaAccess } from '@restwell/errors'
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { CURSOR_PARAM, LIMIT_PARAM, PAGE_PARAM, SORT_PARAM } from './query.js'
@@ -76,10 +77,13 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** An object querystring schema we can extend (not a `$ref`, a boolean or a combinator). */
+/**
+ * An object querystring schema we can extend: a plain JSON Schema object (not a `$ref`, a
+ * boolean, a combinator, or a schema object of another kind, such as a Zod schema).
+ */
 function extensible(schema: unknown): schema is JsonObject {
   return (
-    isObject(schema) &&
+    isPlainSchema(schema) &&
     (schema.type === 'object' || isObject(schema.properties)) &&
     schema.$ref === undefined
   )
@@ -92,45 +96,77 @@ export function declaredProperties(schema: unknown): Record<string, unknown> {
     : {}
 }
 
+/** Both parts: what `augmentRouteSchema` adds to when not told otherwise. */
+const EVERY_PART: SchemaAccess = { validation: true, response: true }
+
 /**
  * Returns a copy of a route schema with the pagination parameters added to its querystring
  * (properties the route declares itself win) and `Link` and the total header added to its
  * success responses (`200`, `2xx`, `default`; a `200` entry is created when there is none).
- * The given schema is never mutated: routes may share schema objects.
+ * The given schema is never mutated: routes may share schema objects. `access` says which
+ * parts may be added to (`schemaAccess` from `@restwell/errors`: only those Fastify's own
+ * compilers read); a schema object that is not plain JSON Schema (a Zod schema) is left as it
+ * is, and so is everything when nothing may be added (`undefined` stays `undefined`).
  */
+export function augmentRouteSchema(
+  schema: FastifySchema,
+  plan: SchemaPlan,
+  access?: SchemaAccess,
+): FastifySchema
 export function augmentRouteSchema(
   schema: FastifySchema | undefined,
   plan: SchemaPlan,
-): FastifySchema {
+  access?: SchemaAccess,
+): FastifySchema | undefined
+export function augmentRouteSchema(
+  schema: FastifySchema | undefined,
+  plan: SchemaPlan,
+  access: SchemaAccess = EVERY_PART,
+): FastifySchema | undefined {
+  if ((!access.validation && !access.response) || (schema !== undefined && !isPlainSchema(schema)))
+    return schema
   const result: JsonObject = { ...(schema as JsonObject | undefined) }
-  const ours = paginationProperties(plan)
-  for (const field of plan.filterable) ours[field] = { type: 'string' }
-  const querystring = result.querystring
-  if (querystring === undefined) {
-    result.querystring = { type: 'object', properties: ours }
-  } else if (extensible(querystring)) {
-    result.querystring = {
-      ...querystring,
-      properties: { ...ours, ...declaredProperties(querystring) },
+  if (access.validation) {
+    const ours = paginationProperties(plan)
+    for (const field of plan.filterable) ours[field] = { type: 'string' }
+    const querystring = result.querystring
+    if (querystring === undefined) {
+      result.querystring = { type: 'object', properties: ours }
+    } else if (extensible(querystring)) {
+      result.querystring = {
+        ...querystring,
+        properties: { ...ours, ...declaredProperties(querystring) },
+      }
     }
   }
-  const headers = pageHeaders(plan)
-  const response: JsonObject = isObject(result.response) ? { ...result.response } : {}
-  let touched = false
+  if (access.response && (result.response === undefined || isPlainSchema(result.response))) {
+    result.response = withPageHeaders(result.response, pageHeaders(plan))
+  }
+  return result as FastifySchema
+}
+
+/** A copy of a plain response map with the page headers on its success entries. */
+function withPageHeaders(
+  given: JsonObject | undefined,
+  headers: Record<string, JsonObject>,
+): JsonObject {
+  const response: JsonObject = { ...given }
+  let present = false
   for (const key of ['200', '2xx', 'default']) {
     const entry = response[key]
-    if (!isObject(entry)) continue
+    if (entry === undefined) continue
+    present = true
+    // Another kind of schema object (Zod) is kept whole: a copy would lose its methods.
+    if (!isPlainSchema(entry)) continue
     response[key] = {
       ...entry,
       headers: { ...headers, ...(isObject(entry.headers) ? entry.headers : {}) },
     }
-    touched = true
   }
-  if (!touched) {
+  if (!present) {
     response['200'] = { description: 'One page of the collection.', headers }
   }
-  result.response = response
-  return result as FastifySchema
+  return response
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { ErrorCode, type PageInfo } from '@restwell/errors'
 import Fastify from 'fastify'
 import { test } from 'tap'
@@ -242,7 +242,59 @@ test('cursorTtl 0: cursors never expire; default TTL is one day', async (t) => {
     'cursor',
   ) as string
   const e = JSON.parse(Buffer.from(t2.split('.')[0] as string, 'base64url').toString()).e
-  t.ok(Math.abs(e - (Math.floor(Date.now() / 1000) + 86400)) <= 2)
+  const now = Math.floor(Date.now() / 1000)
+  // now + 86400 rounded down to a step of 8640 s (a tenth of the TTL): at least 90 % of a day.
+  t.equal(e % 8640, 0)
+  t.ok(e <= now + 86400 + 2 && e > now + 86400 - 8640 - 2)
+})
+
+test('an unchanged cursor page keeps its bytes as the clock moves: If-None-Match is a 304', async (t) => {
+  // A fake clock: 100 s into a step of the expiry (8640 s, a tenth of the default TTL).
+  const step = 8640
+  const start = (200_000 * step - 86400 + 100) * 1000
+  let clock = start
+  t.capture(Date, 'now', () => clock)
+  const app = Fastify()
+  await app.register(restwellPagination, { cursorSecret: SECRET })
+  // A strong ETag from the sent bytes, as @restwell/conditional makes it, and its 304.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const etag = `"${createHash('sha1').update(String(payload)).digest('base64url')}"`
+    reply.header('etag', etag)
+    if (request.headers['if-none-match'] !== etag) return payload
+    reply.code(304)
+    return ''
+  })
+  app.get(
+    '/books',
+    { config: { pagination: { cursor: true, sortable: ['id'], defaultLimit: 10 } } },
+    async (request, reply) => {
+      const slice = applyPagination(BOOKS, request.pagination!)
+      return reply.paginate(slice.items, { hasMore: slice.hasMore })
+    },
+  )
+  const next = (await app.inject('/books')).json().links.next as string
+  const fresh = await app.inject(next)
+  t.equal(fresh.statusCode, 200)
+  const etag = fresh.headers.etag as string
+  const revalidate = () => app.inject({ url: next, headers: { 'if-none-match': etag } })
+  clock += 1500
+  t.equal((await revalidate()).statusCode, 304, '1.5 s later: same bytes, 304')
+  clock += 2 * 3600 * 1000
+  t.equal((await revalidate()).statusCode, 304, 'two hours later, same step: 304')
+  const again = await app.inject(next)
+  t.equal(again.body, fresh.body, 'byte-identical page, cursors included')
+  // The next step: the cursors carry the next expiry, so the bytes (and the ETag) change once.
+  clock = start + (step - 100) * 1000
+  const stepped = await revalidate()
+  t.equal(stepped.statusCode, 200, 'a new step: new cursors, a 200')
+  t.not(stepped.headers.etag, etag)
+  const token = new URL(next, 'http://x').searchParams.get('cursor') as string
+  const expiry = JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString()).e
+  t.equal(expiry, 200_000 * step, 'issued 100 s into the step: lives 86300 s')
+  clock = (expiry - 1) * 1000
+  t.equal((await app.inject(next)).statusCode, 200, 'valid until its expiry')
+  clock = expiry * 1000
+  t.equal((await app.inject(next)).statusCode, 400, 'expired at its expiry')
 })
 
 test('a custom tiebreaker is appended to the sort; items must carry sortable values', async (t) => {

@@ -3,6 +3,7 @@ import Fastify from 'fastify'
 import { test } from 'tap'
 import { applyPagination, restwellPagination } from '../src/index.js'
 import { BOOKS, buildApp, links, reroute } from './helpers.js'
+import { rawGet } from '../../../test/helpers/raw-http.js'
 
 const sortable = ['title', 'year', 'id', 'published']
 
@@ -712,4 +713,73 @@ test('on the wire: Link and X-Total-Count over a real socket, unsafe path charac
     weird.headers.get('link'),
     '</weird%20path/books?a=%3E&page=1&limit=20>; rel="first", </weird%20path/books?a=%3E&page=1&limit=20>; rel="last"',
   )
+})
+
+test('reply.paginate adds its links to a Link the route set earlier (RFC 8288 §3)', async (t) => {
+  const { app } = await buildApp()
+  app.get(
+    '/books',
+    {
+      config: { pagination: true },
+      preHandler: (_request, reply, done) => {
+        reply.header('link', '</schemas/book>; rel="describedby"')
+        done()
+      },
+    },
+    async (_request, reply) => {
+      reply.header('link', [
+        String(reply.getHeader('link')),
+        '</books/export>; rel="alternate"; type="text/csv"',
+      ])
+      return reply.paginate([{ id: 1 }, { id: 2 }], { total: 40 })
+    },
+  )
+  app.get('/plain', { config: { pagination: true } }, async (_request, reply) =>
+    reply.paginate([{ id: 1 }], { total: 1 }),
+  )
+  const res = await app.inject('/books?limit=2')
+  t.equal(
+    res.headers.link,
+    '</schemas/book>; rel="describedby", </books/export>; rel="alternate"; type="text/csv", ' +
+      '</books?page=1&limit=2>; rel="first", </books?page=2&limit=2>; rel="next", </books?page=20&limit=2>; rel="last"',
+  )
+  t.equal(
+    (await app.inject('/plain')).headers.link,
+    '</plain?page=1&limit=20>; rel="first", </plain?page=1&limit=20>; rel="last"',
+    'alone: only its own links',
+  )
+})
+
+test('a bare % in a kept query value is %25 in the links, and following them finds the same value', async (t) => {
+  const seen: unknown[] = []
+  const { app } = await buildApp()
+  app.get(
+    '/books',
+    {
+      config: { pagination: true },
+      schema: { querystring: { type: 'object', properties: { q: { type: 'string' } } } },
+    },
+    async (request, reply) => {
+      seen.push(request.pagination?.filters.q)
+      return reply.paginate([{ id: 1 }], { total: 50 })
+    },
+  )
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const raw = (target: string) => rawGet(port, target)
+  const cases: [string, string, string][] = [
+    ['100%', '100%25', '100%'],
+    ['%zz', '%25zz', '%zz'],
+    ['a%2', 'a%252', 'a%2'],
+    ['a%25b', 'a%25b', 'a%b'],
+  ]
+  for (const [sent, linked, value] of cases) {
+    seen.length = 0
+    const response = await raw(`/books?q=${sent}&limit=1`)
+    const next = links(/^link: (.*)$/im.exec(response)?.[1]).next as string
+    t.equal(next, `/books?q=${linked}&page=2&limit=1`, sent)
+    await raw(next)
+    t.strictSame(seen, [value, value], `${sent}: the same filter value on the next page`)
+  }
 })

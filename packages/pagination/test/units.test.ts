@@ -5,8 +5,10 @@ import fc from 'fast-check'
 import { test } from 'tap'
 import {
   applyPagination,
+  CURSOR_EXPIRY_STEPS,
   coerceFilter,
   cursorBinding,
+  cursorExpiry,
   decodeCursor,
   encodeCursor,
   filterSpecOf,
@@ -158,6 +160,38 @@ test('property: coerceFilter never throws and returns the declared type', async 
   )
 })
 
+test('cursorExpiry: now + ttl rounded down to a tenth of the ttl', async (t) => {
+  t.equal(CURSOR_EXPIRY_STEPS, 10)
+  t.equal(cursorExpiry(1_000_000, 0), 0, 'ttl 0: never expires')
+  // Default ttl, one day: step 8640 s; every cursor issued within one step expires together.
+  t.equal(cursorExpiry(1_000_000, 86400), 1_080_000)
+  t.equal(cursorExpiry(999_999, 86400), 1_080_000)
+  t.equal(cursorExpiry(1_002_239, 86400), 1_080_000)
+  t.equal(cursorExpiry(1_002_240, 86400), 1_088_640, 'the next step')
+  t.equal(cursorExpiry(1_000_000, 60), 1_000_056, 'step 6 s')
+  t.equal(cursorExpiry(1_000_001, 60), 1_000_056)
+  t.equal(cursorExpiry(1_000_000, 9), 1_000_009, 'under 20 s: step 1 s, exact')
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 4_000_000_000 }),
+      fc.integer({ min: 1, max: 10 * 365 * 86400 }),
+      (now, ttl) => {
+        const step = Math.max(1, Math.floor(ttl / 10))
+        const expiry = cursorExpiry(now, ttl)
+        return (
+          expiry % step === 0 &&
+          expiry <= now + ttl &&
+          expiry > now + ttl - step &&
+          expiry - now >= Math.max(1, Math.ceil(ttl * 0.9) - 1) &&
+          cursorExpiry(expiry - ttl, ttl) === expiry &&
+          cursorExpiry(expiry - ttl + step - 1, ttl) === expiry
+        )
+      },
+    ),
+    { numRuns: 2000 },
+  )
+})
+
 test('cursors: round trip, dates, expiry, bad shapes', async (t) => {
   const values = {
     title: 'x',
@@ -244,18 +278,8 @@ test('property: decodeCursor never throws on any input and accepts only genuine 
   )
 })
 
-test('safePath and PageUrls', async (t) => {
-  t.equal(safePath('/plain/path'), '/plain/path')
-  t.equal(
-    safePath('/a b<c>"d\\e^f`g{h|i}j\u00e9\u{1F600}'),
-    '/a%20b%3Cc%3E%22d%5Ce%5Ef%60g%7Bh%7Ci%7Dj%C3%A9%F0%9F%98%80',
-  )
-  t.equal(safePath('/x\ud800'), '/x%EF%BF%BD', 'a lone surrogate does not throw')
-  t.equal(
-    safePath('/b?filter[status]=new&q=a#b'),
-    '/b?filter%5Bstatus%5D=new&q=a%23b',
-    'no fragment, no brackets outside a host (RFC 3986 §3.2.2, §3.4)',
-  )
+test('PageUrls (safePath itself is tested in @restwell/errors)', async (t) => {
+  t.equal(safePath('/plain/path'), '/plain/path', 're-exported from @restwell/errors')
   const urls = new PageUrls('/b?%E0%A4%A=1&page=3&p%61ge=4&a+b=2&&limit=9&x', ['page', 'limit'])
   t.equal(
     urls.with([
@@ -263,26 +287,41 @@ test('safePath and PageUrls', async (t) => {
       ['limit', 5],
       ['cursor', undefined],
     ]),
-    '/b?%E0%A4%A=1&a+b=2&x&page=1&limit=5',
+    '/b?%E0%A4%25A=1&a+b=2&x&page=1&limit=5',
+    'a % that starts no %XX triplet is %25',
+  )
+  t.equal(
+    new PageUrls('/b?q=100%&r=%zz&s=a%2&t=%41%e9&page=2', ['page']).with([['page', 1]]),
+    '/b?q=100%25&r=%25zz&s=a%252&t=%41%e9&page=1',
+    'bare % encoded (RFC 3986 §2.4), valid escapes kept',
   )
   t.equal(new PageUrls('/b', []).with([]), '/b')
   t.equal(new PageUrls('/b?page=1', ['page']).with([['k', 'a b&c']]), '/b?k=a%20b%26c')
 })
 
 test('property: Link targets never contain characters that break the header', async () => {
+  // Query text with `%` in every position: bare, before one hex digit, before non-hex, valid.
+  const percenty = fc
+    .array(
+      fc.oneof(
+        fc.string({ maxLength: 20, unit: 'binary' }),
+        fc.constantFrom('%', '%2', '%zz', '%4', '%41', '%e9', '100%', '%%', '&q=%', '=%'),
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.join(''))
   fc.assert(
-    fc.property(
-      fc.string({ maxLength: 200, unit: 'binary' }),
-      fc.string({ maxLength: 200, unit: 'binary' }),
-      (path, query) => {
-        const urls = new PageUrls(`/${path}?${query}`, ['page'])
-        const target = urls.with([['page', 2]])
-        const header = formatLinkHeader({ self: target, first: target, last: target })
-        return (
-          !/[<>"#[\]\s\\^`{|}\u0080-\uffff]/.test(target) && header.split('; rel=').length === 3
-        )
-      },
-    ),
+    fc.property(fc.string({ maxLength: 200, unit: 'binary' }), percenty, (path, query) => {
+      const urls = new PageUrls(`/${path}?${query}`, ['page'])
+      const target = urls.with([['page', 2]])
+      const header = formatLinkHeader({ self: target, first: target, last: target })
+      return (
+        !/[<>"#[\]\s\\^`{|}\u0080-\uffff]/.test(target) &&
+        // RFC 3986 §2.4: a `%` in a URI always starts a pct-encoded triplet.
+        !/%(?![0-9A-Fa-f]{2})/.test(target) &&
+        header.split('; rel=').length === 3
+      )
+    }),
     { numRuns: 2000 },
   )
 })

@@ -2,16 +2,17 @@
 import type { IncomingMessage } from 'node:http'
 import {
   API_VERSIONS,
+  appendLink,
   appendVary,
   ErrorCode,
   type HttpError,
   httpErrors,
   onEveryRoute,
+  safePath,
   validateOptions,
 } from '@restwell/errors'
 import type {
   FastifyPluginAsync,
-  FastifyReply,
   FastifyRequest,
   HTTPMethods,
   onRequestHookHandler,
@@ -54,12 +55,6 @@ type InfoHolder = IncomingMessage & { [VERSION_INFO]?: VersionInfo }
 /** Most query values of the version parameter looked at. */
 const MAX_QUERY_VERSIONS = 8
 const VND_MARKER = /vnd\.api\.v/i
-
-function appendLink(reply: FastifyReply, link: string): void {
-  const current = reply.getHeader('link')
-  const list = current === undefined ? [] : Array.isArray(current) ? current : [String(current)]
-  reply.header('link', [...list, link].join(', '))
-}
 
 const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions) => {
   const options = resolveVersioningOptions(
@@ -120,7 +115,8 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   /**
    * `path` (which names a version by its `/v<N>` prefix) with `query`, less the version
    * parameter: the prefix carries the version, and a `?version=` left beside it would make the
-   * URL a 400 CONFLICTING_VERSIONS whenever the two differ. Other pairs are kept byte for byte.
+   * URL a 400 CONFLICTING_VERSIONS whenever the two differ. Other pairs are kept byte for byte
+   * (the caller makes the URL a valid URI-Reference with `safePath`).
    */
   function versionedUrl(path: string, query: string | undefined): string {
     if (query === undefined || options.query === false) return joinUrl(path, query)
@@ -273,13 +269,17 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       const { query } = splitUrl(request.originalUrl)
       const prefix = prefixVersion(location)
       const safe = request.method === 'GET' || request.method === 'HEAD'
+      // A valid URI-Reference (RFC 9110 §10.2.2, RFC 3986 §2): the client's raw `"`, `>`,
+      // `{`, a bare `%`, ... percent-encoded, as in every link restwell makes.
       reply
         .code(safe ? 301 : 308)
         .header(
           'location',
-          prefix !== undefined && supported(prefix.version)
-            ? versionedUrl(location, query)
-            : joinUrl(location, query),
+          safePath(
+            prefix !== undefined && supported(prefix.version)
+              ? versionedUrl(location, query)
+              : joinUrl(location, query),
+          ),
         )
       // The Accept version took part in the redirect, as in `versionHeaders` (RFC 9110 §12.5.5;
       // a 301 is cacheable by default, RFC 9111 §4.2.2): it rerouted the request or agreed with
@@ -346,12 +346,14 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
         reply.header('deprecation', retired.deprecation)
         if (retired.sunset !== undefined) reply.header('sunset', retired.sunset)
         if (retired.successor !== undefined) {
-          // The resource as routed (`_method`, which override removed, is no part of it).
+          // The resource as routed (`_method`, which override removed, is no part of it), as
+          // a valid URI-Reference (RFC 8288 §3): a raw `>` would end the target, a `"` or `{`
+          // make it no URI.
           const { path, query } = splitUrl(request.url)
           appendLink(
             reply,
             linkValue(
-              versionedUrl(`/v${retired.successor}${path.slice(prefixLength)}`, query),
+              safePath(versionedUrl(`/v${retired.successor}${path.slice(prefixLength)}`, query)),
               'successor-version',
             ),
           )

@@ -11,6 +11,7 @@ import {
   restwellVersioning,
   type VersioningOptions,
 } from '../src/index.js'
+import { rawGet } from '../../../test/helpers/raw-http.js'
 
 const echo = (version: string) => async (request: FastifyRequest) => ({
   served: version,
@@ -841,4 +842,41 @@ test('existing headers and route hooks are kept: Vary, Link lists, onSend hooks,
   t.equal(star.headers.vary, '*')
   const root = await app.inject({ url: '/', headers: { accept: 'application/vnd.api.v4+json' } })
   t.same(root.json(), { v: 4 }, '/v4 is the twin of /')
+})
+
+test('the successor link and a moved Location are valid URI-References, whatever the client sent', async (t) => {
+  const app = await build({
+    moved: { '/v1/people': '/v2/persons' },
+    retired: { 1: { deprecation: '2024-01-01', successor: 2 } },
+  })
+  app.get('/v2/persons/:id', echo('v2'))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const raw = (target: string) => rawGet(port, target)
+  const header = (response: string, name: string) =>
+    new RegExp(`^${name}: (.*)$`, 'im').exec(response)?.[1]
+  const successors: [string, string][] = [
+    ['/v1/books?q=a>b&limit=5', '/v2/books?q=a%3Eb&limit=5'],
+    ['/v1/books?q="x"', '/v2/books?q=%22x%22'],
+    ['/v1/books?q=[1]&r=a{b}|c', '/v2/books?q=%5B1%5D&r=a%7Bb%7D%7Cc'],
+    ['/v1/books?q=100%&r=%zz&s=%41', '/v2/books?q=100%25&r=%25zz&s=%41'],
+    ['/books?q=a>b&version=1', '/v2/books?q=a%3Eb'],
+  ]
+  for (const [target, successor] of successors) {
+    const response = await raw(target)
+    t.match(response, /^HTTP\/1\.1 200 /, target)
+    t.equal(header(response, 'link'), `<${successor}>; rel="successor-version"`, target)
+    t.match(await raw(successor), /^HTTP\/1\.1 200 /, `${successor} answers`)
+  }
+  const moved: [string, string][] = [
+    ['/v1/people/7?q=a>b&x="y"', '/v2/persons/7?q=a%3Eb&x=%22y%22'],
+    ['/v1/people/a{b}|c?q=[1]', '/v2/persons/a%7Bb%7D%7Cc?q=%5B1%5D'],
+    ['/v1/people/7?q=100%', '/v2/persons/7?q=100%25'],
+  ]
+  for (const [target, location] of moved) {
+    const response = await raw(target)
+    t.match(response, /^HTTP\/1\.1 301 /, target)
+    t.equal(header(response, 'location'), location, target)
+  }
 })
