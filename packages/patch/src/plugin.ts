@@ -6,8 +6,12 @@ import {
   ErrorCode,
   httpErrors,
   invalidUtf8,
+  isPlainSchema,
   onEveryRoute,
   OptionsError,
+  type RouteEntry,
+  type SchemaAccess,
+  schemaAccess,
   validateOptions,
 } from '@restwell/errors'
 import type { ValidateFunction } from 'ajv'
@@ -51,7 +55,13 @@ import {
   readOnlyPointers,
   responseSchemaOf,
 } from './resource.js'
-import { compileRoutePattern, pathOf } from './route-match.js'
+import {
+  compileRoutePattern,
+  type MatchOptions,
+  matchOptionsOf,
+  type RouteMatcher,
+  requestTarget,
+} from './route-match.js'
 
 const NAME = '@restwell/patch'
 
@@ -124,14 +134,37 @@ const BODY_SCHEMAS: Readonly<Record<PatchFormat, object>> = {
 
 /**
  * Gives a patch route without a body schema one per accepted media type, so its OpenAPI
- * description lists them. It accepts everything the patch parser accepted already.
+ * description lists them. It accepts everything the patch parser accepted already. Only when
+ * Fastify's own validator checks the route's body: a Zod or other type provider's compiler
+ * would be handed this JSON Schema and fail on every request. A route schema that is not a
+ * plain object is not copied.
  */
-function describeBody(route: RouteOptions, formats: readonly PatchFormat[]): void {
-  if (route.schema?.body !== undefined) return
+function describeBody(
+  route: RouteOptions,
+  formats: readonly PatchFormat[],
+  access: SchemaAccess,
+): void {
+  if (!access.validation || route.schema?.body !== undefined) return
+  if (route.schema !== undefined && !isPlainSchema(route.schema)) return
   const content: Record<string, { schema: object }> = {}
   for (const format of formats)
     content[PATCH_MEDIA_TYPES[format]] = { schema: BODY_SCHEMAS[format] }
   route.schema = { ...route.schema, body: { content } }
+}
+
+/**
+ * The URLs Fastify's router holds for a route: its `url`, and for the `/` route of a prefixed
+ * plugin (`prefixTrailingSlash: 'both'`, the default) the prefix with a trailing slash too,
+ * which Fastify adds without running `onRoute` hooks for it.
+ */
+function routerUrls(route: RouteEntry, options: MatchOptions): string[] {
+  const both =
+    route.routePath === '' &&
+    route.prefix.length > 0 &&
+    (route.prefixTrailingSlash ?? 'both') === 'both' &&
+    !options.ignoreTrailingSlash &&
+    (!options.ignoreDuplicateSlashes || !route.prefix.endsWith('/'))
+  return both ? [route.url, `${route.url}/`] : [route.url]
 }
 
 const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => {
@@ -139,23 +172,19 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   const pluginReadOnly = readOnlyOf(options.readOnly, 'readOnly')
   const validator = new ResourceValidator(options.ajv)
   const config = fastify.initialConfig
-  const matchOptions = {
-    caseSensitive: (config.routerOptions?.caseSensitive ?? config.caseSensitive) !== false,
-    ignoreTrailingSlash:
-      (config.routerOptions?.ignoreTrailingSlash ?? config.ignoreTrailingSlash) === true,
-  }
+  const matchOptions = matchOptionsOf(config)
   /** Each patch route's path pattern and its formats (`formatMask`). */
-  const advertised: Array<{ pattern: RegExp; mask: number }> = []
+  const advertised: Array<{ pattern: RouteMatcher; mask: number }> = []
 
   /**
    * The formats of the patch routes whose path matches `url`, as a mask: the 405 and OPTIONS
    * answers ask on every request, so the lists and `Accept-Patch` values are made once.
    */
   function maskFor(url: string): number {
-    const path = pathOf(url)
+    const target = requestTarget(url, matchOptions)
     let mask = 0
-    if (path !== undefined) {
-      for (const route of advertised) if (route.pattern.test(path)) mask |= route.mask
+    if (target !== undefined) {
+      for (const route of advertised) if (route.pattern.matches(target)) mask |= route.mask
     }
     return mask
   }
@@ -326,14 +355,16 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       )
     }
     route.onRequest = [...asList(route.onRequest), checkContentType]
-    describeBody(route, formats)
+    describeBody(route, formats, schemaAccess(this, route))
     if ((routeConfig.status ?? options.status) === 204) {
       route.onSend = [...asList(route.onSend), noContent]
     }
-    advertised.push({
-      pattern: compileRoutePattern(route.url, matchOptions),
-      mask: formatMask(formats),
-    })
+    for (const url of routerUrls(route, matchOptions)) {
+      advertised.push({
+        pattern: compileRoutePattern(url, matchOptions),
+        mask: formatMask(formats),
+      })
+    }
   })
 
   if (options.advertise) {

@@ -1,3 +1,5 @@
+import { connect } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import restwellErrors, { ErrorCode, httpErrors, OptionsError } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -801,6 +803,80 @@ test('Accept-Patch on OPTIONS and 405 answered for an unrouted method (as @restw
   const elsewhere = await app.inject({ method: 'DELETE', url: '/v1/authors/7' })
   t.equal(elsewhere.statusCode, 405)
   t.equal(elsewhere.headers['accept-patch'], undefined)
+})
+
+test('Accept-Patch wherever Fastify routes the path: router options, encodings, absolute form', async (t) => {
+  // useSemicolonDelimiter is a router option Fastify's types do not list.
+  const routerOptions = {
+    ignoreDuplicateSlashes: true,
+    useSemicolonDelimiter: true,
+    maxParamLength: 8,
+  }
+  const app = Fastify({ routerOptions })
+  await app.register(restwellErrors)
+  // Stands in for @restwell/methods, whose Allow asks Fastify's router (`findRoute`).
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return
+    const allowsPatch = app.findRoute({ method: 'PATCH', url: request.url }) !== null
+    const allow = allowsPatch ? 'PATCH' : ''
+    if (request.method === 'OPTIONS') return reply.code(204).header('allow', allow).send()
+    throw httpErrors.methodNotAllowed('Not here', { headers: { allow } })
+  })
+  await app.register(restwellPatch)
+  app.patch('/books/:id', async () => ({}))
+  await app.register(
+    async (shelves) => {
+      shelves.patch('/', { config: { patch: { formats: ['merge-patch'] } } }, async () => ({}))
+    },
+    { prefix: '/shelves' },
+  )
+  await app.ready()
+  for (const url of [
+    '/books/1',
+    '//books//1',
+    '/books/1;v=2',
+    '/b%6Foks/1',
+    '/books/%C3%A9',
+    'http://example.com/books/1?x=1',
+    '/shelves',
+    '/shelves/',
+  ]) {
+    const options = await app.inject({ method: 'OPTIONS', url })
+    t.equal(options.headers.allow, 'PATCH', `Fastify routes ${url}`)
+    t.equal(
+      options.headers['accept-patch'],
+      url.startsWith('/shelves') ? MERGE_PATCH : BOTH,
+      `OPTIONS ${url}`,
+    )
+    const del = await app.inject({ method: 'DELETE', url })
+    t.equal(del.statusCode, 405)
+    t.ok(del.headers['accept-patch'], `DELETE ${url}`)
+  }
+  // Where Fastify routes no PATCH, none is advertised.
+  for (const url of ['/books%2F1', '/books/1/2', '/shelves//x', '/books/123456789']) {
+    const options = await app.inject({ method: 'OPTIONS', url })
+    t.equal(options.headers['accept-patch'], undefined, `OPTIONS ${url}`)
+  }
+  // An absolute-form target (RFC 9112 §3.2.2), which inject would turn into a path.
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as AddressInfo
+  const response = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(
+        `OPTIONS http://example.com//books/1 HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n`,
+      ),
+    )
+    let data = ''
+    socket.on('data', (chunk) => {
+      data += chunk
+    })
+    socket.on('end', () => resolve(data))
+    socket.on('error', reject)
+  })
+  t.match(response, /^HTTP\/1\.1 204/)
+  t.match(response, /^allow: PATCH\r$/im)
+  t.ok(response.includes(`\r\naccept-patch: ${BOTH}\r\n`), response)
 })
 
 test('advertise: false sends no Accept-Patch on OPTIONS (415 still carries it)', async (t) => {

@@ -5,7 +5,6 @@ import { ACCEPT_PATCH_BY_MASK, FORMATS_BY_MASK, formatMask } from '../src/conten
 import { toJsonForm } from '../src/json.js'
 import { arrayIndex, escapeToken, isProperPrefix, parsePointer } from '../src/pointer.js'
 import { parseReadOnly, readOnlyPointers, responseSchemaOf } from '../src/resource.js'
-import { compileRoutePattern, pathOf } from '../src/route-match.js'
 
 test('patchFormatOf reads the media type of a Content-Type', async (t) => {
   t.equal(patchFormatOf('application/json-patch+json'), 'json-patch')
@@ -79,38 +78,6 @@ test('pointer helpers', async (t) => {
   t.ok(isProperPrefix([], ['a']))
   t.notOk(isProperPrefix(['a'], ['a']))
   t.notOk(isProperPrefix(['a', 'c'], ['a', 'b', 'c']))
-})
-
-test('route patterns match request paths', async (t) => {
-  const strict = { caseSensitive: true, ignoreTrailingSlash: false }
-  const loose = { caseSensitive: false, ignoreTrailingSlash: true }
-  const cases: Array<[string, typeof strict, string, boolean]> = [
-    ['/books/:id', strict, '/books/7', true],
-    ['/books/:id', strict, '/books/7/', false],
-    ['/books/:id', strict, '/books/', false],
-    ['/books/:id', strict, '/Books/7', false],
-    ['/books/:id', loose, '/Books/7/', true],
-    ['/books/:id/', loose, '/books/7', true],
-    ['/', loose, '/', true],
-    ['/books/:id(^\\d+$)', strict, '/books/12', true],
-    ['/books/:id(^\\d+$)', strict, '/books/x', false],
-    ['/trips/:from-:to', strict, '/trips/a-b', true],
-    ['/trips/:from-:to', strict, '/trips/ab', false],
-    ['/files/*', strict, '/files/a/b/c', true],
-    ['/time::now', strict, '/time:now', true],
-    ['/a.b+c', strict, '/a.b+c', true],
-    ['/a.b+c', strict, '/aXb+c', false],
-    ['/x/:id(a(b)c)/y', strict, '/x/abc/y', true],
-    ['/x/:id(a\\)b)', strict, '/x/a)b', true],
-    ['/x/:id(ab', strict, '/x/ab', true],
-    ['/x/:Book_id2/y', strict, '/x/7/y', true],
-  ]
-  for (const [pattern, options, path, expected] of cases) {
-    t.equal(compileRoutePattern(pattern, options).test(path), expected, `${pattern} ~ ${path}`)
-  }
-  t.equal(pathOf('/a?b=c'), '/a')
-  t.equal(pathOf('/a'), '/a')
-  t.equal(pathOf(`/${'a'.repeat(3000)}`), undefined)
 })
 
 test('readOnly: schema walk and option parsing', async (t) => {

@@ -4,7 +4,7 @@
  * 429, validator and precondition headers, version tags, the Bearer requirement). Without
  * swagger nothing is touched, so an app that publishes no description pays nothing.
  */
-import type { ErrorFormat } from '@restwell/errors'
+import { type ErrorFormat, isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/errors'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 
 /** The `$id` of the shared error body schema (`components.schemas.RestwellError`). */
@@ -194,36 +194,32 @@ function asObject(value: unknown): Json | undefined {
     : undefined
 }
 
-/** Adds what restwell does to one route's schema (a copy: shared schemas are not mutated). */
-export function describeRoute(route: RouteOptions, plan: OpenapiPlan): void {
+/** Both parts: what `describeRoute` adds to when not told otherwise. */
+const EVERY_PART: SchemaAccess = { validation: true, response: true }
+
+/**
+ * Adds what restwell does to one route's schema (a copy: shared schemas are not mutated).
+ * `access` says which parts may gain JSON Schema (`schemaAccess` from `@restwell/errors`: only
+ * those Fastify's own compilers read; a Zod or other type provider's compilers would be handed
+ * it and fail on every request): `response` (error responses, validator headers) and `headers`
+ * (precondition headers). A schema object that is not plain JSON Schema is never copied.
+ */
+export function describeRoute(
+  route: RouteOptions,
+  plan: OpenapiPlan,
+  access: SchemaAccess = EVERY_PART,
+): void {
+  if (route.schema !== undefined && !isPlainSchema(route.schema)) return
   const schema: Json = { ...(route.schema as Json | undefined) }
   if (schema.hide === true) return
   const methods = methodsOf(route)
-  const response: Json = { ...asObject(schema.response) }
-  const contentType = plan.errors === 'problem' ? 'application/problem+json' : 'application/json'
-  for (const [status, description] of routeResponses(route, plan)) {
-    if (response[status] !== undefined) continue
-    response[status] =
-      status < 400 || plan.errors === false
-        ? { description, type: 'null' }
-        : { description, content: { [contentType]: { schema: { $ref: `${ERROR_SCHEMA_ID}#` } } } }
-  }
   const config = configOf(route)
   const conditional = plan.conditional && config.conditional !== false
+  if (access.response && (schema.response === undefined || isPlainSchema(schema.response))) {
+    schema.response = describeResponses(route, plan, schema.response, conditional)
+  }
   const requestHeaders: [string, string][] = []
   if (conditional && methods.includes('GET')) {
-    const ok = asObject(response[200]) ?? { description: 'OK' }
-    response[200] = {
-      ...ok,
-      headers: {
-        ...asObject(ok.headers),
-        ...headerProps([
-          ['etag', 'Strong entity tag of this representation (per content coding)'],
-          ['last-modified', 'When the resource last changed (IMF-fixdate), when known'],
-          ['accept-ranges', '`bytes`'],
-        ]),
-      },
-    }
     requestHeaders.push(
       ['if-none-match', 'Entity tags the client holds: 304 when one matches'],
       ['if-modified-since', 'HTTP date: 304 when unchanged since'],
@@ -237,17 +233,18 @@ export function describeRoute(route: RouteOptions, plan: OpenapiPlan): void {
       ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
     )
   }
-  if (requestHeaders.length > 0) {
-    const headers = asObject(schema.headers)
-    if (headers === undefined || headers.type === 'object') {
-      schema.headers = {
-        type: 'object',
-        ...headers,
-        properties: { ...asObject(headers?.properties), ...headerProps(requestHeaders) },
-      }
+  const headers = schema.headers
+  if (
+    access.validation &&
+    requestHeaders.length > 0 &&
+    (headers === undefined || (isPlainSchema(headers) && headers.type === 'object'))
+  ) {
+    schema.headers = {
+      type: 'object',
+      ...headers,
+      properties: { ...asObject(headers?.properties), ...headerProps(requestHeaders) },
     }
   }
-  schema.response = response
   const version = plan.versioning ? /^\/v(\d+)(?:\/|$)/.exec(route.url) : null
   if (version !== null && schema.tags === undefined) schema.tags = [`v${version[1]}`]
   const protectedRoute =
@@ -256,7 +253,43 @@ export function describeRoute(route: RouteOptions, plan: OpenapiPlan): void {
     const scopes = asObject(config.auth)?.scopes
     schema.security = [{ bearerAuth: Array.isArray(scopes) ? scopes : [] }]
   }
+  // Nothing to say (a route Fastify does not validate nor serialize itself): none stays none.
+  if (route.schema === undefined && Object.keys(schema).length === 0) return
   route.schema = schema
+}
+
+/** A copy of a route's plain response map with restwell's responses and validator headers. */
+function describeResponses(
+  route: RouteOptions,
+  plan: OpenapiPlan,
+  given: Json | undefined,
+  conditional: boolean,
+): Json {
+  const response: Json = { ...given }
+  const contentType = plan.errors === 'problem' ? 'application/problem+json' : 'application/json'
+  for (const [status, description] of routeResponses(route, plan)) {
+    if (response[status] !== undefined) continue
+    response[status] =
+      status < 400 || plan.errors === false
+        ? { description, type: 'null' }
+        : { description, content: { [contentType]: { schema: { $ref: `${ERROR_SCHEMA_ID}#` } } } }
+  }
+  const ok = response[200] ?? { description: 'OK' }
+  // A 200 schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
+  if (conditional && methodsOf(route).includes('GET') && isPlainSchema(ok)) {
+    response[200] = {
+      ...ok,
+      headers: {
+        ...asObject(ok.headers),
+        ...headerProps([
+          ['etag', 'Strong entity tag of this representation (per content coding)'],
+          ['last-modified', 'When the resource last changed (IMF-fixdate), when known'],
+          ['accept-ranges', '`bytes`'],
+        ]),
+      },
+    }
+  }
+  return response
 }
 
 /** Turns the descriptions on when `@fastify/swagger` is registered. */
@@ -264,7 +297,9 @@ export function installOpenapi(fastify: FastifyInstance, plan: OpenapiPlan): boo
   if (!fastify.hasDecorator('swagger')) return false
   if (plan.errors !== false)
     fastify.addSchema({ $id: ERROR_SCHEMA_ID, ...errorBodySchema(plan.errors) })
-  fastify.addHook('onRoute', (route) => describeRoute(route, plan))
+  fastify.addHook('onRoute', function restwellOpenapi(this: FastifyInstance, route) {
+    describeRoute(route, plan, schemaAccess(this, route))
+  })
   return true
 }
 

@@ -1,8 +1,15 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger from '@fastify/swagger'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import tap, { test } from 'tap'
-import restwell, { errorBodySchema, type RestwellOptions, restwellOpenapi } from '../src/index.js'
+import restwell, {
+  describeRoute,
+  errorBodySchema,
+  type OpenapiPlan,
+  type RestwellOptions,
+  restwellOpenapi,
+} from '../src/index.js'
+import { ZodLike, zAny, zObject, zodCompilers } from '../../../test/helpers/zod-like.js'
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
@@ -253,4 +260,123 @@ test('the error schema follows the body form; nothing is added without swagger',
       .apiKey,
   )
   t.equal(custom.refResolver.buildLocalReference({}, '', '', 3), 'def-3')
+})
+
+/** What fastify-type-provider-zod's `jsonSchemaTransform` does for swagger: Zod → JSON Schema. */
+function toJsonSchema(value: unknown): unknown {
+  if (value instanceof ZodLike) return { type: 'object' }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, toJsonSchema(v)]))
+}
+
+test('with Zod compilers and swagger: every route works, restwell leaves the schemas alone', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  const zod = zodCompilers()
+  app.setValidatorCompiler(zod.validatorCompiler)
+  app.setSerializerCompiler(zod.serializerCompiler)
+  await app.register(fastifySwagger, {
+    ...restwellOpenapi({ info: { title: 'zod', version: '1.0.0' } }),
+    transform: ({ schema, url }) => ({ schema: toJsonSchema(schema) as never, url }),
+  })
+  await app.register(restwell, {
+    auth: { verify: (token) => (token === 'ok' ? { sub: 'x' } : null) },
+    underPressure: false,
+  })
+  const books = zObject()
+  app.get(
+    '/v1/books',
+    { schema: { querystring: books, response: { 200: zAny() } }, config: { pagination: true } },
+    async (_request, reply) => reply.paginate([{ id: 1 }], { total: 1 }),
+  )
+  app.get('/v1/authors', { config: { pagination: true } }, async (_request, reply) =>
+    reply.paginate([{ id: 1 }], { total: 1 }),
+  )
+  app.get('/v1/posts/:id', { config: { softDelete: true } }, async () => ({ id: 1 }))
+  app.patch('/v1/books/:id', { schema: { params: zObject() } }, async (request) =>
+    request.applyPatch({ id: 1, title: 'a' }),
+  )
+  app.post('/v1/books', { schema: { body: zObject() } }, async (_request, reply) =>
+    reply.code(201).send({ id: 2 }),
+  )
+  await app.ready()
+  t.ok(
+    zod.compiled.every((schema) => schema instanceof ZodLike),
+    'the compilers were handed their own schemas only',
+  )
+  const authorization = 'Bearer ok'
+  for (const request of [
+    { url: '/v1/books?page=1&limit=5' },
+    { url: '/v1/authors' },
+    { url: '/v1/posts/1?deleted=include' },
+    {
+      method: 'PATCH' as const,
+      url: '/v1/books/1',
+      payload: { title: 'b' },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    },
+    { method: 'POST' as const, url: '/v1/books', payload: { title: 'c' } },
+  ]) {
+    const res = await app.inject({ ...request, headers: { authorization, ...request.headers } })
+    t.ok(res.statusCode < 300, `${request.method ?? 'GET'} ${request.url}: ${res.statusCode}`)
+  }
+  const page = await app.inject({ url: '/v1/books?page=0', headers: { authorization } })
+  t.equal(page.statusCode, 400, 'pagination still refuses a bad page')
+  t.equal(page.json().error.code, 'INVALID_PAGINATION')
+
+  const doc = app.swagger() as unknown as Doc
+  const list = doc.paths['/v1/books']!.get!
+  t.same(list.tags, ['v1'], 'tags are not compiled: still added')
+  t.same(list.security, [{ bearerAuth: [] }], 'so is the Bearer requirement')
+  t.notOk(list.responses['404'], 'no error responses: the serializer is Zod’s')
+  t.notOk(
+    list.parameters?.some((p) => p.name === 'limit'),
+    'no pagination parameters: the validator is Zod’s',
+  )
+  t.notOk(doc.paths['/v1/books']!.post!.parameters?.some((p) => p.name === 'if-match'))
+  t.ok(doc.paths['/v1/posts/{id}']!.get, 'described from the route as it is')
+})
+
+test('describeRoute adds to the parts it is allowed to, and copies plain objects only', async (t) => {
+  const plan: OpenapiPlan = {
+    errors: 'structured',
+    auth: false,
+    authByDefault: false,
+    negotiation: false,
+    conditional: true,
+    requirePrecondition: false,
+    rateLimit: false,
+    underPressure: false,
+    versioning: false,
+    patch: false,
+    softDelete: false,
+  }
+  const route = (schema: unknown, method = 'GET') =>
+    ({ method, url: '/x', schema, handler: async () => 'x' }) as never as RouteOptions
+  const zod = zObject()
+  const whole = route(zod)
+  describeRoute(whole, plan)
+  t.equal(whole.schema, zod, 'a whole schema of another kind')
+
+  const noResponse = route(undefined)
+  describeRoute(noResponse, plan, { validation: true, response: false })
+  t.same(Object.keys(noResponse.schema?.headers as object), ['type', 'properties'])
+  t.equal(noResponse.schema?.response, undefined)
+
+  const nothing = route(undefined)
+  describeRoute(nothing, plan, { validation: false, response: false })
+  t.equal(nothing.schema, undefined, 'nothing to add: no schema appears')
+
+  const parts = { headers: zObject(), response: { 200: zod } }
+  const kept = route(parts)
+  describeRoute(kept, plan)
+  t.equal(kept.schema?.headers, parts.headers, 'headers of another kind')
+  const response = kept.schema?.response as Record<string, unknown> | undefined
+  t.equal(response?.[200], zod, 'a 200 of another kind')
+  t.ok(response?.[304], 'the others are added')
+
+  const map = Object.assign(Object.create({ inherited: true }), { 200: { type: 'object' } })
+  const odd = route({ response: map })
+  describeRoute(odd, plan)
+  t.equal(odd.schema?.response, map, 'a response map that is not a plain object')
 })

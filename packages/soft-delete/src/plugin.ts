@@ -7,9 +7,11 @@ import {
   PAGE,
   type PageInfo,
   pageOf,
+  schemaAccess,
   validateOptions,
 } from '@restwell/errors'
 import type {
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
@@ -80,7 +82,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
     done()
   }
 
-  const onRoute: onRouteHookHandler = (routeOptions) => {
+  const onRoute: onRouteHookHandler = function (this: FastifyInstance, routeOptions) {
     const raw = routeOptions.config?.softDelete
     if (raw === undefined || raw === false) return
     const config =
@@ -160,7 +162,13 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
       done(null, body)
     }
 
-    if (methods.has('GET') || methods.has('HEAD')) {
+    // Described for OpenAPI only where Fastify's own validator reads it: a Zod or other type
+    // provider's compiler would be handed this JSON Schema and fail on every request. The
+    // parameter is read from the raw query (readRequest) either way.
+    if (
+      (methods.has('GET') || methods.has('HEAD')) &&
+      schemaAccess(this, routeOptions).validation
+    ) {
       routeOptions.schema = withInclusionParam(routeOptions.schema, options.param)
     }
     routeOptions.onRequest = [readRequest, ...asList(routeOptions.onRequest)]

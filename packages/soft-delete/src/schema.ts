@@ -1,4 +1,5 @@
 /** The `?deleted=` parameter added to a soft-delete GET route's schema, for OpenAPI generators. */
+import { isPlainSchema } from '@restwell/errors'
 import type { FastifySchema } from 'fastify'
 import { INCLUSION_VALUES } from './inclusion.js'
 
@@ -10,13 +11,16 @@ function isObject(value: unknown): value is JsonObject {
 
 /**
  * Returns a copy of a route schema whose querystring declares `param` (a declared property of
- * the same name wins). A querystring that is not a plain object schema (a `$ref`, a combinator)
- * is left alone; the given schema is never mutated.
+ * the same name wins). A querystring that is not a plain object schema (a `$ref`, a
+ * combinator, a schema object of another kind such as a Zod schema) is left alone, and so is a
+ * whole schema of another kind; the given schema is never mutated. Call it only for a route
+ * that Fastify's own validator checks (`schemaAccess(...).validation` from `@restwell/errors`).
  */
 export function withInclusionParam(
   schema: FastifySchema | undefined,
   param: string,
 ): FastifySchema {
+  if (schema !== undefined && !isPlainSchema(schema)) return schema
   const property = {
     type: 'string',
     enum: Object.keys(INCLUSION_VALUES),
@@ -28,7 +32,7 @@ export function withInclusionParam(
   if (querystring === undefined) {
     result.querystring = { type: 'object', properties: { [param]: property } }
   } else if (
-    isObject(querystring) &&
+    isPlainSchema(querystring) &&
     querystring.$ref === undefined &&
     (querystring.type === 'object' || isObject(querystring.properties))
   ) {
