@@ -4,7 +4,7 @@
  */
 import { appendVary, OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify'
 
 export const CorsSettingsSchema = Type.Object(
   {
@@ -48,7 +48,11 @@ export const DEFAULT_ALLOWED_HEADERS: readonly string[] = [
   'x-request-id',
 ]
 
-/** Response headers restwell plugins set that scripts need to read. */
+/**
+ * Response headers restwell plugins set that scripts need to read. `X-Total-Count`,
+ * `API-Version` and `X-Request-Id` are the default names of headers the plugins' options rename
+ * or turn off (`CorsContext.exposedHeaderNames`).
+ */
 export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
   'ETag',
   'Location',
@@ -76,9 +80,16 @@ export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
 
 const DEFAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 
-/** Extra allowed request headers other plugins bring (the method-override header, say). */
+/** What other plugins' options bring to CORS. */
 export interface CorsContext {
+  /** Extra allowed request headers (the method-override header, say). */
   extraAllowedHeaders: readonly string[]
+  /**
+   * The names the plugins' options give headers of `DEFAULT_EXPOSED_HEADERS`, keyed by the
+   * default name in lower case (`x-total-count` → pagination's `totalHeader`), or false for a
+   * header no plugin sends; a header not listed keeps its default name.
+   */
+  exposedHeaderNames: ReadonlyMap<string, string | false>
 }
 
 /** What the hook answers, decided once at registration. */
@@ -125,12 +136,18 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
   const unique = (list: readonly string[]): string[] => [
     ...new Map(list.map((h) => [h.toLowerCase(), h])).values(),
   ]
+  // A renamed header is exposed under its name, in the default's place; the default spelling
+  // is kept when the name only differs in case (options lower-case the names they are given).
+  const exposed = DEFAULT_EXPOSED_HEADERS.flatMap((name) => {
+    const given = context.exposedHeaderNames.get(name.toLowerCase())
+    if (given === undefined) return [name]
+    if (given === false) return []
+    return [given.toLowerCase() === name.toLowerCase() ? name : given]
+  })
   return {
     allowOrigin: originRule(origin),
     credentials,
-    exposedHeaders: unique([...DEFAULT_EXPOSED_HEADERS, ...(settings.exposedHeaders ?? [])]).join(
-      ', ',
-    ),
+    exposedHeaders: unique([...exposed, ...(settings.exposedHeaders ?? [])]).join(', '),
     preflightHeaders: {
       'access-control-allow-methods': (settings.methods ?? DEFAULT_METHODS).join(', '),
       'access-control-allow-headers': unique([
@@ -151,7 +168,8 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
  * `-Expose-Headers`; from another origin, and without `Origin` (a server, a mobile app, curl),
  * no `Access-Control-*` header: a browser never reads them there, and they are some 300 bytes
  * on every answer. Every answer varies with `Origin` and says so (`Vary: Origin`), so no cache
- * hands a non-CORS answer to a CORS request ("CORS protocol and HTTP caches"). A route with
+ * hands a non-CORS answer to a CORS request ("CORS protocol and HTTP caches"); `corsVaryHook`
+ * keeps it there when a handler sets its own `Vary`. A route with
  * `config.cors: false` gets neither, and so does a preflight asking about it
  * (`preflightCors`, see `preflightTargetCors`): the browser then never sends the request.
  *
@@ -194,5 +212,26 @@ export function corsHook(
     if (allowed !== false) reply.headers(preflightHeaders)
     appendVary(reply, 'Origin', 'Access-Control-Request-Method', 'Access-Control-Request-Headers')
     reply.code(200).header('content-length', '0').send()
+  }
+}
+
+/**
+ * Keeps `Origin` in the final answer's `Vary`. The `onRequest` hook put it there first, but a
+ * handler or an error that *sets* `Vary` (`reply.header('vary', 'Accept-Language')`, an
+ * `HttpError`'s `headers.vary`) replaces it, and the answer, which still differs by `Origin`,
+ * would no longer say so to caches. A root `onSend` hook, on every answer (errors, 404/405,
+ * 304 and HEAD included), before the routes' own `onSend` hooks, which merge their names
+ * (negotiation's `Accept`, compression's `Accept-Encoding`). The usual value still starts with
+ * the `Origin` the hook set, and is left as it is after a string comparison; any other value is
+ * merged with `Origin` unless the route opted out (`config.cors: false`, `routeCors`). A
+ * preflight, answered in `onRequest`, carries its own `Vary`, which starts with `Origin`.
+ */
+export function corsVaryHook(routeCors: (request: FastifyRequest) => unknown): onSendHookHandler {
+  return function restwellCorsVary(request, reply, payload, done) {
+    const vary = reply.getHeader('vary')
+    if (typeof vary !== 'string' || (vary !== 'Origin' && !vary.startsWith('Origin,'))) {
+      if (routeCors(request) !== false) appendVary(reply, 'Origin')
+    }
+    done(null, payload)
   }
 }

@@ -4,6 +4,7 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, {
   adoptionBatch,
+  DEFAULT_REQUEST_ID_HEADER,
   onEveryRoute,
   routesOutOfReach,
   validateOptions,
@@ -33,7 +34,7 @@ import {
   noDecompressWithoutBody,
   requestCodingFirst,
 } from './compress.js'
-import { corsHook, corsPlan } from './cors.js'
+import { corsHook, corsPlan, corsVaryHook } from './cors.js'
 import { headLikeGet } from './head.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
@@ -60,6 +61,42 @@ function ownedQueryParameters(options: RestwellOptions): string[] {
     add(options.softDelete?.includeParam)
   }
   return [...names]
+}
+
+/** The request id header `@restwell/errors` reads and echoes (lower case), or false for none. */
+function requestIdHeaderOf(options: RestwellOptions): string | false {
+  if (options.errors === false) return false
+  const header = options.errors?.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER
+  return header === false ? false : header.toLowerCase()
+}
+
+/**
+ * The names under which the plugins send the renamable headers CORS exposes (keyed by the
+ * default name, see `CorsContext`): pagination's `totalHeader`, versioning's `responseHeader`,
+ * errors' `requestIdHeader`; false when the option or the plugin is off (nothing sends it).
+ */
+function exposedHeaderNames(
+  options: RestwellOptions,
+  requestIdHeader: string | false,
+): Map<string, string | false> {
+  // A plugin that is off sends nothing; an option left out keeps the default name.
+  const { pagination, versioning } = options
+  return new Map([
+    ['x-total-count', pagination === false ? false : (pagination?.totalHeader ?? 'x-total-count')],
+    ['api-version', versioning === false ? false : (versioning?.responseHeader ?? 'api-version')],
+    ['x-request-id', requestIdHeader],
+  ])
+}
+
+/**
+ * The query parameter versioning reads the version from, or false when it reads none: the
+ * item links of a collection (negotiation's HAL, JSON:API and Siren forms) keep it, so an item
+ * link names the version the collection was fetched in.
+ */
+function versionQueryParameter(options: RestwellOptions): string | false {
+  const versioning = options.versioning
+  if (versioning === false || versioning?.carriers?.query === false) return false
+  return versioning?.queryParameter ?? 'version'
 }
 
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
@@ -93,18 +130,26 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     const override = options.methodOverride
     const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
     const overrideHeader = header === false ? false : header.toLowerCase()
+    const requestIdHeader = requestIdHeaderOf(options)
     const plan = corsPlan(options.cors ?? {}, {
-      extraAllowedHeaders: overrideHeader === false ? [] : [overrideHeader],
+      extraAllowedHeaders: [
+        ...(overrideHeader === false ? [] : [overrideHeader]),
+        ...(requestIdHeader === false ? [] : [requestIdHeader]),
+      ],
+      exposedHeaderNames: exposedHeaderNames(options, requestIdHeader),
     })
     // A named plugin (hooks of a fastify-plugin apply to this instance): `hasPlugin` tells it.
     await fastify.register(
       fp(
         async (instance) => {
+          const routeCors = routeConfigKey(instance, 'cors')
+          // `Vary: Origin` kept on the final answer, whatever the handler set (see corsVaryHook).
+          instance.addHook('onSend', corsVaryHook(routeCors))
           instance.addHook(
             'onRequest',
             corsHook(
               plan,
-              routeConfigKey(instance, 'cors'),
+              routeCors,
               preflightTargetCors(instance, {
                 overrideHeader,
                 overrideQuery:
@@ -172,7 +217,11 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
   //    plugin adds global hooks every route would pay for.
   if (options.negotiation !== false) {
-    await fastify.register(restwellNegotiation, { multipart: false, ...options.negotiation })
+    await fastify.register(restwellNegotiation, {
+      multipart: false,
+      versionParam: versionQueryParameter(options),
+      ...options.negotiation,
+    })
   }
 
   // 9. conditional before compress: its first onSend hashes the identity bytes and decides

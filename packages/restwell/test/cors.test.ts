@@ -1,6 +1,6 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import tap, { test } from 'tap'
-import restwell, { type RestwellOptions } from '../src/index.js'
+import restwell, { httpErrors, type RestwellOptions } from '../src/index.js'
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
@@ -126,6 +126,141 @@ test('a request without Origin gets no CORS headers, and every answer varies wit
   const off = await build({ cors: false })
   const untouched = await off.inject({ url: '/books' })
   t.notOk(varies(untouched.headers.vary).includes('origin'), 'no Vary: Origin with CORS off')
+})
+
+test('Vary: Origin stays on the final answer when a handler, a hook or an error sets Vary', async (t) => {
+  // Fastify's reply.header('vary', ...) replaces the value: the Origin the CORS hook put there in
+  // onRequest was lost, and a shared cache could hand the non-CORS answer to a browser.
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: false })
+  // A multi-tenant app's own hook, after restwell's: every answer it reaches varies by tenant.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.headers['x-tenant'] !== undefined) reply.header('vary', 'X-Tenant')
+    done()
+  })
+  app.get('/books', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=300').header('vary', 'Accept-Language')
+    return [{ id: 1, title: 'Dune' }]
+  })
+  app.get('/gone', async (_request, reply) => {
+    reply.header('vary', 'Accept-Language')
+    throw httpErrors.notFound('no such book')
+  })
+  app.get('/boom', async (_request, reply) => {
+    reply.header('vary', 'Accept-Language')
+    throw new Error('crash')
+  })
+  app.get('/refused', async () => {
+    throw httpErrors.conflict('taken', { headers: { vary: 'Accept-Language' } })
+  })
+  app.get('/private', { config: { cors: false } }, async (_request, reply) => {
+    reply.header('vary', 'Accept-Language')
+    return 'private'
+  })
+  const names = (value: unknown) =>
+    String(value)
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+  const origin = { origin: 'https://app.example' }
+  const first = await app.inject({ url: '/books' })
+  const cases: [string, InjectOptions, number, string][] = [
+    ['200 without Origin', { url: '/books' }, 200, 'accept-language'],
+    ['200 with Origin', { url: '/books', headers: origin }, 200, 'accept-language'],
+    ['HEAD', { method: 'HEAD', url: '/books', headers: origin }, 200, 'accept-language'],
+    [
+      '304',
+      { url: '/books', headers: { ...origin, 'if-none-match': String(first.headers.etag) } },
+      304,
+      'accept-language',
+    ],
+    ['404 thrown', { url: '/gone', headers: origin }, 404, 'accept-language'],
+    ['500', { url: '/boom', headers: origin }, 500, 'accept-language'],
+    ['an error with its own Vary', { url: '/refused', headers: origin }, 409, 'accept-language'],
+    [
+      '404, no route',
+      { url: '/nowhere', headers: { ...origin, 'x-tenant': 'a' } },
+      404,
+      'x-tenant',
+    ],
+    // Refused by @restwell/methods' hook, before the app's.
+    ['405', { method: 'DELETE', url: '/books', headers: origin }, 405, 'accept'],
+    ['a hook of the app', { url: '/books', headers: { 'x-tenant': 'a' } }, 200, 'accept-language'],
+  ]
+  for (const [label, request, status, own] of cases) {
+    const res = await app.inject(request)
+    t.equal(res.statusCode, status, label)
+    const vary = names(res.headers.vary)
+    t.ok(vary.includes('origin'), `${label}: Origin in ${res.headers.vary}`)
+    t.ok(vary.includes(own), `${label}: its own ${own} kept`)
+  }
+  const optedOut = await app.inject({ url: '/private', headers: origin })
+  t.equal(optedOut.headers['access-control-allow-origin'], undefined)
+  t.match(optedOut.headers.vary, /^Accept-Language, /)
+  t.notOk(names(optedOut.headers.vary).includes('origin'), 'config.cors: false: no Origin added')
+  const asked = await app.inject({
+    method: 'OPTIONS',
+    url: '/books',
+    headers: { ...preflight, 'x-tenant': 'a' },
+  })
+  t.equal(
+    asked.headers.vary,
+    'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+    'a preflight keeps its own Vary',
+  )
+})
+
+test('renamed headers are exposed under their names, and not at all when not sent', async (t) => {
+  // Scripts read only the CORS-safelisted response headers and the exposed ones (Fetch).
+  const exposedBy = async (options: RestwellOptions) => {
+    const app = await build(options)
+    if (options.pagination !== false) {
+      app.get('/v1/shelves', { config: { pagination: true } }, async (_request, reply) =>
+        reply.paginate([{ id: 1 }], { total: 41 }),
+      )
+    }
+    const url = options.pagination === false ? '/books' : '/v1/shelves'
+    const res = await app.inject({ url, headers: { origin: 'https://app.example' } })
+    t.equal(res.statusCode, 200)
+    const asked = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
+    return {
+      res,
+      exposed: String(res.headers['access-control-expose-headers']).split(', '),
+      allowed: String(asked.headers['access-control-allow-headers']).split(', '),
+    }
+  }
+  const renamed = await exposedBy({
+    pagination: { totalHeader: 'x-total' },
+    versioning: { responseHeader: 'x-api-version' },
+    errors: { requestIdHeader: 'X-Correlation-Id' },
+  })
+  t.equal(renamed.res.headers['x-total'], '41')
+  t.equal(renamed.res.headers['x-api-version'], '1')
+  t.ok(renamed.res.headers['x-correlation-id'])
+  for (const name of ['x-total', 'x-api-version', 'x-correlation-id']) {
+    t.ok(renamed.exposed.includes(name), `${name} exposed`)
+  }
+  for (const name of ['X-Total-Count', 'API-Version', 'X-Request-Id']) {
+    t.notOk(renamed.exposed.includes(name), `${name} (not sent) not exposed`)
+  }
+  t.equal(renamed.exposed.indexOf('x-total'), 3, 'in the place of the default name')
+  t.ok(renamed.allowed.includes('x-correlation-id'), 'the request id header may be sent')
+  t.ok(renamed.allowed.includes('x-request-id'), 'and X-Request-Id, which genReqId reads')
+  const none = await exposedBy({
+    pagination: { totalHeader: false },
+    versioning: { responseHeader: false },
+    errors: { requestIdHeader: false },
+  })
+  t.equal(none.res.headers['x-total-count'], undefined)
+  const off = await exposedBy({ pagination: false, versioning: false, errors: false })
+  for (const { exposed } of [none, off]) {
+    for (const name of ['X-Total-Count', 'API-Version', 'X-Request-Id']) {
+      t.notOk(exposed.includes(name), `${name} not exposed`)
+    }
+    t.ok(exposed.includes('ETag'), 'the others stay')
+  }
+  const cased = await exposedBy({ pagination: { totalHeader: 'X-TOTAL-COUNT' } })
+  t.ok(cased.exposed.includes('X-Total-Count'), 'a name differing in case keeps the default')
 })
 
 test('a listed origin with credentials: no CORS headers without Origin', async (t) => {

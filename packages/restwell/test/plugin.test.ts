@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import { createRequire } from 'node:module'
+import Fastify, { type FastifyInstance, type FastifyPluginCallback } from 'fastify'
 import tap, { test } from 'tap'
 import restwell, { type RestwellOptions } from '../src/index.js'
 
@@ -120,4 +121,77 @@ test('over a real socket', async (t) => {
   })
   t.same(await ok.json(), { id: '1' })
   t.equal(ok.headers.get('x-request-id'), 'client-7')
+})
+
+test('@fastify/formbody after restwell: remove the form parser first (README recipe)', async (t) => {
+  // The app's own @fastify/formbody; restwell has it through @restwell/negotiation only.
+  const require = createRequire(import.meta.url)
+  const formbody = createRequire(require.resolve('@restwell/negotiation/package.json'))(
+    '@fastify/formbody',
+  ) as FastifyPluginCallback
+  const form = 'application/x-www-form-urlencoded'
+  // `a=é` in Latin-1: the byte 0xE9 alone is no UTF-8.
+  const latin1 = Buffer.from([0x61, 0x3d, 0xe9])
+  const post = (app: FastifyInstance, payload: string | Buffer) =>
+    app.inject({ method: 'POST', url: '/forms', headers: { 'content-type': form }, payload })
+  const routes = (app: FastifyInstance) => {
+    app.post('/forms', async (request) => ({ got: request.body }))
+  }
+
+  const own = Fastify()
+  apps.push(own)
+  await own.register(restwell)
+  own.removeContentTypeParser(form)
+  await own.register(formbody)
+  routes(own)
+  t.ok(own.hasPlugin('@fastify/formbody'))
+  const parsed = await post(own, 'title=Dune&year=1965')
+  t.equal(parsed.statusCode, 200)
+  t.same(parsed.json(), { got: { title: 'Dune', year: '1965' } })
+  const lost = await post(own, latin1)
+  t.equal(lost.statusCode, 200, 'the UTF-8 check is lost')
+  t.same(lost.json(), { got: { a: '\uFFFD' } }, 'the byte becomes U+FFFD')
+
+  const kept = Fastify()
+  apps.push(kept)
+  await kept.register(restwell)
+  routes(kept)
+  t.same((await post(kept, 'a=1')).json(), { got: { a: '1' } })
+  const refused = await post(kept, latin1)
+  t.equal(refused.statusCode, 400, "restwell's parser refuses bytes that are not UTF-8")
+})
+
+test("item links of a HAL page keep versioning's query parameter, under its configured name", async (t) => {
+  const itemLinks = async (options: RestwellOptions, url: string): Promise<string[]> => {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(restwell, { rateLimit: false, ...options })
+    app.get('/v1/books', { config: { auth: false, pagination: true } }, async (_request, reply) =>
+      reply.paginate([{ id: 7 }], { total: 1 }),
+    )
+    const res = await app.inject({ url, headers: { accept: 'application/hal+json' } })
+    t.equal(res.statusCode, 200, url)
+    const body = res.json() as {
+      _embedded: { books: Array<{ _links: { self: { href: string } } }> }
+    }
+    return body._embedded.books.map((item) => item._links.self.href)
+  }
+  t.same(
+    await itemLinks({ versioning: { versions: [1] } }, '/books?version=1'),
+    ['/books/7?version=1'],
+    'the default name',
+  )
+  t.same(
+    await itemLinks({ versioning: { versions: [1], queryParameter: 'api' } }, '/books?api=1'),
+    ['/books/7?api=1'],
+    'a renamed parameter is the one kept',
+  )
+  t.same(
+    await itemLinks(
+      { versioning: { versions: [1], carriers: { query: false } } },
+      '/v1/books?version=1',
+    ),
+    ['/v1/books/7'],
+    'no query carrier: nothing to keep',
+  )
 })
