@@ -42,10 +42,14 @@ export class MemoryJobStore implements JobStore {
     return record === undefined ? undefined : { ...record }
   }
 
-  async claim(instance: string): Promise<JobRecord | undefined> {
-    const id = this.#queue.shift()
-    if (id === undefined) return undefined
-    const record = this.#jobs.get(id) as JobRecord
+  async claim(instance: string, names: readonly string[]): Promise<JobRecord | undefined> {
+    // The oldest job of a name the instance runs; the others keep their place in the queue.
+    const index = this.#queue.findIndex((id) =>
+      names.includes((this.#jobs.get(id) as JobRecord).name),
+    )
+    if (index === -1) return undefined
+    const [id] = this.#queue.splice(index, 1)
+    const record = this.#jobs.get(id as string) as JobRecord
     record.attempts += 1
     record.status = 'running'
     record.owner = `${instance}:${record.attempts}`

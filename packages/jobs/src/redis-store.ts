@@ -1,7 +1,8 @@
 /**
- * The Redis job store, for several instances sharing one Redis: job state in hashes, a FIFO
- * list any instance's worker takes from atomically (LMOVE into a processing list, in a Lua
- * script that also writes the lease), leases in a sorted set that any worker reaps.
+ * The Redis job store, for several instances sharing one Redis: job state in hashes, one FIFO
+ * list per job name, from which a worker takes, atomically, the oldest job of the names it has
+ * handlers for (LMOVE into a processing list, in a Lua script that also writes the lease),
+ * leases in a sorted set that any worker reaps.
  */
 import type { Redis } from 'ioredis'
 import type { JobOutcome, JobRecord, JobStatus, JobStore } from './types.js'
@@ -31,23 +32,36 @@ redis.call('LPUSH', KEYS[2], ARGV[1])
 return redis.call('HGETALL', KEYS[1])`
 
 /**
- * KEYS: queue, processing, leases. ARGV: job key base, instance, leaseMs. The job key is built
- * here from the id taken off the queue, so the base must be the full key as Redis sees it: the
- * client's own `keyPrefix` included (ioredis prefixes KEYS, never ARGV).
+ * KEYS: processing, leases. ARGV: job key base, queue key base, instance, leaseMs, then the job
+ * names this instance has a handler for. Each name has its own queue: the oldest queued job
+ * (by `createdAt`, the queue's right end; ties to the name given first) of those queues is
+ * taken, a job of any other name is left where it is for an instance that defines it. The job
+ * and queue keys are built here from the ids and names, so their bases must be the full keys
+ * as Redis sees them: the client's own `keyPrefix` included (ioredis prefixes KEYS, never ARGV).
  */
 const CLAIM = `${NOW}
-while true do
-  local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
-  if not id then return false end
-  local key = ARGV[1] .. id
-  if redis.call('HGET', key, 'status') == 'queued' then
-    local attempt = redis.call('HINCRBY', key, 'attempts', 1)
-    redis.call('HSET', key, 'status', 'running', 'owner', ARGV[2] .. ':' .. attempt, 'updatedAt', now)
-    redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), id)
-    return redis.call('HGETALL', key)
+local best, bestQueue, bestAt
+for i = 5, #ARGV do
+  local queue = ARGV[2] .. ARGV[i]
+  while true do
+    local id = redis.call('LINDEX', queue, -1)
+    if not id then break end
+    local job = redis.call('HMGET', ARGV[1] .. id, 'status', 'createdAt')
+    if job[1] == 'queued' then
+      local at = tonumber(job[2]) or 0
+      if not best or at < bestAt then best, bestQueue, bestAt = id, queue, at end
+      break
+    end
+    redis.call('RPOP', queue)
   end
-  redis.call('LREM', KEYS[2], 1, id)
-end`
+end
+if not best then return false end
+redis.call('LMOVE', bestQueue, KEYS[1], 'RIGHT', 'LEFT')
+local key = ARGV[1] .. best
+local attempt = redis.call('HINCRBY', key, 'attempts', 1)
+redis.call('HSET', key, 'status', 'running', 'owner', ARGV[3] .. ':' .. attempt, 'updatedAt', now)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), best)
+return redis.call('HGETALL', key)`
 
 const OWNED = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2]
   or redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
@@ -71,29 +85,41 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1`
 
-/** KEYS: job, queue, processing, leases. ARGV: id, owner. */
+/** KEYS: job, processing, leases. ARGV: id, owner, queue key base (as for CLAIM). Back to the front of its name's queue. */
 const RELEASE = `${OWNED}${NOW}
 redis.call('HSET', KEYS[1], 'status', 'queued', 'owner', '', 'updatedAt', now)
 redis.call('HINCRBY', KEYS[1], 'attempts', -1)
-redis.call('LREM', KEYS[3], 1, ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
-redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('LREM', KEYS[2], 1, ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('RPUSH', ARGV[3] .. (redis.call('HGET', KEYS[1], 'name') or ''), ARGV[1])
 return 1`
 
-/** KEYS: queue, processing, leases. ARGV: job key base (as for CLAIM), maxAttempts, ttlMs, failure JSON. */
+/**
+ * KEYS: legacy queue, processing, leases. ARGV: job key base, queue key base (as for CLAIM),
+ * maxAttempts, ttlMs, failure JSON. An expired job goes back to the front of its name's queue.
+ * The one queue of every name that earlier versions used (`<p>queue`) is emptied into the
+ * queues by name, up to 100 jobs a call, older jobs in front: nothing an earlier version
+ * enqueued, released or reaped during a rolling upgrade is left where no worker looks.
+ */
 const REAP = `${NOW}
+for _ = 1, 100 do
+  local id = redis.call('LPOP', KEYS[1])
+  if not id then break end
+  local name = redis.call('HGET', ARGV[1] .. id, 'name')
+  if name then redis.call('RPUSH', ARGV[2] .. name, id) end
+end
 local ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[3], id)
   redis.call('LREM', KEYS[2], 1, id)
   local key = ARGV[1] .. id
   if redis.call('HGET', key, 'status') == 'running' then
-    if tonumber(redis.call('HGET', key, 'attempts')) >= tonumber(ARGV[2]) then
-      redis.call('HSET', key, 'status', 'failed', 'owner', '', 'updatedAt', now, 'error', ARGV[4])
-      redis.call('PEXPIRE', key, ARGV[3])
+    if tonumber(redis.call('HGET', key, 'attempts')) >= tonumber(ARGV[3]) then
+      redis.call('HSET', key, 'status', 'failed', 'owner', '', 'updatedAt', now, 'error', ARGV[5])
+      redis.call('PEXPIRE', key, ARGV[4])
     else
       redis.call('HSET', key, 'status', 'queued', 'owner', '', 'updatedAt', now)
-      redis.call('RPUSH', KEYS[1], id)
+      redis.call('RPUSH', ARGV[2] .. (redis.call('HGET', key, 'name') or ''), id)
     end
   end
 end
@@ -108,28 +134,34 @@ export const INTERRUPTED_FAILURE: string = JSON.stringify({
 type Reply = string[] | null
 interface Scripts {
   rwJobCreate(job: string, queue: string, ...argv: string[]): Promise<Reply>
-  rwJobClaim(queue: string, processing: string, leases: string, ...argv: string[]): Promise<Reply>
+  rwJobClaimByName(processing: string, leases: string, ...argv: string[]): Promise<Reply>
   rwJobHeartbeat(job: string, leases: string, ...argv: string[]): Promise<number>
   rwJobProgress(job: string, ...argv: string[]): Promise<number>
   rwJobFinish(job: string, processing: string, leases: string, ...argv: string[]): Promise<number>
-  rwJobRelease(
+  rwJobReleaseByName(
     job: string,
-    queue: string,
     processing: string,
     leases: string,
     ...argv: string[]
   ): Promise<number>
-  rwJobReap(queue: string, processing: string, leases: string, ...argv: string[]): Promise<number>
+  rwJobReapByName(
+    legacyQueue: string,
+    processing: string,
+    leases: string,
+    ...argv: string[]
+  ): Promise<number>
 }
 
+// A script whose keys or arguments change gets a new name: a connection shared with another
+// copy of this package keeps the definition it was given first (\`name in redis\` below).
 const SCRIPTS: ReadonlyArray<[keyof Scripts, number, string]> = [
   ['rwJobCreate', 2, CREATE],
-  ['rwJobClaim', 3, CLAIM],
+  ['rwJobClaimByName', 2, CLAIM],
   ['rwJobHeartbeat', 2, HEARTBEAT],
   ['rwJobProgress', 1, PROGRESS],
   ['rwJobFinish', 3, FINISH],
-  ['rwJobRelease', 4, RELEASE],
-  ['rwJobReap', 3, REAP],
+  ['rwJobReleaseByName', 3, RELEASE],
+  ['rwJobReapByName', 3, REAP],
 ]
 
 const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'succeeded', 'failed'])
@@ -163,12 +195,17 @@ export class RedisJobStore implements JobStore {
   readonly #redis: Redis & Scripts
   readonly #owned: boolean
   readonly #options: RedisStoreOptions
-  readonly #queue: string
+  /** The queue of one job name is \`#queueBase\` + name. */
+  readonly #queueBase: string
+  /** The one queue of every name that earlier versions used; emptied into \`#queueBase\` + name by \`reap\`. */
+  readonly #legacyQueue: string
   readonly #processing: string
   readonly #leases: string
   readonly #jobBase: string
   /** `#jobBase` as Redis sees it, for the scripts that build job keys themselves. */
   readonly #scriptJobBase: string
+  /** `#queueBase` as Redis sees it, likewise. */
+  readonly #scriptQueueBase: string
 
   /** `owned`: this store created the connection and closes it. */
   constructor(redis: Redis, owned: boolean, options: RedisStoreOptions) {
@@ -179,7 +216,8 @@ export class RedisJobStore implements JobStore {
     this.#owned = owned
     this.#options = options
     const p = options.keyPrefix
-    this.#queue = `${p}queue`
+    this.#queueBase = `${p}queue:`
+    this.#legacyQueue = `${p}queue`
     this.#processing = `${p}processing`
     this.#leases = `${p}leases`
     this.#jobBase = `${p}job:`
@@ -188,6 +226,7 @@ export class RedisJobStore implements JobStore {
     // hash than the one `create` wrote. (`join` reads an absent prefix as '': ioredis defaults
     // it to '' but the type allows undefined.)
     this.#scriptJobBase = [redis.options.keyPrefix, this.#jobBase].join('')
+    this.#scriptQueueBase = [redis.options.keyPrefix, this.#queueBase].join('')
   }
 
   #key(id: string): string {
@@ -202,7 +241,7 @@ export class RedisJobStore implements JobStore {
   }): Promise<JobRecord> {
     const flat = await this.#redis.rwJobCreate(
       this.#key(job.id),
-      this.#queue,
+      this.#queueBase + job.name,
       job.id,
       job.name,
       job.payload,
@@ -215,14 +254,15 @@ export class RedisJobStore implements JobStore {
     return toRecord(await this.#redis.hgetall(this.#key(id)).then(flatten))
   }
 
-  async claim(instance: string): Promise<JobRecord | undefined> {
-    const flat = await this.#redis.rwJobClaim(
-      this.#queue,
+  async claim(instance: string, names: readonly string[]): Promise<JobRecord | undefined> {
+    const flat = await this.#redis.rwJobClaimByName(
       this.#processing,
       this.#leases,
       this.#scriptJobBase,
+      this.#scriptQueueBase,
       instance,
       String(this.#options.leaseMs),
+      ...names,
     )
     return toRecord(flat)
   }
@@ -264,23 +304,24 @@ export class RedisJobStore implements JobStore {
   }
 
   async release(id: string, owner: string): Promise<boolean> {
-    const done = await this.#redis.rwJobRelease(
+    const done = await this.#redis.rwJobReleaseByName(
       this.#key(id),
-      this.#queue,
       this.#processing,
       this.#leases,
       id,
       owner,
+      this.#scriptQueueBase,
     )
     return done === 1
   }
 
   async reap(): Promise<number> {
-    return this.#redis.rwJobReap(
-      this.#queue,
+    return this.#redis.rwJobReapByName(
+      this.#legacyQueue,
       this.#processing,
       this.#leases,
       this.#scriptJobBase,
+      this.#scriptQueueBase,
       String(this.#options.maxAttempts),
       String(this.#options.ttlMs),
       INTERRUPTED_FAILURE,

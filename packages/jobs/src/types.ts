@@ -82,8 +82,12 @@ export interface JobStore {
     estimatedTime: string
   }): Promise<JobRecord>
   get(id: string): Promise<JobRecord | undefined>
-  /** Atomically takes the oldest queued job for `instance`, marks it running with a lease. */
-  claim(instance: string): Promise<JobRecord | undefined>
+  /**
+   * Atomically takes the oldest queued job whose name is one of `names` (the job names the
+   * instance has handlers for) for `instance`, and marks it running with a lease. A job of any
+   * other name is never taken: it stays queued, in its place, for an instance that defines it.
+   */
+  claim(instance: string, names: readonly string[]): Promise<JobRecord | undefined>
   /** Extends the lease; false when the job is no longer ours (re-queued or finished). */
   heartbeat(id: string, owner: string): Promise<boolean>
   /** Records progress (0-100); false when the job is no longer ours. */

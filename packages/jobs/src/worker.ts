@@ -1,5 +1,5 @@
 /** The worker: takes jobs from the store, runs their handlers with bounded concurrency, keeps leases alive. */
-import { isHttpError } from '@restwell/errors'
+import { httpErrors, isHttpError, safePath } from '@restwell/errors'
 import type { FastifyBaseLogger } from 'fastify'
 import type {
   JobContext,
@@ -43,10 +43,64 @@ function locationOf(result: unknown): string | undefined {
   return keys.length === 1 && typeof location === 'string' ? location : undefined
 }
 
+/**
+ * The authority of an absolute URI or network-path reference (`https://host:8080`, `//host`),
+ * and an IP-literal host in it (`[::1]`, RFC 3986 §3.2.2), whose brackets are syntax, not data.
+ */
+const AUTHORITY = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/?#]*/
+const IP_LITERAL = /(?<=\/\/|@)\[[0-9A-Za-z._~:!$&'()*+,;=-]*\](?=(?::\d*)?$)/
+
+/**
+ * A handler's `location` as a URI-reference (RFC 3986 §4.1), which is what `Location` carries
+ * (RFC 9110 §10.2.2): a character outside the URI set (non-ASCII, space, `"`, `<`, ...) is
+ * percent-encoded as UTF-8 (RFC 3986 §2.1) by `safePath`, a valid `%XX` escape is kept as it
+ * is (so `/files/a%20b.csv` stays as given) and a `%` starting none becomes `%25`; the first `#`
+ * starts the fragment and the brackets of an IP-literal host are kept. `undefined` when nothing
+ * makes it one that can be sent: an empty location (a redirect to the status resource itself)
+ * or one holding a control character (CR, LF, TAB, DEL, C1), never part of a URI, and in a
+ * header field a way to split it.
+ */
+export function locationReference(location: string): string | undefined {
+  if (location === '') return undefined
+  for (let i = 0; i < location.length; i++) {
+    const code = location.charCodeAt(i)
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return undefined
+  }
+  const hash = location.indexOf('#')
+  const target = hash === -1 ? location : location.slice(0, hash)
+  const fragment = hash === -1 ? '' : `#${safePath(location.slice(hash + 1))}`
+  const authority = AUTHORITY.exec(target)?.[0] ?? ''
+  const literal = IP_LITERAL.exec(authority)
+  const head =
+    literal === null
+      ? safePath(authority)
+      : safePath(authority.slice(0, literal.index)) +
+        literal[0] +
+        safePath(authority.slice(literal.index + literal[0].length))
+  return head + safePath(target.slice(authority.length)) + fragment
+}
+
+/** What clients are told of a job whose handler named a location that cannot be sent. */
+export const INVALID_LOCATION_FAILURE =
+  "The location of the job's result is not a valid URI reference"
+
+/**
+ * How a handler's return value is stored: its `{ location }` as a URI-reference, or its JSON.
+ * Throws an exposed 500 `HttpError` (the job fails, its reason logged as the cause) for a
+ * location that cannot be one: never is a location stored that `Location` cannot carry.
+ */
 export function outcomeOf(result: unknown): JobOutcome {
-  const location = locationOf(result)
+  const given = locationOf(result)
+  if (given === undefined) return { status: 'succeeded', result: JSON.stringify(result) ?? 'null' }
+  const location = locationReference(given)
   if (location !== undefined) return { status: 'succeeded', location }
-  return { status: 'succeeded', result: JSON.stringify(result) ?? 'null' }
+  const shown = given.length > 200 ? `${given.slice(0, 200)}...` : given
+  throw httpErrors.internalServerError(INVALID_LOCATION_FAILURE, {
+    expose: true,
+    cause: new Error(
+      `the handler returned { location: ${JSON.stringify(shown)} }: empty or holding a control character (CR, LF, ...), it cannot be a URI-reference (RFC 3986 §4.1) to send in Location`,
+    ),
+  })
 }
 
 interface Running {
@@ -124,7 +178,9 @@ export class Worker {
           if (reaped > 0)
             this.#log.warn({ reaped }, '@restwell/jobs: re-queued jobs whose lease expired')
         }
-        record = await this.#store.claim(instance)
+        // Only jobs this instance can run: in a rolling deploy an instance without a newer job
+        // name's handler leaves those jobs queued for the instances that have it.
+        record = await this.#store.claim(instance, [...this.#handlers.keys()])
       } catch (error) {
         this.#log.warn({ err: error }, '@restwell/jobs: the job store is unavailable')
         await this.#sleep(pollMs)
@@ -138,11 +194,23 @@ export class Worker {
         await this.#store.release(record.id, record.owner).catch(() => undefined)
         break
       }
-      this.#execute(record)
+      const handler = this.#handlers.get(record.name)
+      if (handler === undefined) {
+        // A custom store that ignored `names`: give the job back (its attempt not counted) for
+        // an instance that has the handler, rather than fail it for good.
+        this.#log.warn(
+          { jobId: record.id, job: record.name },
+          '@restwell/jobs: the store gave this instance a job it has no handler for; given back',
+        )
+        await this.#store.release(record.id, record.owner).catch(() => undefined)
+        await this.#sleep(pollMs)
+        continue
+      }
+      this.#execute(record, handler)
     }
   }
 
-  #execute(record: JobRecord): void {
+  #execute(record: JobRecord, handler: JobHandler): void {
     const controller = new AbortController()
     const running: Running = {
       record,
@@ -152,14 +220,14 @@ export class Worker {
       beat: undefined,
       released: false,
     }
-    running.done = this.#perform(running).finally(() => {
+    running.done = this.#perform(running, handler).finally(() => {
       this.#running.delete(running)
       this.notify()
     })
     this.#running.add(running)
   }
 
-  async #perform(running: Running): Promise<void> {
+  async #perform(running: Running, handler: JobHandler): Promise<void> {
     const { record, controller } = running
     const store = this.#store
     const log = this.#log.child({ jobId: record.id, job: record.name })
@@ -189,9 +257,7 @@ export class Worker {
       },
     }
     let outcome: JobOutcome
-    const handler = this.#handlers.get(record.name)
     try {
-      if (handler === undefined) throw new Error(`No handler is defined for job "${record.name}"`)
       outcome = outcomeOf(await handler(JSON.parse(record.payload), context))
     } catch (error) {
       if (controller.signal.aborted) {

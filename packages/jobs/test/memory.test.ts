@@ -123,6 +123,53 @@ test('a handler may name where the result lives: 303 there', async (t) => {
   })
 })
 
+test('a location that is not a valid header value is encoded, or fails the job; never a 500 later', async (t) => {
+  const lines: string[] = []
+  const app = Fastify({
+    logger: { level: 'error', stream: { write: (line: string) => lines.push(line) } },
+  })
+  await app.register(restwellErrors)
+  await app.register(restwellJobs, { pollMs: 20 })
+  app.jobs.define<{ location: string }>('work', async (payload) => ({
+    location: payload.location,
+  }))
+  await app.ready()
+  t.teardown(() => app.close())
+  const encoded: [string, string][] = [
+    ['/files/отчёт.csv', '/files/%D0%BE%D1%82%D1%87%D1%91%D1%82.csv'],
+    ['/files/résumé.csv', '/files/r%C3%A9sum%C3%A9.csv'],
+    ['/files/a b.csv', '/files/a%20b.csv'],
+    ['/files/a%20b.csv', '/files/a%20b.csv'],
+  ]
+  for (const [given, sent] of encoded) {
+    const job = await app.jobs.enqueue('work', { location: given })
+    const url = app.jobs.statusUrl(job.jobId)
+    await until(async () => (await app.jobs.get(job.jobId))?.status === 'succeeded')
+    const status = await app.inject({ url })
+    t.equal(status.statusCode, 303, given)
+    t.equal(status.headers.location, sent, `${given}: Location`)
+    const result = await app.inject({ url: `${url}/result` })
+    t.equal(result.statusCode, 303, `${given}: result`)
+    t.equal(result.headers.location, sent, `${given}: result Location`)
+  }
+  const job = await app.jobs.enqueue('work', { location: '/files/x\r\nSet-Cookie: a=b' })
+  const url = app.jobs.statusUrl(job.jobId)
+  await until(async () => (await app.jobs.get(job.jobId))?.status === 'failed')
+  const status = await app.inject({ url })
+  t.equal(status.statusCode, 200)
+  t.notOk(status.headers['set-cookie'])
+  t.same(status.json().error, {
+    statusCode: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    message: "The location of the job's result is not a valid URI reference",
+    details: [],
+  })
+  const result = await app.inject({ url: `${url}/result` })
+  t.equal(result.statusCode, 409)
+  t.equal(result.json().error.code, 'JOB_FAILED')
+  t.match(lines.join(''), /Set-Cookie: a=b.*cannot be a URI-reference/, 'the reason is logged')
+})
+
 test('a failed job: 200 on its status resource with the public error in the body', async (t) => {
   const app = await build({}, (app) => {
     app.jobs.define('export', async () => {

@@ -99,7 +99,7 @@ test('a job whose worker died is re-queued when its lease expires, and completed
     maxAttempts: 3,
     ttlMs: 60_000,
   })
-  const claimed = await dead.claim('dead-instance')
+  const claimed = await dead.claim('dead-instance', ['export'])
   t.equal(claimed?.id, job.jobId)
   t.equal(claimed?.owner, 'dead-instance:1')
   await dead.close()
@@ -131,7 +131,7 @@ test('a job whose workers keep dying fails after maxAttempts', async (t) => {
     maxAttempts: 1,
     ttlMs: 60_000,
   })
-  await dead.claim('dead')
+  await dead.claim('dead', ['export'])
   await dead.close()
   const b = await instance({ store, maxAttempts: 1 }, (app) => {
     app.jobs.define('export', async () => 'y')
@@ -224,25 +224,173 @@ test('graceful close gives unfinished jobs back; another instance finishes them'
   }
 })
 
-test('a job with no handler on the worker fails', async (t) => {
+test('a worker never takes a job it has no handler for: it waits for an instance that has one', async (t) => {
   const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
-  const a = await instance({ store, worker: false }, (app) => {
-    app.jobs.define('export', async () => 'x')
+  const web = await instance({ store, worker: false }, (app) => {
+    app.jobs.define('export', async () => 'never run here')
   })
-  const b = await instance({ store }, (app) => {
+  // An instance of another release: a worker without the 'export' handler.
+  const other = await instance({ store }, (app) => {
     app.jobs.define('other', async () => 'y')
   })
   t.teardown(async () => {
-    await a.close()
-    await b.close()
+    await web.close()
+    await other.close()
   })
-  const job = await a.jobs.enqueue('export', {})
-  await until(async () => (await a.jobs.get(job.jobId))?.status === 'failed')
-  const body = (await a.inject({ url: `/jobs/${job.jobId}` })).json()
-  t.equal(body.error.message, 'The job failed')
-  const result = await a.inject({ url: `/jobs/${job.jobId}/result` })
-  t.equal(result.statusCode, 409)
-  t.equal(result.json().error.message, `Job ${job.jobId} failed: The job failed`)
+  const job = await web.jobs.enqueue('export', {})
+  // Enqueued after the export job: the other worker polls past the export job, not stuck on it.
+  const later = await other.jobs.enqueue('other', {})
+  await until(async () => (await other.jobs.get(later.jobId))?.status === 'succeeded')
+  await new Promise((r) => setTimeout(r, 200)) // ten more polls of the other worker
+  t.match(await web.jobs.get(job.jobId), { status: 'queued' }, 'still queued, never failed')
+  t.notOk((await web.jobs.get(job.jobId))?.error)
+
+  const next = await instance({ store }, (app) => {
+    app.jobs.define('export', async (_payload, ctx) => ({ attempt: ctx.attempt }))
+  })
+  t.teardown(() => next.close())
+  await until(async () => (await statusOf(web, job.jobId)) === 303)
+  t.same(
+    (await web.inject({ url: `/jobs/${job.jobId}/result` })).json(),
+    { attempt: 1 },
+    'run once, by the instance that has its handler',
+  )
+})
+
+test('in Redis too, a location is stored encoded, or its job failed with a public error', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const app = await instance({ store }, (app) => {
+    app.jobs.define<{ location: string }>('export', async (payload) => ({
+      location: payload.location,
+    }))
+  })
+  t.teardown(() => app.close())
+  const good = await app.jobs.enqueue('export', { location: '/files/отчёт 1.csv' })
+  const bad = await app.jobs.enqueue('export', { location: '/files/x\r\nSet-Cookie: a=b' })
+  await until(async () => (await statusOf(app, good.jobId)) === 303)
+  t.equal(
+    (await app.inject({ url: `/jobs/${good.jobId}/result` })).headers.location,
+    '/files/%D0%BE%D1%82%D1%87%D1%91%D1%82%201.csv',
+  )
+  await until(async () => (await app.jobs.get(bad.jobId))?.status === 'failed')
+  t.match((await app.inject({ url: `/jobs/${bad.jobId}` })).json().error, {
+    statusCode: 500,
+    message: "The location of the job's result is not a valid URI reference",
+  })
+})
+
+test('rolling deploy: old workers run only the job names they know, nothing fails', async (t) => {
+  const store = { redis: redis.url, keyPrefix: `t${++prefixes}:` }
+  const ran: string[] = []
+  const kinds = (release: string, names: string[]) => (app: FastifyInstance) => {
+    for (const name of names) {
+      app.jobs.define(name, async () => {
+        ran.push(`${release} ${name}`)
+        return { name }
+      })
+    }
+  }
+  const old = await instance({ store }, kinds('old', ['export']))
+  const fresh = await instance({ store }, kinds('new', ['export', 'report']))
+  const web = await instance({ store, worker: false }, kinds('web', ['export', 'report']))
+  t.teardown(async () => {
+    await old.close()
+    await fresh.close()
+    await web.close()
+  })
+  const jobs = []
+  for (let i = 0; i < 10; i++) {
+    jobs.push(await web.jobs.enqueue('report', { i }), await web.jobs.enqueue('export', { i }))
+  }
+  for (const job of jobs) await until(async () => (await statusOf(web, job.jobId)) === 303)
+  t.equal(ran.length, 20, 'every job ran once')
+  t.notOk(ran.includes('old report'), 'no old worker took a report')
+  t.notOk(ran.includes('web report') || ran.includes('web export'), 'the web tier ran nothing')
+})
+
+test('the Redis store claims by name: oldest first across names, others left in place', async (t) => {
+  const raw = new Redis(redis.url)
+  const p = `t${++prefixes}:`
+  const store = new RedisJobStore(new Redis(redis.url), true, {
+    keyPrefix: p,
+    leaseMs: 60_000,
+    maxAttempts: 3,
+    ttlMs: 60_000,
+  })
+  t.teardown(async () => {
+    await store.close()
+    await raw.quit()
+  })
+  const ids = ['1', '2', '3', '4'].map((n) => `00000000-0000-4000-8000-00000000000${n}`)
+  const [r1, e1, r2, gone] = ids as [string, string, string, string]
+  const create = async (id: string, name: string): Promise<void> => {
+    await store.create({ id, name, payload: '{}', estimatedTime: 'PT1S' })
+    await new Promise((r) => setTimeout(r, 3)) // distinct createdAt (ms)
+  }
+  await create(gone, 'export')
+  await create(r1, 'report')
+  await create(e1, 'export')
+  await create(r2, 'report')
+  await raw.del(`${p}job:${gone}`) // expired or deleted while queued
+  t.equal(await store.claim('w', []), undefined, 'no names: nothing')
+  t.equal(await store.claim('w', ['import']), undefined, 'no job of that name')
+  t.match(await store.claim('w', ['export']), { id: e1, status: 'running', owner: 'w:1' })
+  t.equal(
+    await raw.llen(`${p}queue:export`),
+    0,
+    'the entry of a vanished job is dropped on the way',
+  )
+  t.equal(await store.claim('w', ['export']), undefined, 'the older reports are not taken')
+  t.match(await store.claim('w', ['export', 'report']), { id: r1, owner: 'w:1' })
+  t.equal(await store.release(r1, 'w:1'), true)
+  t.match(
+    await store.claim('w', ['report', 'export']),
+    { id: r1, owner: 'w:1', attempts: 1 },
+    'a job given back is the next one taken',
+  )
+  t.match(await store.claim('w', ['export', 'report']), { id: r2 })
+  t.equal(await store.claim('w', ['export', 'report']), undefined)
+})
+
+test("jobs on the single queue of earlier versions are moved to their name's queue by reap", async (t) => {
+  const raw = new Redis(redis.url)
+  const p = `t${++prefixes}:`
+  const store = new RedisJobStore(new Redis(redis.url), true, {
+    keyPrefix: p,
+    leaseMs: 60_000,
+    maxAttempts: 3,
+    ttlMs: 60_000,
+  })
+  t.teardown(async () => {
+    await store.close()
+    await raw.quit()
+  })
+  // What an instance of the earlier version writes: the job hash, its id on `<p>queue`.
+  const legacy = async (id: string, name: string, createdAt: number): Promise<void> => {
+    await raw.hset(`${p}job:${id}`, {
+      id,
+      name,
+      payload: '{}',
+      estimatedTime: 'PT1S',
+      status: 'queued',
+      attempts: 0,
+      owner: '',
+      createdAt,
+      updatedAt: createdAt,
+    })
+    await raw.lpush(`${p}queue`, id)
+  }
+  const old1 = '10000000-0000-4000-8000-000000000001'
+  const old2 = '10000000-0000-4000-8000-000000000002'
+  await legacy(old1, 'export', 1000)
+  await raw.lpush(`${p}queue`, '10000000-0000-4000-8000-00000000dead') // no hash any more
+  await legacy(old2, 'export', 2000)
+  t.equal(await store.claim('w', ['export']), undefined, 'not on a queue by name yet')
+  t.equal(await store.reap(), 0, 'no lease expired')
+  t.equal(await raw.llen(`${p}queue`), 0, 'the earlier queue is emptied')
+  t.match(await store.claim('w', ['export']), { id: old1 }, 'oldest first')
+  t.match(await store.claim('w', ['export']), { id: old2 })
+  t.equal(await store.claim('w', ['export']), undefined)
 })
 
 test('an ioredis instance given by the user is used and left open', async (t) => {
@@ -361,13 +509,13 @@ test('an ioredis client with its own keyPrefix: jobs are claimed, run and reaped
   const id = '22222222-3333-4444-8555-666666666666'
   await store.create({ id, name: 'export', payload: '{}', estimatedTime: 'PT1S' })
   t.equal(await raw.hget(`app:${keyPrefix}job:${id}`, 'status'), 'queued', 'under both prefixes')
-  const claimed = await store.claim('dead')
+  const claimed = await store.claim('dead', ['export'])
   t.match(claimed, { id, status: 'running', owner: 'dead:1', attempts: 1 }, 'claimed')
   t.match(await store.get(id), { status: 'running', owner: 'dead:1' })
   // The claiming instance died: no heartbeat. Its lease (50 ms) runs out and a reap re-queues.
   await until(async () => (await store.reap()) > 0)
   t.match(await store.get(id), { status: 'queued', owner: '' }, 'reaped: queued again')
-  t.match(await store.claim('next'), { id, owner: 'next:2', attempts: 2 })
+  t.match(await store.claim('next', ['export']), { id, owner: 'next:2', attempts: 2 })
 
   const app = await instance({ store: { redis: client, keyPrefix } }, (app) => {
     app.jobs.define('export', async () => ({ rows: 3 }))

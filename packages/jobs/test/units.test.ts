@@ -5,7 +5,13 @@ import { test } from 'tap'
 import { formatDuration, isDuration, MemoryJobStore, toDuration } from '../src/index.js'
 import type { JobOutcome, JobRecord, JobStore } from '../src/types.js'
 import { jobError } from '../src/plugin.js'
-import { outcomeOf, publicFailure, Worker } from '../src/worker.js'
+import {
+  INVALID_LOCATION_FAILURE,
+  locationReference,
+  outcomeOf,
+  publicFailure,
+  Worker,
+} from '../src/worker.js'
 
 test('formatDuration writes the shortest ISO 8601 duration', async (t) => {
   t.equal(formatDuration(0), 'PT0S')
@@ -67,6 +73,50 @@ test('publicFailure and outcomeOf', async (t) => {
   t.same(outcomeOf(undefined), { status: 'succeeded', result: 'null' })
 })
 
+test('a location is stored as a URI-reference: encoded, or the job fails', async (t) => {
+  const cases: [string, string | undefined][] = [
+    ['/v1/exports/9', '/v1/exports/9'],
+    ['/files/отчёт.csv', '/files/%D0%BE%D1%82%D1%87%D1%91%D1%82.csv'],
+    ['/files/résumé.csv', '/files/r%C3%A9sum%C3%A9.csv'],
+    ['/files/a b.csv', '/files/a%20b.csv'],
+    ['/files/a%20b.csv', '/files/a%20b.csv'], // a valid escape is kept, not encoded twice
+    ['/files/100%.csv', '/files/100%25.csv'],
+    ['/files/😀"<>', '/files/%F0%9F%98%80%22%3C%3E'],
+    ['/x?q=a b&r=é#part 2#3', '/x?q=a%20b&r=%C3%A9#part%202%233'], // the first # starts the fragment
+    ['https://[::1]:8080/a[b] c', 'https://[::1]:8080/a%5Bb%5D%20c'], // IP-literal brackets kept
+    ['https://u@[v1.x]/é', 'https://u@[v1.x]/%C3%A9'],
+    ['https://exämple.com/f', 'https://ex%C3%A4mple.com/f'],
+    ['//cdn.example/f ile', '//cdn.example/f%20ile'],
+    ['/files/x\r\nSet-Cookie: a=b', undefined],
+    ['/files/a\nb', undefined],
+    ['/a\tb', undefined],
+    ['/a\u007fb', undefined],
+    ['/a\u0085b', undefined],
+    ['', undefined],
+  ]
+  for (const [given, expected] of cases) t.equal(locationReference(given), expected, given)
+  t.same(outcomeOf({ location: '/files/a b.csv' }), {
+    status: 'succeeded',
+    location: '/files/a%20b.csv',
+  })
+  const thrown = (location: string): Error => {
+    try {
+      outcomeOf({ location })
+    } catch (error) {
+      return error as Error
+    }
+    throw new Error('outcomeOf did not throw')
+  }
+  const injected = thrown('/x\r\nSet-Cookie: a=b')
+  t.same(publicFailure(injected), {
+    statusCode: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    message: INVALID_LOCATION_FAILURE,
+  })
+  t.match(injected.cause, { message: /"\/x\\r\\nSet-Cookie: a=b".*cannot be a URI-reference/ })
+  t.match(thrown(`${'x'.repeat(300)}\n`).cause, { message: /"x{200}\.\.\."/ }, 'cut in the log')
+})
+
 test('jobError reads stored failures, old and foreign ones included', async (t) => {
   const record = (error?: string): JobRecord => ({
     id: 'a',
@@ -117,16 +167,16 @@ test('MemoryJobStore keeps ownership', async (t) => {
   const created = await store.create({ id: 'a', name: 'n', payload: '1', estimatedTime: 'PT1S' })
   t.match(created, { status: 'queued', attempts: 0, owner: '' })
   t.equal(await store.get('missing'), undefined)
-  const claimed = (await store.claim('i')) as JobRecord
+  const claimed = (await store.claim('i', ['n'])) as JobRecord
   t.equal(claimed.owner, 'i:1')
-  t.equal(await store.claim('i'), undefined, 'nothing else queued')
+  t.equal(await store.claim('i', ['n']), undefined, 'nothing else queued')
   t.equal(await store.heartbeat('a', 'i:1'), true)
   t.equal(await store.heartbeat('a', 'other:1'), false)
   t.equal(await store.progress('a', 'other:1', 5), false)
   t.equal(await store.release('a', 'other:1'), false)
   t.equal(await store.release('a', 'i:1'), true)
   t.match(await store.get('a'), { status: 'queued', attempts: 0, owner: '' })
-  const again = (await store.claim('j')) as JobRecord
+  const again = (await store.claim('j', ['n'])) as JobRecord
   t.equal(again.owner, 'j:1')
   t.equal(await store.finish('a', 'i:1', { status: 'succeeded', result: '1' }), false)
   t.equal(
@@ -136,6 +186,61 @@ test('MemoryJobStore keeps ownership', async (t) => {
   t.match(await store.get('a'), { status: 'failed', error: '{"statusCode":500,"message":"x"}' })
   t.equal(await store.heartbeat('a', 'j:1'), false, 'finished jobs are no one’s')
   t.equal(await store.reap(), 0)
+})
+
+test('MemoryJobStore claims only the names given, oldest first, the others left in place', async (t) => {
+  const store = new MemoryJobStore({ ttlMs: 60_000 })
+  t.teardown(() => store.close())
+  for (const [id, name] of [
+    ['r1', 'report'],
+    ['e1', 'export'],
+    ['r2', 'report'],
+  ] as const) {
+    await store.create({ id, name, payload: '1', estimatedTime: 'PT1S' })
+  }
+  t.equal(await store.claim('w', []), undefined, 'no names: nothing')
+  t.match(await store.claim('w', ['export']), { id: 'e1', owner: 'w:1' }, 'past the older report')
+  t.equal(await store.claim('w', ['export']), undefined)
+  t.match(await store.get('r1'), { status: 'queued', attempts: 0 }, 'the report is untouched')
+  t.match(await store.claim('w', ['export', 'report']), { id: 'r1' })
+  t.equal(await store.release('r1', 'w:1'), true)
+  t.match(await store.claim('w', ['report']), { id: 'r1' }, 'given back: next one taken')
+  t.match(await store.claim('w', ['report']), { id: 'r2' })
+})
+
+test('a job the store hands over without its handler is given back, never failed', async (t) => {
+  // A custom store that ignores the names it is given (as one written for earlier versions).
+  class AnyNameStore extends MemoryJobStore {
+    override claim(instance: string): Promise<JobRecord | undefined> {
+      return super.claim(instance, ['report'])
+    }
+  }
+  const store = new AnyNameStore({ ttlMs: 60_000 })
+  t.teardown(() => store.close())
+  const warnings: unknown[] = []
+  const log = Fastify().log
+  let ran = false
+  const worker = new Worker(
+    store,
+    new Map([
+      [
+        'export',
+        async () => {
+          ran = true
+        },
+      ],
+    ]),
+    { instance: 'w', concurrency: 1, leaseMs: 1000, pollMs: 5, closeTimeoutMs: 100 },
+    Object.assign(Object.create(log), { warn: (...args: unknown[]) => warnings.push(args) }),
+  )
+  await store.create({ id: 'r', name: 'report', payload: 'null', estimatedTime: 'PT1S' })
+  worker.start()
+  // Given back, then handed over again after pollMs: two warnings (a bounded wait).
+  for (let i = 0; i < 400 && warnings.length < 2; i++) await new Promise((r) => setTimeout(r, 5))
+  await worker.close()
+  t.match(warnings[0], [{ jobId: 'r', job: 'report' }, /no handler for; given back/])
+  t.match(await store.get('r'), { status: 'queued', attempts: 0, owner: '' }, 'still queued')
+  t.equal(ran, false)
 })
 
 /** A store whose claim waits until the test lets it answer. */
