@@ -46,6 +46,11 @@ export interface RerouteRecord {
 /** The state shared, per Fastify root, by every copy of this module (hence `Symbol.for`). */
 interface RerouteState {
   readonly rewriters: RewriterEntry[]
+  /**
+   * The app's `rewriteUrl`: `none`; `skipped` (wrapped by `skipOnReroute`: it does not run on
+   * the rerouted pass); `unskippable` (it could not be wrapped, or the wrapper was not called).
+   */
+  rewriteUrl: 'none' | 'skipped' | 'unskippable'
   /** Whether the "rewriteUrl ran again" warning was logged (once per root). */
   warnedRewriteUrl: boolean
 }
@@ -56,8 +61,9 @@ export const REROUTE_STATE: unique symbol = Symbol.for('restwell.reroute.state')
 export const REROUTED: unique symbol = Symbol.for('restwell.reroute.record')
 
 /**
- * Key of a one-shot mark on a raw request handed back to `fastify.routing`: Fastify's
- * `rewriteUrl`, wrapped by `skipOnReroute`, consumes it and does not run.
+ * Key of a one-shot mark on a raw request handed back to `fastify.routing`: the URL the client
+ * sent. Fastify's `rewriteUrl`, wrapped by `skipOnReroute`, consumes it: it does not run, and it
+ * puts the client's URL back into `originalUrl` (which `preRouting` had just overwritten).
  */
 const SKIP_REWRITE: unique symbol = Symbol.for('restwell.reroute.skipRewriteUrl')
 /** Key of the mark on a `rewriteUrl` function that `skipOnReroute` already wrapped. */
@@ -67,7 +73,7 @@ type GenReqId = (this: FastifyInstance, req: RawRequestDefaultExpression) => str
 type StateHolder = { [REROUTE_STATE]?: RerouteState }
 type MarkedRequest = IncomingMessage & {
   [REROUTED]?: RerouteRecord
-  [SKIP_REWRITE]?: boolean
+  [SKIP_REWRITE]?: string
   originalUrl?: string
 }
 type RewriteUrl = ((...args: never[]) => unknown) & { [SKIPS_REROUTED]?: true }
@@ -99,19 +105,24 @@ export function rewriteUrlOf(fastify: object): RewriteUrl | undefined {
  * `preRouting` calls it): a frozen function, or a Fastify that calls it another way, leaves
  * the mark unconsumed, which the reroute hook detects (it warns once).
  */
-export function skipOnReroute(rewriteUrl: RewriteUrl): void {
-  if (rewriteUrl[SKIPS_REROUTED] === true) return
+export function skipOnReroute(rewriteUrl: RewriteUrl): boolean {
+  if (rewriteUrl[SKIPS_REROUTED] === true) return true
   const call = function restwellRewriteUrlCall(thisArg: unknown, ...args: unknown[]): unknown {
     const req = args[0] as MarkedRequest | null | undefined
-    if (req?.[SKIP_REWRITE] !== true) return Reflect.apply(rewriteUrl, thisArg, args)
-    req[SKIP_REWRITE] = false
-    return req.url
+    const clientUrl = req?.[SKIP_REWRITE]
+    if (clientUrl === undefined) return Reflect.apply(rewriteUrl, thisArg, args)
+    const marked = req as MarkedRequest
+    marked[SKIP_REWRITE] = undefined
+    marked.originalUrl = clientUrl
+    return marked.url
   }
   try {
     Object.defineProperty(rewriteUrl, 'call', { value: call, configurable: true, writable: true })
     Object.defineProperty(rewriteUrl, SKIPS_REROUTED, { value: true })
+    return true
   } catch {
     // frozen or sealed: left as is; rewriteUrl runs on both passes and the hook warns
+    return false
   }
 }
 
@@ -163,41 +174,71 @@ function buildHook(fastify: FastifyInstance, state: RerouteState): onRequestHook
     )
     reply.hijack()
     detachFirstPass(reply.raw)
-    // fastify.routing (Fastify's preRouting) runs the app's rewriteUrl again, after setting
-    // `originalUrl = url`. The mark makes the rewriteUrl skip (skipOnReroute); while routing,
-    // `originalUrl` reads the client's URL and ignores that write (a write means a rewriteUrl).
-    let rewriteUrlRan = false
-    Object.defineProperty(raw, 'originalUrl', {
-      configurable: true,
-      enumerable: true,
-      get: () => clientUrl,
-      set: () => {
-        rewriteUrlRan = true
-      },
-    })
-    raw[SKIP_REWRITE] = true
-    try {
+    if (state.rewriteUrl === 'none') {
+      raw.originalUrl = clientUrl
       fastify.routing(raw, reply.raw)
-    } finally {
-      Object.defineProperty(raw, 'originalUrl', {
-        configurable: true,
-        enumerable: true,
-        writable: true,
-        value: clientUrl,
-      })
-    }
-    if (raw[SKIP_REWRITE] === true) {
-      // Not consumed: no rewriteUrl (the usual case), or one that could not be skipped.
-      raw[SKIP_REWRITE] = false
-      if (rewriteUrlRan && !state.warnedRewriteUrl) {
-        state.warnedRewriteUrl = true
-        request.log.warn(
-          '@restwell/reroute: Fastify rewriteUrl ran again on a rerouted request (it could not be skipped): make it idempotent',
-        )
-      }
+    } else {
+      routeAgain(fastify, state, request, reply.raw, clientUrl)
     }
     done()
   }
+}
+
+/**
+ * `fastify.routing` (Fastify's `preRouting`) with an app `rewriteUrl`: preRouting sets
+ * `originalUrl = url` and calls the rewriter again, on a URL it already rewrote. Wrapped
+ * (`skipped`), the rewriter consumes the mark instead: it does not run, and it puts the
+ * client's URL back. Otherwise (`unskippable`), while routing `originalUrl` reads the client's
+ * URL and ignores preRouting's write, and the first such request logs a warning.
+ */
+function routeAgain(
+  fastify: FastifyInstance,
+  state: RerouteState,
+  request: FastifyRequest,
+  res: ServerResponse,
+  clientUrl: string,
+): void {
+  const raw = request.raw as MarkedRequest
+  if (state.rewriteUrl === 'skipped') {
+    raw[SKIP_REWRITE] = clientUrl
+    fastify.routing(raw, res)
+    if (raw[SKIP_REWRITE] === undefined) return
+    // The wrapper was not called (Fastify called the rewriter another way): from now on, route
+    // as for a rewriter that cannot be skipped. This request's originalUrl is put back.
+    raw[SKIP_REWRITE] = undefined
+    raw.originalUrl = clientUrl
+    state.rewriteUrl = 'unskippable'
+    warnOnce(state, request)
+    return
+  }
+  let rewriteUrlRan = false
+  Object.defineProperty(raw, 'originalUrl', {
+    configurable: true,
+    enumerable: true,
+    get: () => clientUrl,
+    set: () => {
+      rewriteUrlRan = true
+    },
+  })
+  try {
+    fastify.routing(raw, res)
+  } finally {
+    Object.defineProperty(raw, 'originalUrl', {
+      configurable: true,
+      enumerable: true,
+      writable: true,
+      value: clientUrl,
+    })
+  }
+  if (rewriteUrlRan) warnOnce(state, request)
+}
+
+function warnOnce(state: RerouteState, request: FastifyRequest): void {
+  if (state.warnedRewriteUrl) return
+  state.warnedRewriteUrl = true
+  request.log.warn(
+    '@restwell/reroute: Fastify rewriteUrl ran again on a rerouted request (it could not be skipped): make it idempotent',
+  )
 }
 
 /**
@@ -217,10 +258,14 @@ function install(fastify: FastifyInstance): RerouteState {
       )
     }
   }
-  const state: RerouteState = { rewriters: [], warnedRewriteUrl: false }
-  Object.defineProperty(fastify, REROUTE_STATE, { value: state, enumerable: false })
   const rewriteUrl = rewriteUrlOf(fastify)
-  if (rewriteUrl !== undefined) skipOnReroute(rewriteUrl)
+  const state: RerouteState = {
+    rewriters: [],
+    rewriteUrl:
+      rewriteUrl === undefined ? 'none' : skipOnReroute(rewriteUrl) ? 'skipped' : 'unskippable',
+    warnedRewriteUrl: false,
+  }
+  Object.defineProperty(fastify, REROUTE_STATE, { value: state, enumerable: false })
   // The second pass keeps the first pass's request id (logs and error bodies show one id).
   // `genReqId` is a public getter of the instance that Fastify's types do not declare.
   const previous = (fastify as unknown as { genReqId: GenReqId }).genReqId

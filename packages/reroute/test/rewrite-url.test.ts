@@ -185,3 +185,36 @@ test('rewriteUrlOf finds the option on the root and through child instances', as
   })
   t.equal(inChild, rewriteUrl)
 })
+
+test('a wrapped rewriteUrl that Fastify calls another way: one warning, then the fallback', async (t) => {
+  const lines: Record<string, unknown>[] = []
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(JSON.parse(String(chunk)))
+      cb()
+    },
+  })
+  let calls = 0
+  const rewriteUrl = function counted(req: IncomingMessage): string {
+    calls++
+    return stripApi(req)
+  }
+  const app = Fastify({ rewriteUrl, logger: { level: 'warn', stream } })
+  echo(app, '/v2')
+  addRewriter(app, { name: 'version', order: 20, rewrite: versionByQuery })
+  // As if Fastify stopped calling `rewriteUrl.call(...)`: the wrapper is never reached.
+  t.ok(delete (rewriteUrl as { call?: unknown }).call, 'the own wrapper removed')
+  // The first request is routed before the unconsumed mark shows the change: its handler may
+  // already have read the rewritten URL as originalUrl. It is put back, and later requests
+  // take the fallback (originalUrl right while they are routed).
+  const first = await app.inject({ method: 'GET', url: '/api/things/1?version=2' })
+  t.equal(first.statusCode, 200)
+  t.equal(first.json().url, '/v2/things/1')
+  const second = await app.inject({ method: 'GET', url: '/api/things/2?version=2' })
+  t.equal(second.statusCode, 200)
+  t.equal(second.json().originalUrl, '/api/things/2?version=2', 'the client URL')
+  t.equal(second.json().url, '/v2/things/2')
+  t.equal(calls, 4, 'twice per rerouted request')
+  const warnings = lines.filter((l) => /rewriteUrl ran again/.test(String(l.msg)))
+  t.equal(warnings.length, 1, 'warned once per root')
+})
