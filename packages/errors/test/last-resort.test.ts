@@ -262,6 +262,16 @@ test('pieces: header errors, the next-handler slot, valid headers', async (t) =>
   const next = reply[slot] as { func: unknown }
   t.equal(next.func, func)
   t.equal(Object.getPrototypeOf(next), parent, 'the parent still follows')
+  const again = { [slot]: parent } as Record<symbol, unknown>
+  // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
+  t.ok(routeNextErrorTo(again as any, func))
+  t.equal(again[slot], next, 'the front object is made once per parent and handler')
+  const other = () => undefined
+  const third = { [slot]: parent } as Record<symbol, unknown>
+  // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
+  t.ok(routeNextErrorTo(third as any, other))
+  t.not(third[slot], next, 'another handler gets its own')
+  t.equal((third[slot] as { func: unknown }).func, other)
   const done = { [slot]: false }
   // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
   t.notOk(routeNextErrorTo(done as any, func), "Fastify's fallback already chosen")
