@@ -21,10 +21,12 @@ const THROWN = Symbol('restwell.thrown')
 type Thrown = FastifyRequest & { [THROWN]?: unknown }
 
 /**
- * Replies whose error is being answered, with what was thrown first: an error that reaches the
- * handler again for one of them is the failure of that answer (see `lastResort`).
+ * On a reply whose error is being answered: `{ first }`, what was thrown first. An error that
+ * reaches the handler again for it is the failure of that answer (see `lastResort`). A reply
+ * decoration (declared `null` on every reply), not a WeakMap: set on every error answer.
  */
-const answering = new WeakMap<FastifyReply, unknown>()
+const ANSWERING = Symbol('restwell.answering')
+type Answering = FastifyReply & { [ANSWERING]: { first: unknown } | null }
 
 /** Headers of the route a last-resort answer keeps: CORS, so a browser can read it, and Vary. */
 const KEPT_HEADER = /^(?:access-control-|vary$)/
@@ -180,13 +182,15 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     writeRaw(reply, lastResortError.statusCode, headers, body)
   }
 
+  fastify.decorateReply(ANSWERING as unknown as string, null)
   fastify.setErrorHandler(function restwellErrorHandler(error, request, reply) {
-    if (answering.has(reply)) {
+    const answering = (reply as Answering)[ANSWERING]
+    if (answering !== null) {
       // Our answer to the first error failed (Fastify sends the failure here, see below): the
       // same failure again (a hook that throws on every body) was logged with the first one
       // when that was a 5xx.
-      const first = answering.get(reply)
-      lastResort(error, request, reply, reply.statusCode >= 500 && sameFailure(first, error))
+      const logged = reply.statusCode >= 500 && sameFailure(answering.first, error)
+      lastResort(error, request, reply, logged)
       return
     }
     if (isHeaderError(error)) {
@@ -194,7 +198,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
       lastResort(error, request, reply, false)
       return
     }
-    answering.set(reply, error)
+    ;(reply as Answering)[ANSWERING] = { first: error }
     // What fails while this answer goes out comes back here, not to Fastify's default handler
     // (whose fallback would send the failure's message, unmasked and without a requestId).
     routeNextErrorTo(reply, restwellErrorHandler)
