@@ -1,7 +1,7 @@
 import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
-import { test } from 'tap'
+import { type Test, test } from 'tap'
 import { type JobContext, type JobsOptions, RedisJobStore, restwellJobs } from '../src/index.js'
 import { toRecord } from '../src/redis-store.js'
 import { type OwnRedis, ownRedis } from '../../../test/helpers/services.js'
@@ -308,7 +308,8 @@ test('rolling deploy: old workers run only the job names they know, nothing fail
   t.notOk(ran.includes('web report') || ran.includes('web export'), 'the web tier ran nothing')
 })
 
-test('the Redis store claims by name: oldest first across names, others left in place', async (t) => {
+/** A Redis store of its own (a fresh key prefix) and a raw client on the same server. */
+async function ownStore(t: Test): Promise<{ raw: Redis; p: string; store: RedisJobStore }> {
   const raw = new Redis(redis.url)
   const p = `t${++prefixes}:`
   const store = new RedisJobStore(new Redis(redis.url), true, {
@@ -321,6 +322,11 @@ test('the Redis store claims by name: oldest first across names, others left in 
     await store.close()
     await raw.quit()
   })
+  return { raw, p, store }
+}
+
+test('the Redis store claims by name: oldest first across names, others left in place', async (t) => {
+  const { raw, p, store } = await ownStore(t)
   const ids = ['1', '2', '3', '4'].map((n) => `00000000-0000-4000-8000-00000000000${n}`)
   const [r1, e1, r2, gone] = ids as [string, string, string, string]
   const create = async (id: string, name: string): Promise<void> => {
@@ -353,18 +359,7 @@ test('the Redis store claims by name: oldest first across names, others left in 
 })
 
 test("jobs on the single queue of earlier versions are moved to their name's queue by reap", async (t) => {
-  const raw = new Redis(redis.url)
-  const p = `t${++prefixes}:`
-  const store = new RedisJobStore(new Redis(redis.url), true, {
-    keyPrefix: p,
-    leaseMs: 60_000,
-    maxAttempts: 3,
-    ttlMs: 60_000,
-  })
-  t.teardown(async () => {
-    await store.close()
-    await raw.quit()
-  })
+  const { raw, p, store } = await ownStore(t)
   // What an instance of the earlier version writes: the job hash, its id on `<p>queue`.
   const legacy = async (id: string, name: string, createdAt: number): Promise<void> => {
     await raw.hset(`${p}job:${id}`, {

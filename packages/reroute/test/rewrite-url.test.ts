@@ -73,6 +73,18 @@ function stripApi(this: unknown, req: IncomingMessage): string {
   return url.startsWith('/api/') ? url.slice(4) : url
 }
 
+/** A log stream for `Fastify({ logger: { stream } })` and the lines written to it, parsed. */
+function logLines(): { lines: Record<string, unknown>[]; stream: Writable } {
+  const lines: Record<string, unknown>[] = []
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(JSON.parse(String(chunk)))
+      cb()
+    },
+  })
+  return { lines, stream }
+}
+
 test('method override + rewriteUrl: the rewriter runs once, the overridden route answers', async (t) => {
   const { app, calls } = tenantApp()
   const host = 'acme.example.com'
@@ -130,13 +142,7 @@ test('versioning-style reroute + rewriteUrl: originalUrl and messages name the c
 })
 
 test('a rewriteUrl that cannot be skipped (frozen) runs twice: originalUrl is put back, one warning', async (t) => {
-  const lines: Record<string, unknown>[] = []
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(JSON.parse(String(chunk)))
-      cb()
-    },
-  })
+  const { lines, stream } = logLines()
   let calls = 0
   const rewriteUrl = Object.freeze(function frozen(req: IncomingMessage): string {
     calls++
@@ -187,13 +193,7 @@ test('rewriteUrlOf finds the option on the root and through child instances', as
 })
 
 test('a wrapped rewriteUrl that Fastify calls another way: one warning, then the fallback', async (t) => {
-  const lines: Record<string, unknown>[] = []
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(JSON.parse(String(chunk)))
-      cb()
-    },
-  })
+  const { lines, stream } = logLines()
   let calls = 0
   const rewriteUrl = function counted(req: IncomingMessage): string {
     calls++
