@@ -3,7 +3,7 @@ import zlib, { constants } from 'node:zlib'
 import type { FastifyCompressOptions } from '@fastify/compress'
 import { asList, ErrorCode, httpErrors } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { onRouteHookHandler, preParsingHookHandler } from 'fastify'
+import type { onRequestHookHandler, onRouteHookHandler, preParsingHookHandler } from 'fastify'
 import { type CompressCache, compressCache } from './compress-cache.js'
 
 export const CompressSettingsSchema = Type.Object(
@@ -38,6 +38,7 @@ const DEFAULT_THRESHOLD = 1024
 // cost 2-4x the synchronous one here, so a typical API page (20-60 KB) is compressed at once.
 const DEFAULT_SYNC_THRESHOLD = 65_536
 const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
+const DEFAULT_ENCODINGS: readonly ('br' | 'gzip' | 'deflate')[] = ['gzip', 'br', 'deflate']
 
 /** Compression's hooks with the cache of compressed bodies these settings ask for (none at 0). */
 export function compressCacheOf(settings: CompressSettings): CompressCache {
@@ -54,7 +55,7 @@ export function compressOptions(settings: CompressSettings): FastifyCompressOpti
     global: true,
     threshold: settings.threshold ?? DEFAULT_THRESHOLD,
     syncThreshold: settings.syncThreshold ?? DEFAULT_SYNC_THRESHOLD,
-    encodings: settings.encodings ?? ['gzip', 'br', 'deflate'],
+    encodings: [...(settings.encodings ?? DEFAULT_ENCODINGS)],
     zlibOptions: { level },
     brotliOptions: {
       params: {
@@ -72,6 +73,55 @@ export function compressOptions(settings: CompressSettings): FastifyCompressOpti
           headers: { 'accept-encoding': REQUEST_CODINGS.join(', ') },
         },
       ),
+  }
+}
+
+/**
+ * `Accept-Encoding` with its `*` members replaced by the offered codings the header does not
+ * name, each with the wildcard's parameters (RFC 9110 §12.5.3: `*` matches any coding not
+ * listed). `@fastify/compress` reads `*` as `gzip`, so `gzip;q=0, *` got gzip, the one coding
+ * refused. Names are compared case-insensitively, `x-gzip` as `gzip`; members are otherwise
+ * kept as sent. Linear; never throws.
+ */
+export function expandAcceptEncoding(header: string, offered: readonly string[]): string {
+  const members = header.split(',')
+  const named = new Set<string>()
+  for (const member of members) {
+    const name = member.split(';', 1)[0]!.trim().toLowerCase()
+    named.add(name === 'x-gzip' ? 'gzip' : name)
+  }
+  const out: string[] = []
+  for (const member of members) {
+    const semicolon = member.indexOf(';')
+    const name = (semicolon === -1 ? member : member.slice(0, semicolon)).trim()
+    if (name !== '*') {
+      out.push(member)
+      continue
+    }
+    const params = semicolon === -1 ? '' : member.slice(semicolon)
+    for (const coding of offered) {
+      if (!named.has(coding)) {
+        named.add(coding)
+        out.push(` ${coding}${params}`)
+      }
+    }
+  }
+  return out.join(',').trim()
+}
+
+/**
+ * Root `onRequest` hook: a request whose `Accept-Encoding` has a `*` gets it expanded
+ * (`expandAcceptEncoding`) before compression (and its cache) read it; others pay one
+ * `includes`.
+ */
+export function acceptEncodingHook(settings: CompressSettings): onRequestHookHandler {
+  const offered = settings.encodings ?? DEFAULT_ENCODINGS
+  return function restwellAcceptEncoding(request, _reply, done) {
+    const header = request.headers['accept-encoding']
+    if (header?.includes('*')) {
+      request.headers['accept-encoding'] = expandAcceptEncoding(header, offered)
+    }
+    done()
   }
 }
 

@@ -29,6 +29,7 @@ import restwellVersioning from '@restwell/versioning'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import {
+  acceptEncodingHook,
   compressCacheOf,
   compressOptions,
   noDecompressWithoutBody,
@@ -234,6 +235,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     // preSerialization hook; after @fastify/compress has given a route its onSend hook (after
     // conditional's first), `store` puts lookup, that hook and store in its place as one.
     const cache = compressCacheOf(options.compress ?? {})
+    // `*` in Accept-Encoding read as RFC 9110 §12.5.3 says, before compression reads it.
+    fastify.addHook('onRequest', acceptEncodingHook(options.compress ?? {}))
     cache.decorate(fastify)
     onEveryRoute(fastify, cache.lookup)
     onEveryRoute(fastify, noDecompressWithoutBody)
