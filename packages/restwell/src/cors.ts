@@ -35,10 +35,18 @@ export const CorsSettingsSchema = Type.Object(
  */
 export type CorsSettings = Static<typeof CorsSettingsSchema>
 
-/** Request headers every restwell API accepts from scripts (spec 4.2 shows the first two). */
+/**
+ * Request headers every restwell API accepts from scripts (spec 4.2 shows the first two).
+ * `Accept`, `Accept-Language` and `Content-Language` are CORS-safelisted only for short values
+ * without bytes such as `"` or `:` (Fetch standard): a JSON:API profile
+ * (`application/vnd.api+json; profile="https://…"`) makes the browser ask for `accept`.
+ */
 export const DEFAULT_ALLOWED_HEADERS: readonly string[] = [
   'content-type',
   'authorization',
+  'accept',
+  'accept-language',
+  'content-language',
   'if-match',
   'if-none-match',
   'if-modified-since',

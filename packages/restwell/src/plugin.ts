@@ -136,6 +136,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       extraAllowedHeaders: [
         ...(overrideHeader === false ? [] : [overrideHeader]),
         ...(requestIdHeader === false ? [] : [requestIdHeader]),
+        // request bodies are decompressed (gzip, br, deflate): never a safelisted header
+        ...(options.compress === false ? [] : ['content-encoding']),
       ],
       exposedHeaderNames: exposedHeaderNames(options, requestIdHeader),
     })

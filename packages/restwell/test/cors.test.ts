@@ -498,3 +498,27 @@ test('cors: false sends no CORS headers', async (t) => {
   const options = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
   t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
 })
+
+test('preflight: Accept (a JSON:API profile), the language headers and a gzip body are allowed', async (t) => {
+  const allowedBy = async (options: RestwellOptions): Promise<string[]> => {
+    const app = await build(options)
+    const res = await app.inject({
+      method: 'OPTIONS',
+      url: '/books',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'accept, content-encoding, content-type',
+      },
+    })
+    t.equal(res.statusCode, 200)
+    return String(res.headers['access-control-allow-headers']).split(', ')
+  }
+  const on = await allowedBy({})
+  for (const header of ['accept', 'accept-language', 'content-language', 'content-encoding']) {
+    t.ok(on.includes(header), `${header} allowed`)
+  }
+  const off = await allowedBy({ compress: false })
+  t.ok(off.includes('accept'), 'accept allowed without compression too')
+  t.notOk(off.includes('content-encoding'), 'no decompression: Content-Encoding not allowed')
+})
