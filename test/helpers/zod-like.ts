@@ -3,7 +3,7 @@
  * `validatorCompiler` and `serializerCompiler`, over a tiny stand-in for Zod schemas: they call
  * `safeParse` on whatever schema they are given, which a plain JSON Schema object lacks.
  */
-import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify'
+import type { FastifyInstance, FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify'
 
 /** What a type provider's compilers take: any schema (they expect their own kind). */
 type AnySchema = unknown
@@ -64,4 +64,12 @@ export function zodCompilers(): ZodCompilers {
       }
     },
   }
+}
+
+/** Installs a fresh pair of Zod-like compilers on `app`, as such an app does; returns them. */
+export function useZodCompilers(app: FastifyInstance): ZodCompilers {
+  const zod = zodCompilers()
+  app.setValidatorCompiler(zod.validatorCompiler)
+  app.setSerializerCompiler(zod.serializerCompiler)
+  return zod
 }

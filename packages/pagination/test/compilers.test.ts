@@ -4,7 +4,13 @@ import type { FastifySchema } from 'fastify'
 import { test } from 'tap'
 import { augmentRouteSchema } from '../src/index.js'
 import { buildApp, links } from './helpers.js'
-import { ZodLike, zAny, zObject, zodCompilers } from '../../../test/helpers/zod-like.js'
+import {
+  ZodLike,
+  zAny,
+  zObject,
+  zodCompilers,
+  useZodCompilers,
+} from '../../../test/helpers/zod-like.js'
 
 const plan = {
   cursor: false,
@@ -18,9 +24,7 @@ const plan = {
 
 test('with Zod compilers: paginated routes work, their schemas are left alone', async (t) => {
   const { app } = await buildApp()
-  const zod = zodCompilers()
-  app.setValidatorCompiler(zod.validatorCompiler)
-  app.setSerializerCompiler(zod.serializerCompiler)
+  const zod = useZodCompilers(app)
   const schemas: Record<string, FastifySchema | undefined> = {}
   app.addHook('onRoute', (route: RouteEntry) => {
     if (route.method === 'GET') schemas[route.url] = route.schema
@@ -72,9 +76,7 @@ test('with Zod compilers: paginated routes work, their schemas are left alone', 
 
 test('with Zod compilers: bad page, limit and sort are still 400 in the error form', async (t) => {
   const { app } = await buildApp()
-  const zod = zodCompilers()
-  app.setValidatorCompiler(zod.validatorCompiler)
-  app.setSerializerCompiler(zod.serializerCompiler)
+  useZodCompilers(app)
   let called = 0
   const handler = async (_request: unknown, reply: { paginate(items: unknown[]): unknown }) => {
     called++

@@ -3,7 +3,13 @@ import restwellErrors, { ErrorCode, type RouteEntry } from '@restwell/errors'
 import Fastify, { type FastifySchema } from 'fastify'
 import { test } from 'tap'
 import { restwellPatch } from '../src/index.js'
-import { ZodLike, zAny, zObject, zodCompilers } from '../../../test/helpers/zod-like.js'
+import {
+  ZodLike,
+  zAny,
+  zObject,
+  zodCompilers,
+  useZodCompilers,
+} from '../../../test/helpers/zod-like.js'
 
 const JSON_PATCH = 'application/json-patch+json'
 const MERGE_PATCH = 'application/merge-patch+json'
@@ -11,9 +17,7 @@ const MERGE_PATCH = 'application/merge-patch+json'
 test('with Zod compilers: patch routes parse and apply, their schemas are left alone', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  const zod = zodCompilers()
-  app.setValidatorCompiler(zod.validatorCompiler)
-  app.setSerializerCompiler(zod.serializerCompiler)
+  const zod = useZodCompilers(app)
   await app.register(restwellErrors)
   await app.register(restwellPatch)
   const schemas: Record<string, FastifySchema | undefined> = {}

@@ -9,7 +9,7 @@ import restwell, {
   type RestwellOptions,
   restwellOpenapi,
 } from '../src/index.js'
-import { ZodLike, zAny, zObject, zodCompilers } from '../../../test/helpers/zod-like.js'
+import { ZodLike, zAny, zObject, useZodCompilers } from '../../../test/helpers/zod-like.js'
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
@@ -272,9 +272,7 @@ function toJsonSchema(value: unknown): unknown {
 test('with Zod compilers and swagger: every route works, restwell leaves the schemas alone', async (t) => {
   const app = Fastify()
   apps.push(app)
-  const zod = zodCompilers()
-  app.setValidatorCompiler(zod.validatorCompiler)
-  app.setSerializerCompiler(zod.serializerCompiler)
+  const zod = useZodCompilers(app)
   await app.register(fastifySwagger, {
     ...restwellOpenapi({ info: { title: 'zod', version: '1.0.0' } }),
     transform: ({ schema, url }) => ({ schema: toJsonSchema(schema) as never, url }),

@@ -4,14 +4,18 @@ import Fastify, { type FastifySchema } from 'fastify'
 import { test } from 'tap'
 import { markDeleted, restwellSoftDelete } from '../src/index.js'
 import { withInclusionParam } from '../src/schema.js'
-import { ZodLike, zAny, zObject, zodCompilers } from '../../../test/helpers/zod-like.js'
+import {
+  ZodLike,
+  zAny,
+  zObject,
+  zodCompilers,
+  useZodCompilers,
+} from '../../../test/helpers/zod-like.js'
 
 test('with Zod compilers: soft-delete routes work, their schemas are left alone', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  const zod = zodCompilers()
-  app.setValidatorCompiler(zod.validatorCompiler)
-  app.setSerializerCompiler(zod.serializerCompiler)
+  const zod = useZodCompilers(app)
   await app.register(restwellErrors)
   await app.register(restwellSoftDelete)
   const schemas: Record<string, FastifySchema | undefined> = {}
