@@ -48,6 +48,14 @@ export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './st
 export { OptionsError, validateOptions } from './validate-options.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
+export {
+  type ListElement,
+  MAX_LIST_ELEMENTS,
+  MAX_PARAMS,
+  type ParsedList,
+  parseList,
+  parseQ,
+} from './header-list.js'
 export { appendLink, safePath } from './link.js'
 export { invalidUtf8 } from './utf8.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'

@@ -1,5 +1,5 @@
 /** `Accept` (RFC 9110 §12.5.1): media ranges with weights, and choosing a representation. */
-import { isToken, type ListElement, parseList } from './header-list.js'
+import { isToken, type ListElement, parseList } from '@restwell/errors'
 
 /**
  * Distinct header values remembered per memo (`Accept` per route and for error bodies,

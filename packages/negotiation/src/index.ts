@@ -30,7 +30,7 @@ export {
   jsonApiErrors,
   PROBLEM_XML_CONTENT_TYPE,
 } from './error-body.js'
-export { type ListElement, MAX_LIST_ELEMENTS, type ParsedList, parseList } from './header-list.js'
+export { type ListElement, MAX_LIST_ELEMENTS, type ParsedList, parseList } from '@restwell/errors'
 export {
   DEFAULT_FORMATS,
   MEDIA_TYPES,

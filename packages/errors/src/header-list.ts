@@ -1,5 +1,5 @@
 /** A linear, non-throwing parser for the comma lists of RFC 9110 §5.6.1 with `;` parameters and a weight. */
-import { isOws, isTchar, isToken } from '@restwell/errors'
+import { isOws, isTchar } from './http.js'
 
 /** One list element: its value, its parameters (before `q`, lowercased names) and its weight. */
 export interface ListElement {
@@ -27,8 +27,6 @@ const COMMA = 44
 const SEMICOLON = 59
 const EQUALS = 61
 const BACKSLASH = 92
-
-export { isTchar, isToken }
 
 /**
  * Parses a weight: `0`, `1`, `0.5`, leniently also `.5` and more than three decimals (Java's
