@@ -89,12 +89,17 @@ export function parseEntityTag(value: string): EntityTag | undefined {
   return Array.isArray(list) && list.length === 1 ? list[0] : undefined
 }
 
-/** The opaque-tag without a trailing `-<coding>` suffix, or undefined when it has none. */
-export function withoutCoding(opaque: string): string | undefined {
+/** The content coding a trailing `-<coding>` suffix of an opaque-tag names, or undefined. */
+export function codingOf(opaque: string): string | undefined {
   const dash = opaque.lastIndexOf('-')
   if (dash === -1) return undefined
   const coding = opaque.slice(dash + 1, -1)
-  return CODING_SUFFIXES.includes(coding) ? `${opaque.slice(0, dash)}"` : undefined
+  return CODING_SUFFIXES.includes(coding) ? coding : undefined
+}
+
+/** The opaque-tag without a trailing `-<coding>` suffix, or undefined when it has none. */
+export function withoutCoding(opaque: string): string | undefined {
+  return codingOf(opaque) === undefined ? undefined : `${opaque.slice(0, opaque.lastIndexOf('-'))}"`
 }
 
 /** Appends `-<coding>` inside the quotes of an ETag header value: `W/"a"` → `W/"a-gzip"`. */
@@ -105,25 +110,39 @@ export function withCoding(etag: string, coding: string): string {
 /**
  * Whether a tag the client holds stands for the current tag: the same opaque-tag, or the
  * same once a content-coding suffix is removed (the client holds an encoded copy of the same
- * representation). `strong` also requires both tags to be strong.
+ * representation). `strong` also requires both tags to be strong. With `accepts`, a suffixed
+ * tag matches only when `accepts(coding)`: a 304 for `If-None-Match` lets a cache send the copy
+ * it holds, which must be one the request can take (see `acceptsCoding`).
  */
-export function tagMatches(held: EntityTag, current: EntityTag, strong: boolean): boolean {
+export function tagMatches(
+  held: EntityTag,
+  current: EntityTag,
+  strong: boolean,
+  accepts?: (coding: string) => boolean,
+): boolean {
   if (strong && (held.weak || current.weak)) return false
-  return held.opaque === current.opaque || withoutCoding(held.opaque) === current.opaque
+  if (held.opaque === current.opaque) return true
+  const coding = codingOf(held.opaque)
+  return (
+    coding !== undefined &&
+    `${held.opaque.slice(0, -coding.length - 2)}"` === current.opaque &&
+    (accepts === undefined || accepts(coding))
+  )
 }
 
 /**
  * Finds the member of a parsed list that matches `current` (the list `*` matches anything),
- * and returns it, or undefined.
+ * and returns it, or undefined. `accepts` as for `tagMatches`.
  */
 export function findMatch(
   list: EntityTagList,
   current: EntityTag,
   strong: boolean,
+  accepts?: (coding: string) => boolean,
 ): EntityTag | undefined {
   if (list === '*') return current
   for (const held of list) {
-    if (tagMatches(held, current, strong)) return held
+    if (tagMatches(held, current, strong, accepts)) return held
   }
   return undefined
 }

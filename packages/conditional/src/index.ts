@@ -2,6 +2,7 @@
 import './augment.js'
 import { headHookLast, restwellConditional } from './plugin.js'
 
+export { acceptsCoding } from './accept-encoding.js'
 export type {
   ConditionalRouteConfig,
   EtagOptions,
@@ -10,6 +11,7 @@ export type {
 } from './augment.js'
 export {
   CODING_SUFFIXES,
+  codingOf,
   type EntityTag,
   type EntityTagList,
   findMatch,

@@ -1,4 +1,5 @@
 /** Evaluation of the conditional request header fields in the order of RFC 9110 §13.2.2. */
+import { acceptsCoding } from './accept-encoding.js'
 import {
   type EntityTag,
   type EntityTagList,
@@ -14,6 +15,8 @@ export interface ConditionalHeaders {
   'if-none-match'?: string | undefined
   'if-modified-since'?: string | undefined
   'if-unmodified-since'?: string | undefined
+  /** Read with If-None-Match on GET/HEAD: the codings whose copies a 304 may stand for. */
+  'accept-encoding'?: string | undefined
 }
 
 /** The validators of the selected representation (or of the stored resource, for writes). */
@@ -53,6 +56,8 @@ export interface Preconditions {
   ifNoneMatch: EntityTagList | undefined
   /** If-Modified-Since, when a valid date on GET/HEAD with no If-None-Match (§13.1.3). */
   ifModifiedSince: number | undefined
+  /** Accept-Encoding, for If-None-Match on GET/HEAD (see `evaluateParsed`). */
+  acceptEncoding: string | undefined
 }
 
 const NO_PRECONDITIONS: Preconditions = Object.freeze({
@@ -60,6 +65,7 @@ const NO_PRECONDITIONS: Preconditions = Object.freeze({
   ifUnmodifiedSince: undefined,
   ifNoneMatch: undefined,
   ifModifiedSince: undefined,
+  acceptEncoding: undefined,
 })
 
 /**
@@ -97,6 +103,7 @@ export function readPreconditions(
       isSafeReadMethod(method) && ifNoneMatch === undefined
         ? parseHttpDate(headers['if-modified-since'], now)
         : undefined,
+    acceptEncoding: headers['accept-encoding'],
   }
 }
 
@@ -153,16 +160,23 @@ export function evaluateParsed(
       return { result: 'failed', field: 'if-unmodified-since' }
     }
   }
-  // 3. If-None-Match: weak comparison; `*` is true when a current representation exists
+  // 3. If-None-Match: weak comparison; `*` is true when a current representation exists.
+  //    On GET/HEAD the 304 lets a cache send the copy it holds, so a tag naming an encoded
+  //    copy (`"<tag>-gzip"`) matches only when the request accepts that coding: a cache
+  //    revalidating for a client without gzip must not be told to send it its gzip copy.
+  //    For other methods the tags name the resource's state, in whatever coding.
   const ifNoneMatch = preconditions.ifNoneMatch
   if (ifNoneMatch !== undefined) {
+    const accepts = isSafeReadMethod(method)
+      ? (coding: string) => acceptsCoding(preconditions.acceptEncoding, coding)
+      : undefined
     const held = !current.exists
       ? undefined
       : ifNoneMatch === '*'
         ? (current.etag ?? { weak: false, opaque: '' })
         : current.etag === undefined
           ? undefined
-          : findMatch(ifNoneMatch, current.etag, false)
+          : findMatch(ifNoneMatch, current.etag, false, accepts)
     if (held === undefined) return PROCEED
     if (!isSafeReadMethod(method)) return { result: 'failed', field: 'if-none-match' }
     return { result: 'not-modified', etag: sentTag(held, current.etag) }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { gunzipSync } from 'node:zlib'
 import compress from '@fastify/compress'
 import { restwellErrors } from '@restwell/errors'
@@ -74,6 +75,62 @@ test('gzip and identity bodies get different ETags; each answers its own 304', a
   const plain304 = await get(`${url}/books`, { 'accept-encoding': 'gzip', 'if-none-match': etag })
   t.equal(plain304.status, 304, 'a client holding the identity copy is not sent the gzip one')
   t.equal(plain304.headers.get('etag'), etag)
+})
+
+/** A GET over a socket with exactly these headers (fetch would add its own Accept-Encoding). */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>(
+    (resolve, reject) => {
+      httpRequest(url, { headers }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode as number,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
+        )
+      })
+        .on('error', reject)
+        .end()
+    },
+  )
+}
+
+test('If-None-Match names an encoded copy: 304 only when the request accepts that coding', async (t) => {
+  const { url } = await listen(t)
+  const identity = await rawGet(`${url}/books`, {})
+  const etag = identity.headers.etag as string
+  const gzipTag = `${etag.slice(0, -1)}-gzip"`
+  // A shared cache holding the gzip copy revalidates for a client that sent no Accept-Encoding
+  // (or refused gzip): a 304 naming the gzip copy would have the cache send it gzip bytes.
+  for (const headers of [
+    {} as Record<string, string>,
+    { 'accept-encoding': 'identity' },
+    { 'accept-encoding': 'gzip;q=0, br' },
+    { 'accept-encoding': '*, gzip;q=0' },
+  ]) {
+    const res = await rawGet(`${url}/books`, { ...headers, 'if-none-match': gzipTag })
+    t.equal(res.status, 200, `a full answer for ${JSON.stringify(headers)}`)
+    t.ok(res.body.length > 0)
+  }
+  const plain = await rawGet(`${url}/books`, { 'if-none-match': gzipTag })
+  t.equal(plain.headers.etag, etag, 'the full answer names the identity bytes it sends')
+  t.equal(plain.headers['content-encoding'], undefined)
+  // Both copies held (a cache sends every tag it stores): the one the request can take.
+  const both = await rawGet(`${url}/books`, { 'if-none-match': `${gzipTag}, ${etag}` })
+  t.equal(both.status, 304)
+  t.equal(both.headers.etag, etag)
+  // A request that takes gzip, by name, by alias or through `*`: the cache may send its copy.
+  for (const coding of ['gzip', 'x-gzip', 'GZIP;q=0.5', 'br, *;q=0.1']) {
+    const res = await rawGet(`${url}/books`, {
+      'accept-encoding': coding,
+      'if-none-match': gzipTag,
+    })
+    t.equal(res.status, 304, `304 with Accept-Encoding: ${coding}`)
+    t.equal(res.headers.etag, gzipTag)
+  }
 })
 
 test('HEAD with gzip: same ETag as GET, 304 on match, no body', async (t) => {

@@ -75,10 +75,41 @@ test('§13.2.2 step 3: If-None-Match (weak) → 304 for GET/HEAD, 412 otherwise'
     result: 'not-modified',
     etag: current.etag,
   })
-  t.same(evaluatePreconditions('HEAD', { 'if-none-match': '"v3-gzip"' }, current), {
-    result: 'not-modified',
-    etag: { weak: false, opaque: '"v3-gzip"' },
-  })
+  t.same(
+    evaluatePreconditions(
+      'HEAD',
+      { 'if-none-match': '"v3-gzip"', 'accept-encoding': 'gzip, br' },
+      current,
+    ),
+    { result: 'not-modified', etag: { weak: false, opaque: '"v3-gzip"' } },
+  )
+  // An encoded copy's tag matches on GET/HEAD only when the request takes that coding: the
+  // 304 lets a cache send the copy it holds.
+  for (const acceptEncoding of [undefined, '', 'identity', 'br', 'gzip;q=0', '*;q=0']) {
+    t.same(
+      evaluatePreconditions(
+        'GET',
+        { 'if-none-match': '"v3-gzip"', 'accept-encoding': acceptEncoding },
+        current,
+      ),
+      { result: 'proceed' },
+      `no 304 for the gzip copy with Accept-Encoding ${String(acceptEncoding)}`,
+    )
+  }
+  t.same(
+    evaluatePreconditions(
+      'GET',
+      { 'if-none-match': '"v3-br", "v3"', 'accept-encoding': 'gzip' },
+      current,
+    ),
+    { result: 'not-modified', etag: current.etag },
+    'of the copies held, the one the request takes',
+  )
+  t.same(
+    evaluatePreconditions('PUT', { 'if-none-match': '"v3-gzip"' }, current),
+    { result: 'failed', field: 'if-none-match' },
+    'a write: the tag names the state, whatever the coding of the copy',
+  )
   t.same(evaluatePreconditions('GET', { 'if-none-match': '*' }, { exists: true }), {
     result: 'not-modified',
     etag: undefined,

@@ -1,0 +1,32 @@
+/** Whether a request takes a content coding, from its `Accept-Encoding` (RFC 9110 §12.5.3). */
+import { parseList } from '@restwell/errors'
+
+/** Coding names as the ETag suffixes write them: lower case, `x-gzip` as `gzip` (§8.4.1.3). */
+function codingName(value: string): string {
+  const name = value.toLowerCase()
+  return name === 'x-gzip' ? 'gzip' : name === 'x-compress' ? 'compress' : name
+}
+
+/**
+ * True when `Accept-Encoding` accepts `coding` (a lower-case name): a member naming it with a
+ * positive weight, or, when no member names it, a `*` with a positive weight. A member naming
+ * it with `q=0` refuses it, whatever another member says. A request without the field is taken
+ * to accept no coding: RFC 9110 lets a server send any, but such clients (curl, most HTTP
+ * libraries by default) cannot decode them, and compression sends them identity bytes too.
+ * Malformed members are skipped, as a server would skip them.
+ */
+export function acceptsCoding(header: string | undefined, coding: string): boolean {
+  if (header === undefined) return false
+  let named = false
+  let wildcard = 0
+  for (const element of parseList(header).elements) {
+    const name = codingName(element.value)
+    if (name === coding) {
+      if (element.q === 0) return false
+      named = true
+    } else if (name === '*') {
+      wildcard = Math.max(wildcard, element.q)
+    }
+  }
+  return named || wildcard > 0
+}
