@@ -4,7 +4,7 @@
  */
 import { appendVary, OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify'
 
 export const CorsSettingsSchema = Type.Object(
   {
@@ -169,6 +169,29 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
   }
 }
 
+/** A CORS preflight: OPTIONS with `Origin` and `Access-Control-Request-Method`. */
+function isPreflight(request: FastifyRequest): boolean {
+  return (
+    request.method === 'OPTIONS' &&
+    request.headers.origin !== undefined &&
+    request.headers['access-control-request-method'] !== undefined
+  )
+}
+
+/**
+ * The headers of an actual CORS request from `origin`, when the plan allows it; returns what
+ * `Access-Control-Allow-Origin` was set to, or false (no CORS header set).
+ */
+function allowActual(plan: CorsPlan, reply: FastifyReply, origin: string): string | false {
+  const allowed = plan.allowOrigin(origin)
+  if (allowed !== false) {
+    reply.header('access-control-allow-origin', allowed)
+    if (plan.credentials) reply.header('access-control-allow-credentials', 'true')
+    reply.header('access-control-expose-headers', plan.exposedHeaders)
+  }
+  return allowed
+}
+
 /**
  * One root `onRequest` hook, before rate limits and auth, on every answer (errors and 404/405
  * included). A CORS request is one with an `Origin` header (Fetch standard, "CORS protocol"):
@@ -199,22 +222,14 @@ export function corsHook(
   routeCors: (request: FastifyRequest) => unknown,
   preflightCors: (request: FastifyRequest) => boolean,
 ): onRequestHookHandler {
-  const { allowOrigin, credentials, exposedHeaders, preflightHeaders } = plan
+  const { preflightHeaders } = plan
   return function restwellCors(request, reply, done) {
     const origin = request.headers.origin
-    const preflight =
-      request.method === 'OPTIONS' &&
-      origin !== undefined &&
-      request.headers['access-control-request-method'] !== undefined
+    const preflight = isPreflight(request)
     let allowed: string | false = false
     if (routeCors(request) !== false && (!preflight || preflightCors(request))) {
       appendVary(reply, 'Origin')
-      if (origin !== undefined) allowed = allowOrigin(origin)
-      if (allowed !== false) {
-        reply.header('access-control-allow-origin', allowed)
-        if (credentials) reply.header('access-control-allow-credentials', 'true')
-        reply.header('access-control-expose-headers', exposedHeaders)
-      }
+      if (origin !== undefined) allowed = allowActual(plan, reply, origin)
     }
     if (!preflight) return done()
     if (allowed !== false) reply.headers(preflightHeaders)
@@ -234,11 +249,27 @@ export function corsHook(
  * merged with `Origin` unless the route opted out (`config.cors: false`, `routeCors`). A
  * preflight, answered in `onRequest`, carries its own `Vary`, which starts with `Origin`.
  */
-export function corsVaryHook(routeCors: (request: FastifyRequest) => unknown): onSendHookHandler {
+export function corsVaryHook(
+  plan: CorsPlan,
+  routeCors: (request: FastifyRequest) => unknown,
+): onSendHookHandler {
   return function restwellCorsVary(request, reply, payload, done) {
     const vary = reply.getHeader('vary')
     if (typeof vary !== 'string' || (vary !== 'Origin' && !vary.startsWith('Origin,'))) {
       if (routeCors(request) !== false) appendVary(reply, 'Origin')
+    }
+    // An answer made before the onRequest hook ran (what @restwell/errors refuses in its first
+    // hook: a request arriving while the app closes, an unmet Expect, a Host-less request)
+    // still gets the CORS headers, or a script sees a network error instead of a 503 and its
+    // Retry-After. Any other CORS answer has them already, or was refused them.
+    const origin = request.headers.origin
+    if (
+      origin !== undefined &&
+      !reply.hasHeader('access-control-allow-origin') &&
+      !isPreflight(request) &&
+      routeCors(request) !== false
+    ) {
+      allowActual(plan, reply, origin)
     }
     done(null, payload)
   }

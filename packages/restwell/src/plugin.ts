@@ -147,7 +147,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
         async (instance) => {
           const routeCors = routeConfigKey(instance, 'cors')
           // `Vary: Origin` kept on the final answer, whatever the handler set (see corsVaryHook).
-          instance.addHook('onSend', corsVaryHook(routeCors))
+          instance.addHook('onSend', corsVaryHook(plan, routeCors))
           instance.addHook(
             'onRequest',
             corsHook(

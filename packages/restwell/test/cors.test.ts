@@ -1,3 +1,4 @@
+import { type AddressInfo, connect } from 'node:net'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import tap, { test } from 'tap'
 import restwell, { httpErrors, type RestwellOptions } from '../src/index.js'
@@ -521,4 +522,74 @@ test('preflight: Accept (a JSON:API profile), the language headers and a gzip bo
   const off = await allowedBy({ compress: false })
   t.ok(off.includes('accept'), 'accept allowed without compression too')
   t.notOk(off.includes('content-encoding'), 'no decompression: Content-Encoding not allowed')
+})
+
+test('answers refused before the CORS hook ran still carry the CORS headers', async (t) => {
+  const app = await build()
+  const origin = 'https://app.example'
+  const unmet = await app.inject({ url: '/books', headers: { origin, expect: 'something' } })
+  t.equal(unmet.statusCode, 417)
+  t.equal(unmet.headers['access-control-allow-origin'], '*', 'a script can read the 417')
+  t.match(unmet.headers['access-control-expose-headers'], /X-Request-Id/)
+  const plain = await app.inject({ url: '/books', headers: { expect: 'something' } })
+  t.equal(plain.headers['access-control-allow-origin'], undefined, 'none without Origin')
+
+  const listed = await build({ cors: { origin: ['https://app.example'], credentials: true } })
+  const refused = await listed.inject({
+    url: '/books',
+    headers: { origin: 'https://elsewhere.example', expect: 'something' },
+  })
+  t.equal(refused.statusCode, 417)
+  t.equal(refused.headers['access-control-allow-origin'], undefined, 'a refused origin gets none')
+  const allowed = await listed.inject({ url: '/books', headers: { origin, expect: 'something' } })
+  t.equal(allowed.headers['access-control-allow-origin'], origin)
+  t.equal(allowed.headers['access-control-allow-credentials'], 'true')
+
+  const optedOut = Fastify()
+  apps.push(optedOut)
+  await optedOut.register(restwell)
+  optedOut.get('/private', { config: { cors: false } }, async () => 'x')
+  const off = await optedOut.inject({ url: '/private', headers: { origin, expect: 'something' } })
+  t.equal(off.statusCode, 417)
+  t.equal(off.headers['access-control-allow-origin'], undefined, 'config.cors: false gets none')
+})
+
+test('a request arriving while the app closes: the 503 carries the CORS headers', async (t) => {
+  const app = Fastify({ return503OnClosing: false })
+  await app.register(restwell)
+  let started!: () => void
+  const running = new Promise<void>((resolve) => {
+    started = resolve
+  })
+  let release!: () => void
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  app.get('/slow', async () => {
+    started()
+    await held
+    return { ok: true }
+  })
+  app.get('/books', async () => [])
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const socket = connect((app.server.address() as AddressInfo).port, '127.0.0.1')
+  let received = ''
+  const refused = new Promise<void>((resolve) => {
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1')
+      if (received.includes('SERVICE_UNAVAILABLE')) resolve()
+    })
+  })
+  socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n')
+  await running
+  const closed = app.close()
+  socket.write('GET /books HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n\r\n')
+  setImmediate(release)
+  await refused
+  socket.destroy()
+  await closed
+  const head = received.split('HTTP/1.1 ')[2]?.split('\r\n\r\n')[0] ?? ''
+  t.match(head, /^503 /)
+  t.match(head, /\r\naccess-control-allow-origin: \*\r\n/i)
+  t.match(head, /\r\naccess-control-expose-headers: [^\r]*Retry-After/i, 'Retry-After readable')
 })
