@@ -1,6 +1,6 @@
-import { type AddressInfo, connect } from 'node:net'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import tap, { test } from 'tap'
+import { answersWhileClosing } from '../../../test/helpers/closing.js'
 import restwell, { httpErrors, type RestwellOptions } from '../src/index.js'
 
 const apps: FastifyInstance[] = []
@@ -557,38 +557,12 @@ test('answers refused before the CORS hook ran still carry the CORS headers', as
 test('a request arriving while the app closes: the 503 carries the CORS headers', async (t) => {
   const app = Fastify({ return503OnClosing: false })
   await app.register(restwell)
-  let started!: () => void
-  const running = new Promise<void>((resolve) => {
-    started = resolve
-  })
-  let release!: () => void
-  const held = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  app.get('/slow', async () => {
-    started()
-    await held
-    return { ok: true }
-  })
   app.get('/books', async () => [])
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const socket = connect((app.server.address() as AddressInfo).port, '127.0.0.1')
-  let received = ''
-  const refused = new Promise<void>((resolve) => {
-    socket.on('data', (chunk) => {
-      received += chunk.toString('latin1')
-      if (received.includes('SERVICE_UNAVAILABLE')) resolve()
-    })
-  })
-  socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n')
-  await running
-  const closed = app.close()
-  socket.write('GET /books HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n\r\n')
-  setImmediate(release)
-  await refused
-  socket.destroy()
-  await closed
-  const head = received.split('HTTP/1.1 ')[2]?.split('\r\n\r\n')[0] ?? ''
+  const answers = await answersWhileClosing(
+    app,
+    'GET /books HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n\r\n',
+  )
+  const head = answers[1]?.split('\r\n\r\n')[0] ?? ''
   t.match(head, /^503 /)
   t.match(head, /\r\naccess-control-allow-origin: \*\r\n/i)
   t.match(head, /\r\naccess-control-expose-headers: [^\r]*Retry-After/i, 'Retry-After readable')
