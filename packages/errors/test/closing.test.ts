@@ -1,5 +1,3 @@
-import net from 'node:net'
-import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { answersWhileClosing } from '../../../test/helpers/closing.js'
