@@ -1,5 +1,5 @@
 /** Whether a request takes a content coding, from its `Accept-Encoding` (RFC 9110 §12.5.3). */
-import { parseList } from '@restwell/errors'
+import { parseList, remembered } from '@restwell/errors'
 
 /** Coding names as the ETag suffixes write them: lower case, `x-gzip` as `gzip` (§8.4.1.3). */
 function codingName(value: string): string {
@@ -17,6 +17,13 @@ function codingName(value: string): string {
  */
 export function acceptsCoding(header: string | undefined, coding: string): boolean {
   if (header === undefined) return false
+  return remembered(verdicts, `${coding}\n${header}`, () => judge(header, coding))
+}
+
+/** Verdicts by coding and header value: a revalidating client sends the same field each time. */
+const verdicts = new Map<string, boolean>()
+
+function judge(header: string, coding: string): boolean {
   let named = false
   let wildcard = 0
   for (const element of parseList(header).elements) {

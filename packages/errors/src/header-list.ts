@@ -159,3 +159,28 @@ export function parseList(header: string, max: number = MAX_LIST_ELEMENTS): Pars
   }
   return { elements, malformed }
 }
+
+/**
+ * Distinct header values remembered per memo (negotiation's `Accept` per route and for error
+ * bodies and `Content-Type` per app, conditional's `Accept-Encoding`), then forgotten.
+ */
+export const ACCEPT_CACHE_SIZE = 64
+
+/**
+ * `judge(value)`, remembered in `memo`: clients send a handful of distinct values of a header,
+ * so each is parsed once. Past `ACCEPT_CACHE_SIZE` values the memo starts over, so odd values
+ * cannot grow it. A verdict is never undefined (that is a missing entry): say `null`.
+ */
+export function remembered<V extends NonNullable<unknown> | null>(
+  memo: Map<string, V>,
+  value: string,
+  judge: (value: string) => V,
+): V {
+  let verdict = memo.get(value)
+  if (verdict === undefined) {
+    verdict = judge(value)
+    if (memo.size >= ACCEPT_CACHE_SIZE) memo.clear()
+    memo.set(value, verdict)
+  }
+  return verdict
+}

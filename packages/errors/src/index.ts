@@ -49,12 +49,14 @@ export { OptionsError, validateOptions } from './validate-options.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
 export {
+  ACCEPT_CACHE_SIZE,
   type ListElement,
   MAX_LIST_ELEMENTS,
   MAX_PARAMS,
   type ParsedList,
   parseList,
   parseQ,
+  remembered,
 } from './header-list.js'
 export { appendLink, safePath } from './link.js'
 export { invalidUtf8 } from './utf8.js'

@@ -1,6 +1,14 @@
 import fc from 'fast-check'
 import { test } from 'tap'
-import { isToken, MAX_LIST_ELEMENTS, MAX_PARAMS, parseList, parseQ } from '../src/index.js'
+import {
+  ACCEPT_CACHE_SIZE,
+  isToken,
+  MAX_LIST_ELEMENTS,
+  MAX_PARAMS,
+  parseList,
+  parseQ,
+  remembered,
+} from '../src/index.js'
 
 test('parseList reads values, parameters and weights', async (t) => {
   t.same(parseList('text/html;level=1;q=0.5;ext=x, */*'), {
@@ -98,4 +106,24 @@ test('property: a positive qvalue stays positive, within 0..1, three decimals', 
     { numRuns: 2000 },
   )
   t.pass()
+})
+
+test('remembered: each value judged once while it is kept, never more than the bound', async (t) => {
+  const memo = new Map<string, number | null>()
+  const judged: string[] = []
+  const judge = (value: string) => {
+    judged.push(value)
+    return value.startsWith('n') ? null : value.length
+  }
+  t.equal(remembered(memo, 'abc', judge), 3)
+  t.equal(remembered(memo, 'abc', judge), 3)
+  t.equal(remembered(memo, 'none', judge), null, 'null is a verdict too')
+  t.equal(remembered(memo, 'none', judge), null)
+  t.same(judged, ['abc', 'none'], 'a kept value is not judged again, null included')
+  for (let i = 0; i < 3 * ACCEPT_CACHE_SIZE; i++) {
+    t.equal(remembered(memo, `v${i}`, judge), `v${i}`.length)
+    t.ok(memo.size <= ACCEPT_CACHE_SIZE)
+  }
+  t.equal(remembered(memo, 'abc', judge), 3, 'forgotten, then judged afresh')
+  t.equal(judged.filter((value) => value === 'abc').length, 2)
 })

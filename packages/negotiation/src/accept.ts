@@ -1,30 +1,14 @@
 /** `Accept` (RFC 9110 §12.5.1): media ranges with weights, and choosing a representation. */
-import { isToken, type ListElement, parseList } from '@restwell/errors'
+import {
+  ACCEPT_CACHE_SIZE,
+  isToken,
+  type ListElement,
+  parseList,
+  remembered,
+} from '@restwell/errors'
 
-/**
- * Distinct header values remembered per memo (`Accept` per route and for error bodies,
- * `Content-Type` per app), then forgotten.
- */
-export const ACCEPT_CACHE_SIZE = 64
-
-/**
- * `judge(value)`, remembered in `memo`: clients send a handful of distinct values of a header,
- * so each is parsed once. Past `ACCEPT_CACHE_SIZE` values the memo starts over, so odd values
- * cannot grow it. A verdict is never undefined (that is a missing entry): say `null`.
- */
-export function remembered<V extends NonNullable<unknown> | null>(
-  memo: Map<string, V>,
-  value: string,
-  judge: (value: string) => V,
-): V {
-  let verdict = memo.get(value)
-  if (verdict === undefined) {
-    verdict = judge(value)
-    if (memo.size >= ACCEPT_CACHE_SIZE) memo.clear()
-    memo.set(value, verdict)
-  }
-  return verdict
-}
+/** Each distinct `Accept` (per route, and for error bodies) and `Content-Type` is read once. */
+export { ACCEPT_CACHE_SIZE, remembered }
 
 /** One media range of an `Accept` header, lowercased. */
 export interface MediaRange {

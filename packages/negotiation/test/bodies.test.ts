@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart'
 import restwellErrors from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { ACCEPT_CACHE_SIZE, remembered } from '../src/accept.js'
+import { ACCEPT_CACHE_SIZE } from '../src/accept.js'
 import { type MultipartFile, type NegotiationOptions, restwellNegotiation } from '../src/index.js'
 import { addParserUnlessPresent, utf8JsonParser } from '../src/bodies.js'
 import { multipartError } from '../src/multipart.js'
@@ -149,26 +149,6 @@ test('multipart attachBody: false leaves the parts to the handler (limits still 
   })
   t.equal(big.statusCode, 413)
   t.equal(big.json().error.code, 'PAYLOAD_TOO_LARGE')
-})
-
-test('remembered: each value judged once while it is kept, never more than the bound', async (t) => {
-  const memo = new Map<string, number | null>()
-  const judged: string[] = []
-  const judge = (value: string) => {
-    judged.push(value)
-    return value.startsWith('n') ? null : value.length
-  }
-  t.equal(remembered(memo, 'abc', judge), 3)
-  t.equal(remembered(memo, 'abc', judge), 3)
-  t.equal(remembered(memo, 'none', judge), null, 'null is a verdict too')
-  t.equal(remembered(memo, 'none', judge), null)
-  t.same(judged, ['abc', 'none'], 'a kept value is not judged again, null included')
-  for (let i = 0; i < 3 * ACCEPT_CACHE_SIZE; i++) {
-    t.equal(remembered(memo, `v${i}`, judge), `v${i}`.length)
-    t.ok(memo.size <= ACCEPT_CACHE_SIZE)
-  }
-  t.equal(remembered(memo, 'abc', judge), 3, 'forgotten, then judged afresh')
-  t.equal(judged.filter((value) => value === 'abc').length, 2)
 })
 
 test('Content-Type values get the same answer when remembered, past the bound', async (t) => {
