@@ -222,6 +222,15 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
 
   if (!hideRoutes && !httpsRequired) return
 
+  // With hideRoutes an unknown path is protected like a route: a 401 answered there by an
+  // earlier hook (a rate limit's keyGenerator that demands credentials) gets the challenge too.
+  if (hideRoutes) {
+    fastify.addHook('onError', function restwellAuthHiddenChallenge(request, reply, error, done) {
+      if (request.is404) addChallenge.call(this, request, reply, error, done)
+      else done()
+    })
+  }
+
   function refuseInsecure(request: FastifyRequest, reply: FastifyReply): HttpError | undefined {
     const location = SAFE_METHODS.has(request.method)
       ? httpsLocation(request, httpsHost)

@@ -341,6 +341,29 @@ test('plugin-wide requirement, overridden field by field by the route', async (t
   )
 })
 
+test('with hideRoutes, a 401 an earlier hook answers on an unknown path carries the challenge', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  // What a rate limit's keyGenerator that demands credentials does, before auth's hook.
+  app.addHook('onRequest', async (request) => {
+    if (request.headers['x-client'] === undefined) throw httpErrors.unauthorized('Say who you are')
+  })
+  await app.register(restwellAuth, { verify })
+  app.get('/health', { config: { auth: false } }, async () => {
+    throw httpErrors.gone('Retired')
+  })
+  const hidden = await app.inject({ url: '/nowhere' })
+  t.equal(hidden.statusCode, 401)
+  t.equal(hidden.headers['www-authenticate'], 'Bearer realm="api"', 'RFC 9110 §15.5.2')
+  t.equal(hidden.json().error.message, 'Say who you are')
+  const open = await app.inject({ url: '/health' })
+  t.equal(open.statusCode, 401)
+  t.equal(open.headers['www-authenticate'], undefined, 'a public route is still left alone')
+  const gone = await app.inject({ url: '/health', headers: { 'x-client': 'a' } })
+  t.equal(gone.statusCode, 410)
+  t.equal(gone.headers['www-authenticate'], undefined)
+})
+
 test('unknown paths require credentials before answering 404 (hideRoutes)', async (t) => {
   const app = await build()
   const anon = await app.inject({ url: '/secret-admin-panel' })

@@ -339,6 +339,27 @@ test('a key generator may answer with a promise; its failure is a masked 500', a
   t.notMatch(failed.body, /no client header/)
 })
 
+test("a keyGenerator's 401 on an unknown path under auth's hideRoutes carries the challenge", async (t) => {
+  const keyGenerator = (request: { headers: Record<string, unknown> }) => {
+    const client = request.headers['x-client']
+    if (client === undefined) throw httpErrors.unauthorized('Say who you are')
+    return String(client)
+  }
+  const app = await build({
+    rateLimit: { max: 10, keyGenerator },
+    auth: { verify: async (token: string) => (token === 'good' ? { id: 1 } : null) },
+  })
+  for (const url of ['/books', '/nowhere']) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 401, url)
+    t.equal(res.headers['www-authenticate'], 'Bearer realm="api"', `${url}: RFC 9110 §15.5.2`)
+    t.equal(res.json().error.message, 'Say who you are')
+  }
+  const found = await app.inject({ url: '/books', headers: { 'x-client': 'a' } })
+  t.equal(found.statusCode, 401, 'then the route asks for a token')
+  t.match(found.headers['www-authenticate'], /^Bearer realm="api"/)
+})
+
 test(`the memory store keeps the ${MEMORY_CLIENTS} most recently seen clients`, async (t) => {
   const app = await build({
     rateLimit: {
