@@ -97,9 +97,15 @@ export function codingOf(opaque: string): string | undefined {
   return CODING_SUFFIXES.includes(coding) ? coding : undefined
 }
 
+/** `opaque` without its `-<coding>` suffix (`coding` from `codingOf`). */
+function stripCoding(opaque: string, coding: string): string {
+  return `${opaque.slice(0, -coding.length - 2)}"`
+}
+
 /** The opaque-tag without a trailing `-<coding>` suffix, or undefined when it has none. */
 export function withoutCoding(opaque: string): string | undefined {
-  return codingOf(opaque) === undefined ? undefined : `${opaque.slice(0, opaque.lastIndexOf('-'))}"`
+  const coding = codingOf(opaque)
+  return coding === undefined ? undefined : stripCoding(opaque, coding)
 }
 
 /** Appends `-<coding>` inside the quotes of an ETag header value: `W/"a"` → `W/"a-gzip"`. */
@@ -125,7 +131,7 @@ export function tagMatches(
   const coding = codingOf(held.opaque)
   return (
     coding !== undefined &&
-    `${held.opaque.slice(0, -coding.length - 2)}"` === current.opaque &&
+    stripCoding(held.opaque, coding) === current.opaque &&
     (accepts === undefined || accepts(coding))
   )
 }
