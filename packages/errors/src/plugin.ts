@@ -194,7 +194,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
       return
     }
     if (isHeaderError(error)) {
-      // A header the route set is refused by Node: any answer with it fails the same way.
+      // A header the route set is refused by Node: every answer with it fails the same way.
       lastResort(error, request, reply, false)
       return
     }
