@@ -67,6 +67,7 @@ export {
   onEveryRoute,
   type RouteEntry,
   routesBefore,
+  RoutesOutOfReachError,
   routesOutOfReach,
 } from './routes.js'
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'

@@ -9,6 +9,7 @@ import restwellErrors, {
   onEveryRoute,
   type RouteEntry,
   routesBefore,
+  RoutesOutOfReachError,
   routesOutOfReach,
   type SchemaAccess,
   schemaAccess,
@@ -252,4 +253,26 @@ test('isPlainSchema: plain objects only, never an instance a copy would strip', 
   for (const value of [new Schema(), [], null, undefined, 'string', 1, new Map()]) {
     t.notOk(isPlainSchema(value), String(value))
   }
+})
+
+test('RoutesOutOfReachError names the routes, at most ten, and the fix', async (t) => {
+  const route = (url: string, method: string | string[]) => ({ url, method }) as RouteEntry
+  const one = new RoutesOutOfReachError('restwell', [
+    route('/a', 'GET'),
+    route('/b', ['PUT', 'PATCH']),
+  ])
+  t.equal(one.code, 'RESTWELL_ROUTES_OUT_OF_REACH')
+  t.same(one.routes, ['GET /a', 'PUT,PATCH /b'])
+  t.match(
+    one.message,
+    /^restwell: GET \/a, PUT,PATCH \/b were declared in plugins that loaded before restwell; /,
+  )
+  t.match(one.message, /`await app.register\(restwell\)` before/)
+  const many = new RoutesOutOfReachError(
+    'x',
+    Array.from({ length: 12 }, (_, i) => route(`/r${i}`, 'GET')),
+  )
+  t.equal(many.routes.length, 12)
+  t.match(many.message, /GET \/r9 and 2 more were declared/)
+  t.notMatch(many.message, /\/r10/)
 })

@@ -6,6 +6,7 @@ import restwellErrors, {
   adoptionBatch,
   DEFAULT_REQUEST_ID_HEADER,
   onEveryRoute,
+  RoutesOutOfReachError,
   routesOutOfReach,
   validateOptions,
 } from '@restwell/errors'
@@ -108,13 +109,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // restwell's plugins and by @fastify/compress and @fastify/rate-limit, runs over them at the
   // end, as Fastify would have run them had restwell been registered first.
   const adoptEarlierRoutes = adoptionBatch(fastify)
+  // Routes in encapsulated plugins that loaded earlier are out of reach: never a silent partial.
   const outOfReach = routesOutOfReach(fastify)
-  if (outOfReach.length > 0) {
-    fastify.log.warn(
-      { routes: outOfReach.map((route) => `${String(route.method)} ${route.url}`) },
-      'restwell: these routes were registered in plugins that loaded before restwell; Fastify gave them their hooks and error handler then, so no restwell convention applies to them: register restwell before the plugins that declare routes',
-    )
-  }
+  if (outOfReach.length > 0) throw new RoutesOutOfReachError('restwell', outOfReach)
 
   // HEAD answered like GET: Fastify's body-dropping hook goes after every plugin's onSend hook.
   onEveryRoute(fastify, headLikeGet)

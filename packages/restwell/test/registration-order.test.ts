@@ -320,23 +320,48 @@ test('a route that breaks the naming rules fails registration wherever it is dec
   }
 })
 
-test('routes in plugins that loaded before restwell are named in a warning', async (t) => {
-  const lines: string[] = []
-  const app = Fastify({
-    logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
-  })
+test('routes in plugins that loaded before restwell fail ready(), named with the fix', async (t) => {
+  const app = Fastify()
   apps.push(app)
   app.get('/early', async () => 'x')
   await app.register(async (child) => {
     child.get('/inner', async () => 'x')
   })
+  app.register(restwell)
+  const error = await app.ready().then(
+    () => undefined,
+    (failure: unknown) => failure as { code: string; routes: string[]; message: string },
+  )
+  t.equal(error?.code, 'RESTWELL_ROUTES_OUT_OF_REACH')
+  t.same(error?.routes, ['GET /inner', 'HEAD /inner'], 'a root route registered earlier is adopted')
+  t.match(
+    error?.message,
+    /^restwell: GET \/inner, HEAD \/inner were declared in plugins that loaded before restwell/,
+  )
+  t.match(error?.message, /await app\.register\(restwell\)` before registering the plugins/)
+})
+
+test('a long list of routes out of reach is cut at ten', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(async (child) => {
+    for (let i = 0; i < 6; i++) child.get(`/r${i}`, async () => 'x')
+  })
+  app.register(restwell)
+  await t.rejects(app.ready(), { message: /GET \/r4, HEAD \/r4 and 2 more were declared/ })
+})
+
+test('restwell registered first reaches the routes of every plugin after it', async (t) => {
+  const app = Fastify()
+  apps.push(app)
   await app.register(restwell)
-  await app.ready()
-  const warnings = lines
-    .map((l) => JSON.parse(l))
-    .filter((l) => /loaded before restwell/.test(l.msg))
-  t.equal(warnings.length, 1)
-  t.same(warnings[0].routes, ['GET /inner', 'HEAD /inner'])
-  const early = await app.inject({ method: 'PUT', url: '/early' })
-  t.equal(early.statusCode, 405, 'a root route registered earlier is adopted, and not named')
+  await app.register(async (child) => {
+    child.get('/inner', { config: { auth: false } }, async () => {
+      throw new Error('db down: password=hunter2')
+    })
+  })
+  const answer = await app.inject({ url: '/inner' })
+  t.equal(answer.statusCode, 500)
+  t.notMatch(answer.body, /hunter2/, 'the 500 is masked')
+  t.match(answer.json(), { error: { requestId: String } })
 })
