@@ -46,6 +46,7 @@ export {
 } from './request-id.js'
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { OptionsError, validateOptions } from './validate-options.js'
+export { developerWarning, WARNING_TYPE } from './warning.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
 export {

@@ -340,20 +340,31 @@ test('bad options fail registration naming the option', async (t) => {
     await app.ready()
   }
   await t.rejects(register({ format: 'xml' }), {
-    message: /@restwell\/errors: option "format" is invalid/,
+    message:
+      '@restwell/errors: option "format" must be one of "simple", "validation", "structured", "problem" (got "xml")',
   })
   await t.rejects(register({ colour: 'red' }), {
-    message: /option "colour"/,
+    message:
+      '@restwell/errors: option "colour" is not known; the known ones are "format", "requestIdHeader", "problemTypeBase", "notFoundHandler"',
+  })
+  await t.rejects(register({ requestIdHeadr: 'x-id' }), {
+    message:
+      '@restwell/errors: option "requestIdHeadr" is not known; did you mean "requestIdHeader"?',
   })
   await t.rejects(register({ requestIdHeader: 'bad header' }), {
-    message: /option "requestIdHeader"/,
+    message:
+      '@restwell/errors: option "requestIdHeader" must be a string matching /^[A-Za-z0-9-]+$/ or false (got "bad header")',
   })
   await t.rejects(register('loud'), {
-    message: /option "\(options\)" must be an object, got "loud"/,
+    message: '@restwell/errors: option "(options)" must be an object (got "loud")',
   })
-  await t.rejects(register({ format: () => 1 }), { message: /got a function/ })
-  await t.rejects(register({ problemTypeBase: 'x'.repeat(100), format: 1 }), { message: /got 1$/ })
-  await t.rejects(register({ problemTypeBase: '' }), { message: /got ""/ })
+  await t.rejects(register({ format: () => 1 }), { message: /\(got a function\)$/ })
+  await t.rejects(register({ problemTypeBase: 'x'.repeat(100), format: 1 }), {
+    message: /option "format" must be one of .* \(got 1\)$/,
+  })
+  await t.rejects(register({ problemTypeBase: '' }), {
+    message: '@restwell/errors: option "problemTypeBase" must be a non-empty string (got "")',
+  })
   // Fastify's own keys are not the plugin's concern
   await register({ prefix: '/x', logLevel: 'warn' })()
 })

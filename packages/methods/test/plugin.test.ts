@@ -344,6 +344,6 @@ test('bad options fail registration', async (t) => {
     async () => {
       await app.ready()
     },
-    { message: /@restwell\/methods: option "autoOptions" is invalid/ },
+    { message: '@restwell/methods: option "autoOptions" must be a boolean (got "yes")' },
   )
 })

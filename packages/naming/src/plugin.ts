@@ -1,5 +1,5 @@
 /** The `@restwell/naming` plugin: every route's path checked against the naming rules when registered. */
-import { onEveryRoute, validateOptions } from '@restwell/errors'
+import { developerWarning, onEveryRoute, validateOptions } from '@restwell/errors'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { type NamingOptions, NamingOptionsSchema, resolveNamingOptions } from './options.js'
@@ -41,9 +41,12 @@ const plugin: FastifyPluginAsync<NamingOptions> = async (fastify, rawOptions) =>
     if (violations.length === 0) return
     if (options.mode === 'error') throw new NamingError(url, violations)
     for (const violation of violations) {
-      fastify.log.warn(
-        { route: url, rule: violation.rule, segment: violation.segment },
+      // On the logger, and as a Node warning when no logger shows it (Fastify's default).
+      developerWarning(
+        fastify.log,
+        'RESTWELL_ROUTE_NAMING',
         `@restwell/naming: route ${url} breaks "${violation.rule}": ${violation.message}`,
+        { route: url, rule: violation.rule, segment: violation.segment },
       )
     }
   })

@@ -141,6 +141,37 @@ test('warn mode logs each rule a route breaks, once per path', async (t) => {
   t.match(warnings[1], { route: '/Book/:id/:part', rule: 'alternation', segment: ':part' })
 })
 
+test('warn mode without a logger: a RestwellWarning on the process, once per process', async (t) => {
+  const seen: Error[] = []
+  const listener = (warning: Error): void => {
+    seen.push(warning)
+  }
+  process.on('warning', listener)
+  t.teardown(() => process.off('warning', listener))
+  for (let i = 0; i < 2; i++) {
+    const app = Fastify() // Fastify's default: logger false
+    await app.register(restwellNaming)
+    app.get('/Librarians/:id/:part', async () => ({}))
+    app.get('/librarians', async () => ({}))
+    await app.ready()
+  }
+  const logged = await withLog({})
+  logged.app.get('/Logged-routes', async () => ({}))
+  await logged.app.ready()
+  await new Promise((resolve) => setImmediate(resolve))
+  t.match(seen, [
+    {
+      name: 'RestwellWarning',
+      code: 'RESTWELL_ROUTE_NAMING',
+      message:
+        '@restwell/naming: route /Librarians/:id/:part breaks "lowercase-hyphenated": "Librarians" must be lowercase words joined by hyphens',
+    },
+    { name: 'RestwellWarning', code: 'RESTWELL_ROUTE_NAMING', message: /breaks "alternation"/ },
+  ])
+  t.equal(seen.length, 2, 'the second app repeats no warning; the logged app writes its own log')
+  t.equal(logged.warnings.length, 1, 'a logger that shows warnings gets the line only')
+})
+
 test('error mode fails registration naming the route and the rule', async (t) => {
   const app = Fastify()
   await app.register(restwellNaming, { mode: 'error' })

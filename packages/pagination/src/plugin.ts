@@ -15,6 +15,7 @@ import type {
   FastifyReply,
   FastifyRequest,
   onRouteHookHandler,
+  preSerializationHookHandler,
   preValidationHookHandler,
   RouteOptions,
 } from 'fastify'
@@ -41,6 +42,26 @@ const PLUGIN = '@restwell/pagination'
 const PLAN: unique symbol = Symbol('restwell.pagination.plan')
 
 type Planned = FastifyRequest & { [PLAN]?: RoutePlan }
+
+/** `GET /books`: the route a request reached, as a developer wrote it. */
+const routeOf = (request: FastifyRequest): string =>
+  `${request.method} ${request.routeOptions.url ?? request.url}`
+
+/**
+ * A paginated route whose handler sent a plain array: no page, no `Link`, no total. Refused,
+ * not paginated here: the array may be the whole collection or a page the handler already cut
+ * with `request.pagination` (cutting that again would serve page 2 empty).
+ */
+const notAPage = (request: FastifyRequest): Error =>
+  new Error(
+    `${PLUGIN}: route ${routeOf(request)} has config.pagination, but its handler sent a plain array (no Link, no total): send the page with reply.paginate(items, { total }); for a whole collection held in memory, cut the page first: const { items, ...page } = applyPagination(all, request.pagination); return reply.paginate(items, page)`,
+  )
+
+/** Fails a paginated route's reply whose payload is a plain array (see `notAPage`). */
+const onlyPages: preSerializationHookHandler<unknown> = (request, _reply, payload, done) => {
+  if (Array.isArray(payload)) done(notAPage(request))
+  else done(null, payload)
+}
 
 /** Reads `config.pagination` of a route and decides everything once, at registration. */
 function planRoute(
@@ -116,7 +137,9 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
       const pagination = request.pagination
       const plan = request[PLAN]
       if (pagination === null || plan === undefined) {
-        throw new Error(`${PLUGIN}: reply.paginate() needs a route with config.pagination`)
+        throw new Error(
+          `${PLUGIN}: reply.paginate() needs a route with config.pagination, and route ${routeOf(request)} has none: add config: { pagination: true } (or its settings) to it`,
+        )
       }
       let signing: CursorSigning | undefined
       if (plan.cursor) {
@@ -177,6 +200,8 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
       done()
     }
     routeOptions.preValidation = [readPage, ...asList(routeOptions.preValidation)]
+    // Before the route's other hooks: an array is refused before a serializer turns it to text.
+    routeOptions.preSerialization = [onlyPages, ...asList(routeOptions.preSerialization)]
   }
   onEveryRoute(fastify, onRoute)
 }

@@ -606,9 +606,69 @@ test('routes without config.pagination pay nothing and cannot paginate', async (
   app.get('/off', { config: { pagination: false } }, async (request) => ({ p: request.pagination }))
   const res = await app.inject('/plain?page=abc')
   t.equal(res.statusCode, 500)
-  t.match(res.json().message, /needs a route with config.pagination/)
+  t.equal(
+    res.json().message,
+    '@restwell/pagination: reply.paginate() needs a route with config.pagination, and route GET /plain has none: add config: { pagination: true } (or its settings) to it',
+    "without @restwell/errors, Fastify's own handler shows it",
+  )
   t.equal(preValidation, undefined)
   t.strictSame((await app.inject('/off?page=abc')).json(), { p: null })
+})
+
+test('reply.paginate() without config.pagination: the error names the route, the client sees a masked 500', async (t) => {
+  const { app } = await buildApp()
+  const thrown: Error[] = []
+  app.addHook('onError', async (_request, _reply, error) => {
+    thrown.push(error)
+  })
+  app.get('/reports/:year', async (_request, reply) => reply.paginate([{ id: 1 }]))
+  const res = await app.inject('/reports/2024?page=2')
+  t.equal(res.statusCode, 500)
+  t.match(thrown, [
+    {
+      message:
+        '@restwell/pagination: reply.paginate() needs a route with config.pagination, and route GET /reports/:year has none: add config: { pagination: true } (or its settings) to it',
+    },
+  ])
+  const body = res.json()
+  t.match(body, { error: { message: 'Internal Server Error', requestId: /\S/ } })
+  t.notMatch(res.body, /pagination|reports/, 'nothing of the message reaches the client')
+
+  // Outside any route (a not-found handler), the path requested is named.
+  const bare = Fastify()
+  await bare.register(restwellPagination)
+  bare.setNotFoundHandler((_request, reply) => reply.paginate([]))
+  t.match((await bare.inject('/nowhere?x=1')).json(), {
+    statusCode: 500,
+    message: /and route GET \/nowhere\?x=1 has none/,
+  })
+})
+
+test('a paginated route whose handler sends a plain array fails clearly instead of sending no page', async (t) => {
+  const { app } = await buildApp()
+  const thrown: Error[] = []
+  app.addHook('onError', async (_request, _reply, error) => {
+    thrown.push(error)
+  })
+  app.get('/shelves', { config: { pagination: true } }, async () => [{ id: 1 }, { id: 2 }])
+  app.get('/racks', { config: { pagination: true } }, async (_request, reply) => {
+    reply.send([{ id: 1 }])
+    return reply
+  })
+  app.get('/counts', { config: { pagination: true } }, async () => ({ count: 2 }))
+  const expected =
+    '@restwell/pagination: route GET /shelves has config.pagination, but its handler sent a plain array (no Link, no total): send the page with reply.paginate(items, { total }); for a whole collection held in memory, cut the page first: const { items, ...page } = applyPagination(all, request.pagination); return reply.paginate(items, page)'
+  const res = await app.inject('/shelves')
+  t.equal(res.statusCode, 500)
+  t.equal(res.headers.link, undefined)
+  t.match(res.json(), { error: { message: 'Internal Server Error', requestId: /\S/ } })
+  t.notMatch(res.body, /pagination|shelves/, 'masked: the message is for the developer')
+  t.equal(thrown[0]?.message, expected)
+  t.equal((await app.inject({ method: 'HEAD', url: '/shelves' })).statusCode, 500, 'HEAD alike')
+  t.equal((await app.inject('/racks')).statusCode, 500, 'reply.send(array) alike')
+  t.match(thrown.at(-1), { message: /route GET \/racks has config.pagination/ })
+  t.same((await app.inject('/counts')).json(), { count: 2 }, 'an object is not refused')
+  t.equal(thrown.length, 3)
 })
 
 test('existing preValidation hooks run after pagination has read the query', async (t) => {

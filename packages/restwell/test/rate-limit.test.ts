@@ -152,7 +152,7 @@ test('an unreadable timeWindow fails registration instead of a NaN window', asyn
       },
       {
         name: 'OptionsError',
-        message: `restwell: option "rateLimit.timeWindow" is invalid: must be a whole number of milliseconds >= 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h'), got ${JSON.stringify(timeWindow)}`,
+        message: `restwell: option "rateLimit.timeWindow" must be a whole number of milliseconds ≥ 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h') (got ${JSON.stringify(timeWindow)})`,
       },
       timeWindow.slice(0, 20),
     )
@@ -164,8 +164,12 @@ test('an unreadable timeWindow fails registration instead of a NaN window', asyn
       async () => {
         await app.ready()
       },
-      // The schema refuses these (an integer >= 1): the message names `rateLimit` and shows it.
-      { name: 'OptionsError', message: /option "rateLimit" is invalid: .*"timeWindow":/ },
+      // The schema refuses these (an integer ≥ 1 or a non-empty string): the message names the field.
+      {
+        name: 'OptionsError',
+        option: 'rateLimit.timeWindow',
+        message: `restwell: option "rateLimit.timeWindow" must be an integer ≥ 1 or a non-empty string (got ${timeWindow})`,
+      },
       String(timeWindow),
     )
   }
@@ -183,7 +187,7 @@ test("a route's own timeWindow is checked when the route is added", async (t) =>
       () => app.get('/bad', { config: { rateLimit: { max: 1, timeWindow } } } as object, handler),
       {
         name: 'OptionsError',
-        message: `restwell: option "config.rateLimit.timeWindow" of route GET /bad is invalid: must be a whole number of milliseconds >= 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h'), got ${typeof timeWindow === 'string' ? JSON.stringify(timeWindow) : String(timeWindow)}`,
+        message: `restwell: option "config.rateLimit.timeWindow" of route GET /bad must be a whole number of milliseconds ≥ 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h') (got ${typeof timeWindow === 'string' ? JSON.stringify(timeWindow) : String(timeWindow)})`,
       },
       String(timeWindow),
     )
@@ -207,7 +211,10 @@ test("a route's own timeWindow is checked when the route is added", async (t) =>
     async () => {
       await early.ready()
     },
-    { message: /option "config\.rateLimit\.timeWindow" of route GET \/early is invalid/ },
+    {
+      message:
+        /^restwell: option "config\.rateLimit\.timeWindow" of route GET \/early must be a whole number of milliseconds ≥ 1 .* \(got "soon"\)$/,
+    },
     'a route added before restwell too',
   )
 })
