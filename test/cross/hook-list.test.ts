@@ -64,16 +64,17 @@ test('the hooks of a GET, its HEAD, a PATCH and an opted-out route under the umb
       'onRequest',
       'restwellRateLimit',
       'onNotFound',
-      'restwellAcceptEncoding',
     ],
     preHandler: ['onNotFound'],
-    onSend: ['restwellCorsVary', 'cacheControlNotFound', 'advertiseAcceptPatch'],
+    // The pipeline's send phase of the answers of no route.
+    onSend: ['restwellSendNotFound'],
   }
   // What a route that keeps its conventions adds to the root hooks, before its own.
   const routed = {
-    onRequest: [...root.onRequest, 'negotiationOnRequest', 'onRequest'],
+    onRequest: [...root.onRequest, 'negotiationOnRequest'],
     preSerialization: ['negotiationSerialize'],
-    onSend: [...root.onSend, 'negotiationOnSend'],
+    // The route's plan: every send step in the pipeline's order, one hook.
+    onSend: [...root.onSend, 'restwellSend'],
   }
   t.same(hookLists(app), {
     'GET /books/:id': {
@@ -84,29 +85,26 @@ test('the hooks of a GET, its HEAD, a PATCH and an opted-out route under the umb
         'restwellCompressEarly',
       ],
       preHandler: root.preHandler,
-      onSend: [...routed.onSend, 'validate', 'restwellCompress', 'finish', 'cacheControlOnSend'],
+      onSend: routed.onSend,
     },
     'HEAD /books/:id': {
       onRequest: routed.onRequest,
       preSerialization: [...routed.preSerialization, 'beforeSerialization'],
       preHandler: root.preHandler,
-      onSend: [
-        ...routed.onSend,
-        'validate',
-        'restwellCompress',
-        'headRouteOnSendHandler',
-        'finish',
-        'cacheControlOnSend',
-      ],
+      onSend: [...routed.onSend, 'headRouteOnSendHandler'],
     },
     'PATCH /books/:id': {
       onRequest: [...routed.onRequest, 'checkContentType'],
       preParsing: ['restwellRequestCoding', 'preParsing'],
       preSerialization: routed.preSerialization,
       preHandler: root.preHandler,
-      onSend: [...routed.onSend, 'restwellCompress', 'cacheControlOnSend'],
+      onSend: routed.onSend,
     },
     'GET /plain': root,
-    'HEAD /plain': { ...root, onSend: [...root.onSend, 'headRouteOnSendHandler'] },
+    // HEAD's own rule (a 204 or 304 without Content-Length) before Fastify's hook.
+    'HEAD /plain': {
+      ...root,
+      onSend: [...root.onSend, 'restwellSend', 'headRouteOnSendHandler'],
+    },
   })
 })

@@ -1,10 +1,11 @@
 /** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
-import { appendVary, asList, onEveryRoute, validateOptions } from '@restwell/errors'
+import { type SendStep, useNotFoundSendStep, useSendStep } from '@restwell/core'
+import { appendVary, onEveryRoute, validateOptions } from '@restwell/errors'
 import type {
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
-  onSendHookHandler,
   RouteOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
@@ -54,6 +55,9 @@ interface RouteSettings {
 
 const OVERRIDE: unique symbol = Symbol('restwell.cache-control.override')
 type WithOverride = { [OVERRIDE]: Policy | null }
+/** The value this plugin set on the reply: a later pass (the error answer) may decide again. */
+const DECIDED: unique symbol = Symbol('restwell.cache-control.decided')
+type WithDecided = { [DECIDED]: string | null }
 
 function toPolicy(directives: CacheDirectives): Policy {
   const value = formatCacheControl(directives)
@@ -77,7 +81,13 @@ function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyR
  * `vary` names. `Vary` comes out with each name once.
  */
 function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSettings): void {
-  const existing = reply.getHeader('cache-control')
+  let existing = reply.getHeader('cache-control')
+  // Set by this plugin on an earlier pass (a 200 that a later hook turned into an error): the
+  // answer sent now is another, decided anew.
+  if (existing !== undefined && existing === (reply as unknown as WithDecided)[DECIDED]) {
+    reply.removeHeader('cache-control')
+    existing = undefined
+  }
   let stored: boolean
   let shared: boolean
   if (existing === NO_STORE) {
@@ -88,6 +98,7 @@ function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSet
     shared = isSharedCacheControl(parsed)
   } else if (reply.statusCode >= 400) {
     reply.header('cache-control', NO_STORE)
+    ;(reply as unknown as WithDecided)[DECIDED] = NO_STORE
     stored = shared = false
   } else {
     const override = (reply as unknown as WithOverride)[OVERRIDE]
@@ -95,6 +106,7 @@ function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSet
     const policy =
       override ?? (method === 'GET' || method === 'HEAD' ? settings.read : NO_STORE_POLICY)
     reply.header('cache-control', policy.value)
+    ;(reply as unknown as WithDecided)[DECIDED] = policy.value
     stored = policy.stored
     shared = policy.shared
   }
@@ -111,44 +123,12 @@ function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSet
   }
 }
 
-function sendHook(settings: RouteSettings): onSendHookHandler {
-  return function cacheControlOnSend(request, reply, payload, done) {
+/** The route's send step: the policy and `Vary` by the final status. */
+function sendStep(settings: RouteSettings): SendStep {
+  return function cacheControl(request, reply) {
     decide(request, reply, settings)
-    done(null, payload)
+    return undefined
   }
-}
-
-/** The hook arrays of a route's options, loosely typed so a hook can be appended. */
-type SendSlot = { onSend?: unknown }
-
-function appendSendHook(route: SendSlot, hook: onSendHookHandler): void {
-  route.onSend = [...asList(route.onSend), hook]
-}
-
-/**
- * Makes `hook` the last of the `onSend` hooks of a route added before this plugin loaded.
- * `onEveryRoute` sets such a route up when this plugin loads, and a plugin loading later
- * (conditional, with its 412 from the bytes) sets it up later still, appending after any
- * microtask of ours. So the route's `onSend` becomes an accessor that moves `hook` to the end
- * of the list each time it is read (Fastify reads it when it builds the route, at ready):
- * plugins that set a new list (`route.onSend = [...route.onSend, theirs]`) or push onto the one
- * they read land before it.
- */
-function keepSendHookLast(route: SendSlot, hook: onSendHookHandler): void {
-  let hooks: unknown[] = [...asList(route.onSend)]
-  Object.defineProperty(route, 'onSend', {
-    configurable: true,
-    enumerable: true,
-    get(): unknown[] {
-      const at = hooks.indexOf(hook)
-      if (at !== -1) hooks.splice(at, 1)
-      hooks.push(hook)
-      return hooks
-    },
-    set(value: unknown) {
-      hooks = [...asList(value)]
-    },
-  })
 }
 
 function routeName(route: RouteOptions): string {
@@ -212,31 +192,25 @@ const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptio
   }
 
   fastify.decorateReply(OVERRIDE as unknown as string, null)
+  fastify.decorateReply(DECIDED as unknown as string, null)
   fastify.decorateReply('cacheControl', cacheControl)
 
-  // True while `onEveryRoute` runs the hook over the routes added before this plugin loaded
-  // (inside the umbrella's adoption batch it runs later, with every plugin's hook at once).
-  let earlier = true
-  onEveryRoute(fastify, function cacheControlOnRoute(route) {
+  // Alone, the route's hook comes where this plugin is registered: after the plugins whose
+  // answers it describes (conditional's 304/412, compression's Vary).
+  onEveryRoute(fastify, function cacheControlOnRoute(this: FastifyInstance, route) {
     const raw = route.config?.cache
     if (raw === false) return
-    const settings = resolveRoute(options, pluginPolicy, route, raw)
-    const hook = sendHook(settings)
-    // Run after every other onSend hook of the route (conditional's 304/412, compression's
-    // Vary). Route hooks are read when Fastify builds the route at ready; for a new route, a
-    // plugin registered after this one appends its hook in its own onRoute hook, in this same
-    // round, so appending once the round is over puts this one last.
-    if (earlier) keepSendHookLast(route as SendSlot, hook)
-    else queueMicrotask(() => appendSendHook(route as SendSlot, hook))
+    useSendStep(
+      this,
+      route,
+      'cacheControl',
+      sendStep(resolveRoute(options, pluginPolicy, route, raw)),
+    )
   })
-  earlier = false
 
   // Responses of no route (the not-found handler, Fastify's own 404/400 for a bad URL) never
-  // pass through a route's hooks; this costs matched routes one property read.
-  fastify.addHook('onSend', function cacheControlNotFound(request, reply, payload, done) {
-    if (request.is404) decide(request, reply, notFound)
-    done(null, payload)
-  })
+  // pass through a route's hooks.
+  useNotFoundSendStep(fastify, 'cacheControl', sendStep(notFound))
 }
 
 /** The `@restwell/cache-control` plugin. */

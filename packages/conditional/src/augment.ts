@@ -43,6 +43,13 @@ export interface ConditionalRouteConfig {
   lastModifiedField?: string
   /** The stored resource's validators, read in a preHandler: writes are checked against them. */
   getValidator?: GetValidator
+  /**
+   * The route's PUT (and PATCH) may create a missing target: its preconditions are evaluated
+   * against no representation (If-Match → 412, If-None-Match `*` passes). When false, a write to
+   * a missing target (`getValidator` gives nothing) is 404 before the handler runs, whatever it
+   * carries. POST is always evaluated, DELETE never creates. [true for PUT, false for PATCH]
+   */
+  creates?: boolean
 }
 
 export interface EtagOptions {

@@ -1,6 +1,6 @@
 /** @restwell/conditional: ETag, Last-Modified, If-* preconditions (304/412/428) and byte ranges (206/416). */
 import './augment.js'
-import { headHookLast, restwellConditional } from './plugin.js'
+import { codingTag, restwellConditional } from './plugin.js'
 
 export { acceptsCoding } from './accept-encoding.js'
 export type {
@@ -52,5 +52,5 @@ export {
   type RangeSpec,
   resolveRanges,
 } from './range.js'
-export { headHookLast, restwellConditional }
+export { codingTag, restwellConditional }
 export default restwellConditional

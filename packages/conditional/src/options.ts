@@ -35,6 +35,7 @@ export const RouteConfigSchema = Type.Object(
     idField: Type.Optional(Type.String({ minLength: 1 })),
     lastModifiedField: Type.Optional(Type.String({ minLength: 1 })),
     getValidator: Type.Optional(Type.Function([], Type.Unknown())),
+    creates: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 )

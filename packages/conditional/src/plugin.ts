@@ -2,8 +2,17 @@
 import type { Readable } from 'node:stream'
 import type { ReadableStream } from 'node:stream/web'
 import {
+  addRouteHook,
+  bodilessHead,
+  contributeSend,
+  notModifiedHeaders,
+  pipelineOf,
+  type RouteEntry,
+  type SendStep,
+  sendHook,
+} from '@restwell/core'
+import {
   appendVary,
-  asList,
   declareState,
   ErrorCode,
   type HttpError,
@@ -40,6 +49,7 @@ import {
 import {
   type CurrentValidators,
   checksStoredState,
+  creatingMethods,
   evaluateIfRange,
   evaluateParsed,
   isConditional,
@@ -55,18 +65,6 @@ const tagOf = (value: unknown): string => Object.prototype.toString.call(value)
 
 /** Methods whose preconditions are checked against the stored state before the handler runs. */
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-
-/** Representation metadata a 304 must not carry (RFC 9110 §15.4.5); validators, Vary, Cache-Control, Expires, Content-Location stay. */
-const REMOVED_ON_304: readonly string[] = [
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'content-language',
-  'content-range',
-  'content-disposition',
-  'accept-ranges',
-  'transfer-encoding',
-]
 
 /** Per-reply state, kept on the reply under a symbol. */
 interface ReplyState {
@@ -109,8 +107,8 @@ interface RouteSettings {
   path: string
   lastModifiedField: string | undefined
   getValidator: GetValidator | undefined
-  /** The route is Fastify's HEAD twin of a GET route, with its body-dropping hook last. */
-  beforeHeadHook: boolean
+  /** Write methods that may create a missing target (`creatingMethods`); for the others it is 404. */
+  creating: ReadonlySet<string>
 }
 
 /** A version or an id used as it is: what `etagField`, `idField` and `lastModifiedField` may hold. */
@@ -181,39 +179,6 @@ function collectionDigest(
 type Done = (error?: Error | null, payload?: unknown) => void
 type SendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) => void
 
-/** The hook arrays of a route's options, loosely typed so hooks can be appended. */
-type HookSlots = Record<'preHandler' | 'preSerialization' | 'onSend', unknown>
-
-function appendHook(options: HookSlots, name: keyof HookSlots, hook: unknown): void {
-  options[name] = [...asList(options[name]), hook]
-}
-
-/**
- * Name of the onSend hook Fastify gives the HEAD route it makes for a GET route; it drops the
- * body, so the validators must be computed before it.
- */
-const FASTIFY_HEAD_HOOK = 'headRouteOnSendHandler'
-
-/** Where Fastify's HEAD body-dropping hook sits in a list of onSend hooks; -1 when absent. */
-function headHookIndex(hooks: readonly unknown[]): number {
-  return hooks.findIndex((hook) => (hook as { name?: unknown } | null)?.name === FASTIFY_HEAD_HOOK)
-}
-
-/**
- * Moves Fastify's HEAD body-dropping hook after the route's other onSend hooks. Fastify gives
- * the HEAD twin of a GET route the GET's hooks and then its own; plugins' `onRoute` hooks then
- * append theirs after it, and would see no body on HEAD (no validator from the bytes, no
- * compression, a `Content-Length` of other bytes than GET's). Call it once every plugin's
- * `onRoute` hook has run for the route (in a microtask: route hooks are read at ready).
- */
-export function headHookLast(options: { onSend?: unknown }): void {
-  const hooks = [...asList(options.onSend)]
-  const at = headHookIndex(hooks)
-  if (at === -1) return
-  hooks.push(...hooks.splice(at, 1))
-  options.onSend = hooks
-}
-
 function contentCoding(reply: FastifyReply): string | undefined {
   const value = reply.getHeader('content-encoding')
   if (typeof value !== 'string') return undefined
@@ -254,26 +219,15 @@ function dropValidators(reply: FastifyReply): void {
   reply.removeHeader('accept-ranges')
 }
 
-/** Removes the representation metadata a 304 must not carry. */
-function strip304(reply: FastifyReply): void {
-  for (const name of REMOVED_ON_304) reply.removeHeader(name)
-}
-
 /**
- * Turns the reply into a 304: status, the tag the client holds, no representation metadata.
- * The body is null, or '' when Fastify's HEAD hook follows (it needs a string or a stream;
- * the Content-Length it then sets is removed again by the last hook).
+ * Turns the reply into a 304 with the tag the client holds; the body is gone. What else a 304
+ * keeps is decided once, at the end of the send phase (`notModifiedHeaders`).
  */
-function notModified(
-  reply: FastifyReply,
-  tag: EntityTag | null,
-  settings: RouteSettings,
-): string | null {
+function notModified(reply: FastifyReply, tag: EntityTag | null, settings: RouteSettings): null {
   reply.code(304)
-  strip304(reply)
   if (tag !== null) reply.header('etag', formatEntityTag(tag))
   if (settings.vary) appendVary(reply, 'accept-encoding')
-  return settings.beforeHeadHook ? '' : null
+  return null
 }
 
 function setEtag(reply: FastifyReply, tag: EntityTag): void {
@@ -341,8 +295,10 @@ function buildRouteHooks(settings: RouteSettings) {
     if (!read) {
       if (!UNSAFE_METHODS.has(request.method)) return undefined
       if (!isConditional(preconditions)) {
-        if (settings.requirePrecondition) throw preconditionRequired()
-        return undefined
+        if (!settings.requirePrecondition) return undefined
+        // A write that may create its target needs a precondition whether it exists or not;
+        // for the others, a missing target is 404, not 428: look it up first.
+        if (settings.creating.has(request.method)) throw preconditionRequired()
       }
     }
     const validators = await (settings.getValidator as GetValidator)(request)
@@ -364,20 +320,24 @@ function buildRouteHooks(settings: RouteSettings) {
       }
       return undefined
     }
-    const current: CurrentValidators =
-      validators === null || validators === undefined
-        ? { exists: false }
-        : {
-            exists: true,
-            etag:
-              validators.etag === undefined
-                ? undefined
-                : toEntityTag(validators.etag, validators.weak ?? false),
-            lastModified:
-              validators.lastModified === undefined
-                ? undefined
-                : toSeconds(validators.lastModified),
-          }
+    const absent = validators === null || validators === undefined
+    // A write that cannot create its missing target would be the handler's 404 without its
+    // preconditions, so they are ignored (RFC 9110 §13.2.1) and the 404 is answered here,
+    // before the handler runs: nothing is written, even if the target appears meanwhile.
+    if (absent && !settings.creating.has(request.method)) {
+      throw httpErrors.notFound('The target resource does not exist')
+    }
+    const current: CurrentValidators = absent
+      ? { exists: false }
+      : {
+          exists: true,
+          etag:
+            validators.etag === undefined
+              ? undefined
+              : toEntityTag(validators.etag, validators.weak ?? false),
+          lastModified:
+            validators.lastModified === undefined ? undefined : toSeconds(validators.lastModified),
+        }
     // A precondition the evaluation then ignores (If-Unmodified-Since with no date known)
     // checks nothing: the write is as unconditional as one without it.
     if (settings.requirePrecondition && !checksStoredState(preconditions, current)) {
@@ -440,22 +400,22 @@ function buildRouteHooks(settings: RouteSettings) {
   }
 
   /** ETag from the bytes (when none is known), 304/412, Accept-Ranges, 206/416. */
-  const validate: SendHook = (request, reply, payload, done) => {
+  const validate: SendStep = (request, reply, payload) => {
     const known = peekState(reply)
     const status = reply.statusCode
     if (known !== null && known.notModified !== undefined) {
       if (status === 200) {
         discard(reply, payload)
-        return done(null, notModified(reply, known.notModified, settings))
+        return notModified(reply, known.notModified, settings)
       }
-      // A hook after the precondition check turned the answer into another (a 410 from soft
+      // A step after the precondition check turned the answer into another (a 410 from soft
       // delete, a 500): the preconditions no longer apply (RFC 9110 §13.2.1).
       known.notModified = undefined
     }
     if (status !== 200 || !isSafeReadMethod(request.method)) {
       // Validators set for a 200 that became an error describe no representation of it.
       if (known !== null && status >= 400) dropValidators(reply)
-      return done()
+      return undefined
     }
     const encoded = contentCoding(reply) !== undefined
     const bytes = typeof payload === 'string' || Buffer.isBuffer(payload)
@@ -480,47 +440,44 @@ function buildRouteHooks(settings: RouteSettings) {
       discard(reply, payload)
       if (outcome.result === 'failed') {
         dropValidators(reply)
-        return done(preconditionFailed(outcome.field))
+        throw preconditionFailed(outcome.field)
       }
-      return done(null, notModified(reply, outcome.etag ?? null, settings))
+      return notModified(reply, outcome.etag ?? null, settings)
     }
     if (vary) appendVary(reply, 'accept-encoding')
-    if (!settings.ranges || !bytes || encoded) return done()
+    if (!settings.ranges || !bytes || encoded) return undefined
     if (request.method === 'GET' && request.headers.range !== undefined) {
-      let ranged: Buffer | undefined
-      try {
-        ranged = applyRange(request, reply, payload as string | Buffer, state, settings.maxRanges)
-      } catch (error) {
-        return done(error as Error)
-      }
-      if (ranged !== undefined) return done(null, ranged)
+      const ranged = applyRange(
+        request,
+        reply,
+        payload as string | Buffer,
+        state,
+        settings.maxRanges,
+      )
+      if (ranged !== undefined) return ranged
     }
     reply.header('accept-ranges', 'bytes')
-    done()
+    return undefined
   }
 
-  /**
-   * Runs after every other onSend hook: an encoded body gets `-<coding>` in its ETag; a 304
-   * loses any Content-Length or Content-Type a later hook added.
-   */
-  const finish: SendHook = (_request, reply, _payload, done) => {
-    const status = reply.statusCode
-    if (status === 304) {
-      strip304(reply)
-    } else if (status === 200 || status === 206) {
-      const coding = contentCoding(reply)
-      const etag = reply.getHeader('etag')
-      if (coding !== undefined) {
-        reply.removeHeader('accept-ranges')
-        if (typeof etag === 'string' && etag.endsWith('"')) {
-          reply.header('etag', withCoding(etag, coding.replace(/[^a-z0-9-]+/g, '.')))
-        }
-      }
-    }
-    done()
-  }
+  return { checkStoredState, beforeSerialization, validate }
+}
 
-  return { checkStoredState, beforeSerialization, validate, finish }
+/**
+ * After compression: an encoded body's ETag gets `-<coding>` (RFC 9110 §8.8.3: each content
+ * coding is a representation of its own), and no `Accept-Ranges` (ranges are of identity bytes).
+ */
+export const codingTag: SendStep = (_request, reply) => {
+  const status = reply.statusCode
+  if (status !== 200 && status !== 206) return undefined
+  const coding = contentCoding(reply)
+  if (coding === undefined) return undefined
+  reply.removeHeader('accept-ranges')
+  const etag = reply.getHeader('etag')
+  if (typeof etag === 'string' && etag.endsWith('"')) {
+    reply.header('etag', withCoding(etag, coding.replace(/[^a-z0-9-]+/g, '.')))
+  }
+  return undefined
 }
 
 /** 206 (one part or multipart/byteranges) or a thrown 416; undefined to send the whole body. */
@@ -585,7 +542,7 @@ function resolveRoute(
     path: route.url,
     lastModifiedField: config.lastModifiedField,
     getValidator: config.getValidator,
-    beforeHeadHook: false,
+    creating: creatingMethods(config.creates),
   }
 }
 
@@ -593,7 +550,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   const options = resolveConditionalOptions(
     validateOptions(NAME, ConditionalOptionsSchema, rawOptions),
   )
-  if (fastify.hasReplyDecorator('compress')) {
+  if (fastify.hasReplyDecorator('compress') && pipelineOf(fastify) === undefined) {
     throw new Error(
       `${NAME} must be registered before @fastify/compress, so that ETags are computed on the identity bytes and a 304 or 206 is decided before compression`,
     )
@@ -618,6 +575,8 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     },
   )
 
+  // Routes hashing strong ETags that @fastify/compress may compress (checked at ready).
+  const strongTags: RouteEntry[] = []
   onEveryRoute(fastify, function conditionalOnRoute(this: FastifyInstance, route) {
     const raw = route.config?.conditional
     if (raw === false) return
@@ -640,20 +599,36 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     }
     const settings = resolveRoute(this, options, route, config)
     const hooks = buildRouteHooks(settings)
-    const slots = route as unknown as HookSlots
-    if (settings.getValidator !== undefined) appendHook(slots, 'preHandler', hooks.checkStoredState)
+    if (settings.getValidator !== undefined) {
+      addRouteHook(route, 'preHandler', hooks.checkStoredState)
+    }
     if (!read) return
-    appendHook(slots, 'preSerialization', hooks.beforeSerialization)
-    appendHook(slots, 'onSend', hooks.validate)
-    settings.beforeHeadHook = headHookIndex(asList(slots.onSend)) !== -1
-    // The last hook must run after the compression hook, which a plugin registered after
-    // this one appends in its own onRoute hook, and after HEAD's body-dropping hook, moved
-    // after all of them. Route hooks are read when Fastify builds the route (at ready), so
-    // doing both once this onRoute round is over puts them last.
-    queueMicrotask(() => {
-      headHookLast(slots)
-      appendHook(slots, 'onSend', hooks.finish)
-    })
+    addRouteHook(route, 'preSerialization', hooks.beforeSerialization)
+    if (pipelineOf(this) !== undefined) {
+      contributeSend(route, 'conditional', hooks.validate)
+      contributeSend(route, 'conditionalCoding', codingTag)
+      return
+    }
+    // Alone: one hook after the route's own, and before them on HEAD, where Fastify's hook that
+    // drops HEAD's body comes last. The 304 and HEAD rules end it, as they end the pipeline.
+    if (settings.etag && !settings.weak && route.compress !== false) strongTags.push(route)
+    addRouteHook(
+      route,
+      'onSend',
+      sendHook('conditionalSend', [hooks.validate, codingTag, notModifiedHeaders, bodilessHead]),
+      methods.includes('HEAD') ? 'first' : 'last',
+    )
+  })
+
+  // Alone beside @fastify/compress, whose hook runs after this plugin's, gzip and identity bytes
+  // would share one strong ETag (RFC 9110 §8.8.3 forbids it): weak tags may, the umbrella's
+  // pipeline tags each coding.
+  fastify.addHook('onReady', async function conditionalBesideCompress() {
+    if (strongTags.length === 0 || !fastify.hasReplyDecorator('compress')) return
+    const named = strongTags.map((route) => `${[route.method].flat().join(',')} ${route.url}`)
+    throw new Error(
+      `${NAME}: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ` and ${named.length - 5} more` : ''} hash strong ETags, and @fastify/compress compresses after this plugin, so gzip and identity bytes would share one strong ETag (RFC 9110 §8.8.3). Register the restwell umbrella, whose compression tags each coding, or set \`weak: true\` (this plugin's option, or config.conditional.weak of those routes), or \`compress: false\` on those routes.`,
+    )
   })
 }
 

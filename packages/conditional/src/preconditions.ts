@@ -205,6 +205,23 @@ export function checksStoredState(
   )
 }
 
+const CREATE_POST: ReadonlySet<string> = new Set(['POST'])
+const CREATE_POST_PUT: ReadonlySet<string> = new Set(['POST', 'PUT'])
+const CREATE_POST_PUT_PATCH: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'])
+
+/**
+ * The write methods whose request may create a missing target, from a route's `creates`:
+ * their preconditions are evaluated against no current representation (RFC 9110 §13.1.1:
+ * If-Match fails, If-None-Match `*` passes). POST always (its target is the resource that
+ * processes it, not an item it names); PUT unless `creates` is false (a PUT creates or replaces,
+ * §9.3.4); PATCH only when `creates` is true (RFC 5789 §2 allows it); DELETE never. For the
+ * others a missing target is the handler's 404, answered before it runs (§13.2.1).
+ */
+export function creatingMethods(creates: boolean | undefined): ReadonlySet<string> {
+  if (creates === undefined) return CREATE_POST_PUT
+  return creates ? CREATE_POST_PUT_PATCH : CREATE_POST
+}
+
 /** The ETag a 304 carries: the held tag when it names an encoded copy of the current one. */
 function sentTag(held: EntityTag, current: EntityTag | undefined): EntityTag | undefined {
   if (current === undefined || held.opaque === current.opaque || held.opaque === '') return current

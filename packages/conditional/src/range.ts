@@ -80,34 +80,43 @@ export function parseRange(
   return specs.length === 0 ? undefined : specs
 }
 
+/** A satisfiable range and the place, in the Range header, of its earliest member. */
+interface Placed extends ByteRange {
+  at: number
+}
+
 /**
- * The satisfiable ranges of a range set over a representation of `total` bytes, sorted and
- * with overlapping or adjacent ranges merged (so the parts never add up to more bytes than
- * the representation). Empty when none is satisfiable (→ 416).
+ * The satisfiable ranges of a range set over a representation of `total` bytes, with
+ * overlapping or adjacent ranges merged (so the parts never add up to more bytes than the
+ * representation), in the order the client asked for them (RFC 9110 §15.3.7.2): a merged range
+ * takes the place of its earliest member. Empty when none is satisfiable (→ 416).
  */
 export function resolveRanges(specs: readonly RangeSpec[], total: number): ByteRange[] {
-  const ranges: ByteRange[] = []
-  for (const spec of specs) {
+  const ranges: Placed[] = []
+  for (let at = 0; at < specs.length; at++) {
+    const spec = specs[at] as RangeSpec
     if (spec.first === undefined) {
       const suffix = spec.suffix as number
       if (suffix > 0 && total > 0)
-        ranges.push({ start: Math.max(0, total - suffix), end: total - 1 })
+        ranges.push({ start: Math.max(0, total - suffix), end: total - 1, at })
     } else if (spec.first < total) {
       const last = spec.last === undefined ? total - 1 : Math.min(spec.last, total - 1)
-      ranges.push({ start: spec.first, end: last })
+      ranges.push({ start: spec.first, end: last, at })
     }
   }
   ranges.sort((x, y) => x.start - y.start)
-  const merged: ByteRange[] = []
+  const merged: Placed[] = []
   for (const range of ranges) {
     const previous = merged[merged.length - 1]
     if (previous !== undefined && range.start <= previous.end + 1) {
       previous.end = Math.max(previous.end, range.end)
+      previous.at = Math.min(previous.at, range.at)
     } else {
-      merged.push({ start: range.start, end: range.end })
+      merged.push({ start: range.start, end: range.end, at: range.at })
     }
   }
-  return merged
+  merged.sort((x, y) => x.at - y.at)
+  return merged.map(({ start, end }) => ({ start, end }))
 }
 
 /** `bytes <start>-<end>/<total>` */

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { test } from 'tap'
 import {
+  type ByteRange,
   contentRange,
   DEFAULT_MAX_RANGES,
   MAX_RANGE_HEADER_LENGTH,
@@ -41,7 +42,7 @@ test('invalid or foreign headers are undefined (ignored)', async (t) => {
   t.equal(DEFAULT_MAX_RANGES, 8)
 })
 
-test('resolveRanges: satisfiability, clamping, sorting and merging', async (t) => {
+test('resolveRanges: satisfiability, clamping, merging, in the order asked', async (t) => {
   t.same(resolveRanges([{ first: 0, last: 9 }], 5), [{ start: 0, end: 4 }])
   t.same(resolveRanges([{ first: 5 }], 5), [])
   t.same(resolveRanges([{ suffix: 0 }], 5), [])
@@ -53,9 +54,35 @@ test('resolveRanges: satisfiability, clamping, sorting and merging', async (t) =
       10,
     ),
     [
-      { start: 0, end: 3 },
       { start: 6, end: 9 },
+      { start: 0, end: 3 },
     ],
+    'a merged range takes the place of its earliest member',
+  )
+  t.same(
+    resolveRanges(
+      [
+        { first: 500, last: 599 },
+        { first: 0, last: 99 },
+      ],
+      1000,
+    ),
+    [
+      { start: 500, end: 599 },
+      { start: 0, end: 99 },
+    ],
+    'parts in the order the client asked (RFC 9110 §15.3.7.2)',
+  )
+  t.same(
+    resolveRanges(
+      [{ suffix: 5 }, { first: 20, last: 29 }, { first: 0, last: 4 }, { first: 28 }],
+      100,
+    ),
+    [
+      { start: 20, end: 99 },
+      { start: 0, end: 4 },
+    ],
+    'the suffix (asked first) and the ranges merged with it go first, as one part',
   )
   t.equal(contentRange({ start: 1, end: 2 }, 3), 'bytes 1-2/3')
 })
@@ -79,19 +106,59 @@ test('property: formatted range sets parse back to the same specs', async () => 
   )
 })
 
-test('property: resolved ranges are sorted, disjoint, inside the body, never more bytes than it', async () => {
+/** The bytes one spec asks for in a body of `total` bytes, or undefined when unsatisfiable. */
+function wanted(spec: RangeSpec, total: number): ByteRange | undefined {
+  if (spec.first === undefined) {
+    const suffix = spec.suffix as number
+    return suffix > 0 && total > 0
+      ? { start: Math.max(0, total - suffix), end: total - 1 }
+      : undefined
+  }
+  if (spec.first >= total) return undefined
+  return { start: spec.first, end: Math.min(spec.last ?? total - 1, total - 1) }
+}
+
+test('property: resolved ranges are disjoint, not adjacent, inside the body, never more bytes than it', async () => {
   fc.assert(
     fc.property(fc.array(spec, { maxLength: 20 }), fc.nat(300), (specs, total) => {
       const ranges = resolveRanges(specs, total)
       let covered = 0
-      let previousEnd = -2
-      for (const r of ranges) {
-        if (r.start < 0 || r.end >= total || r.start > r.end || r.start <= previousEnd + 1)
-          return false
+      for (const [i, r] of ranges.entries()) {
+        if (r.start < 0 || r.end >= total || r.start > r.end) return false
+        for (const other of ranges.slice(i + 1)) {
+          if (r.start <= other.end + 1 && other.start <= r.end + 1) return false
+        }
         covered += r.end - r.start + 1
-        previousEnd = r.end
       }
       return covered <= total
+    }),
+  )
+})
+
+test('property: resolved ranges cover exactly the satisfiable specs, in the order asked', async () => {
+  fc.assert(
+    fc.property(fc.array(spec, { maxLength: 20 }), fc.nat(300), (specs, total) => {
+      const ranges = resolveRanges(specs, total)
+      // Each satisfiable spec lies in exactly one part; a part is its members' union.
+      const firstMember: number[] = ranges.map(() => Number.POSITIVE_INFINITY)
+      const lowest: number[] = ranges.map(() => Number.POSITIVE_INFINITY)
+      const highest: number[] = ranges.map(() => -1)
+      for (const [at, s] of specs.entries()) {
+        const w = wanted(s, total)
+        if (w === undefined) continue
+        const holders = ranges.flatMap((r, k) => (r.start <= w.start && w.end <= r.end ? [k] : []))
+        const k = holders[0]
+        if (holders.length !== 1 || k === undefined) return false
+        firstMember[k] = Math.min(firstMember[k] as number, at)
+        lowest[k] = Math.min(lowest[k] as number, w.start)
+        highest[k] = Math.max(highest[k] as number, w.end)
+      }
+      for (const [k, r] of ranges.entries()) {
+        if (r.start !== lowest[k] || r.end !== highest[k]) return false
+        // The parts follow the Range header: each at the place of its earliest member.
+        if (k > 0 && (firstMember[k - 1] as number) >= (firstMember[k] as number)) return false
+      }
+      return true
     }),
   )
 })

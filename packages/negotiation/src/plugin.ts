@@ -1,5 +1,6 @@
 /** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
 import multipart from '@fastify/multipart'
+import { type SendStep, useSendStep } from '@restwell/core'
 import {
   apiVersionsOf,
   appendVary,
@@ -16,11 +17,11 @@ import {
   validateOptions,
 } from '@restwell/errors'
 import type {
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
   onRequestHookHandler,
-  onSendHookHandler,
   preSerializationHookHandler,
   preValidationHookHandler,
   RouteOptions,
@@ -458,7 +459,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     return false
   }
 
-  onEveryRoute(fastify, function negotiationOnRoute(routeOptions) {
+  onEveryRoute(fastify, function negotiationOnRoute(this: FastifyInstance, routeOptions) {
     const config = routeOptions.config?.negotiation
     if (config === false) return
     const route: NegotiationRouteConfig =
@@ -483,7 +484,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     }
     routeOptions.onRequest = [onRequest, ...asList(routeOptions.onRequest)]
 
-    const onSend: onSendHookHandler = function negotiationOnSend(request, reply, payload, done) {
+    const onSend: SendStep = function negotiationOnSend(request, reply) {
       // An error is not localized (no Content-Language): it varies by Accept alone, and with
       // auth's hideRoutes an anonymous 401 from a route then looks like one from an unknown path.
       if (reply.statusCode < 400) {
@@ -496,9 +497,9 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       } else {
         appendVary(reply, 'Accept')
       }
-      done(null, payload)
+      return undefined
     }
-    routeOptions.onSend = [...asList(routeOptions.onSend), onSend]
+    useSendStep(this, routeOptions, 'negotiation', onSend)
 
     if (
       settings.offers.some((o) => o.mediaType !== MEDIA_TYPES.json && SERIALIZED.has(o.mediaType))

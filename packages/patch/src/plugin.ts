@@ -1,6 +1,14 @@
 /** The `@restwell/patch` plugin: patch media types, 415 + Accept-Patch, `request.applyPatch`. */
 import { isUtf8 } from 'node:buffer'
 import {
+  contributeSend,
+  pipelineOf,
+  type SendStep,
+  sendHook,
+  useNotFoundSendStep,
+  useSendStep,
+} from '@restwell/core'
+import {
   asList,
   declareState,
   ErrorCode,
@@ -22,7 +30,6 @@ import type {
   FastifyRequest,
   HookHandlerDoneFunction,
   onRequestHookHandler,
-  onSendHookHandler,
   RouteOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
@@ -102,15 +109,12 @@ function readOnlyOf(list: readonly string[], where: string): string[][] {
 }
 
 /** Converts a 200 into 204 No Content on routes configured with `status: 204`. */
-const noContent: onSendHookHandler = (_request, reply, payload, done) => {
-  if (reply.statusCode !== 200) {
-    done(null, payload)
-    return
-  }
+export const noContent: SendStep = (_request, reply) => {
+  if (reply.statusCode !== 200) return undefined
   reply.code(204)
   reply.removeHeader('content-type')
   reply.removeHeader('content-length')
-  done(null, null)
+  return null
 }
 
 /** What each format's body looks like, for OpenAPI (@fastify/swagger reads `schema.body`). */
@@ -356,9 +360,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     }
     route.onRequest = [...asList(route.onRequest), checkContentType]
     describeBody(route, formats, schemaAccess(this, route))
-    if ((routeConfig.status ?? options.status) === 204) {
-      route.onSend = [...asList(route.onSend), noContent]
-    }
+    if ((routeConfig.status ?? options.status) === 204) useSendStep(this, route, 'patch', noContent)
     for (const url of routerUrls(route, matchOptions)) {
       advertised.push({
         pattern: compileRoutePattern(url, matchOptions),
@@ -368,7 +370,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   })
 
   if (options.advertise) {
-    fastify.addHook('onSend', function advertiseAcceptPatch(request, reply, payload, done) {
+    const advertise: SendStep = (request, reply) => {
       if (
         (request.method === 'OPTIONS' || reply.statusCode === 405) &&
         !reply.hasHeader('accept-patch')
@@ -376,8 +378,18 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         const value = api.acceptPatch(request.url)
         if (value !== undefined) reply.header('accept-patch', value)
       }
-      done(null, payload)
-    })
+      return undefined
+    }
+    if (pipelineOf(fastify) === undefined) {
+      fastify.addHook('onSend', sendHook('advertiseAcceptPatch', [advertise]))
+    } else {
+      // Under a pipeline: the answers of no route (405, automatic OPTIONS), and OPTIONS routes.
+      useNotFoundSendStep(fastify, 'acceptPatch', advertise)
+      onEveryRoute(fastify, (route) => {
+        if ([route.method].flat().includes('OPTIONS'))
+          contributeSend(route, 'acceptPatch', advertise)
+      })
+    }
   }
 }
 

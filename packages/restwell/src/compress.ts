@@ -1,10 +1,11 @@
-/** Compression through `@fastify/compress`, with thresholds and levels chosen on purpose. */
-import zlib, { constants } from 'node:zlib'
+/** Compression settings, per app and per route; `@fastify/compress` decodes request bodies. */
+import zlib from 'node:zlib'
 import type { FastifyCompressOptions } from '@fastify/compress'
-import { asList, ErrorCode, httpErrors } from '@restwell/errors'
+import type { RouteEntry } from '@restwell/core'
+import { asList, ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { onRequestHookHandler, onRouteHookHandler, preParsingHookHandler } from 'fastify'
-import { type CompressCache, compressCache } from './compress-cache.js'
+import type { onRouteHookHandler, preParsingHookHandler } from 'fastify'
+import type { CompressionSettings } from './compression.js'
 
 export const CompressSettingsSchema = Type.Object(
   {
@@ -40,29 +41,14 @@ const DEFAULT_SYNC_THRESHOLD = 65_536
 const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
 const DEFAULT_ENCODINGS: readonly ('br' | 'gzip' | 'deflate')[] = ['gzip', 'br', 'deflate']
 
-/** Compression's hooks with the cache of compressed bodies these settings ask for (none at 0). */
-export function compressCacheOf(settings: CompressSettings): CompressCache {
-  return compressCache({
-    maxBytes: settings.cacheBytes ?? DEFAULT_CACHE_BYTES,
-    threshold: settings.threshold ?? DEFAULT_THRESHOLD,
-    syncThreshold: settings.syncThreshold ?? DEFAULT_SYNC_THRESHOLD,
-  })
-}
-
-export function compressOptions(settings: CompressSettings): FastifyCompressOptions {
-  const level = settings.gzipLevel ?? 6
+/**
+ * `@fastify/compress`'s options: request bodies only. Responses are compressed by the pipeline's
+ * step (`compression.ts`); each route gets `compress: false` (see `takeRouteCompression`).
+ */
+export function compressOptions(): FastifyCompressOptions {
   return {
-    global: true,
-    threshold: settings.threshold ?? DEFAULT_THRESHOLD,
-    syncThreshold: settings.syncThreshold ?? DEFAULT_SYNC_THRESHOLD,
-    encodings: [...(settings.encodings ?? DEFAULT_ENCODINGS)],
-    zlibOptions: { level },
-    brotliOptions: {
-      params: {
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_QUALITY]: settings.brotliQuality ?? 4,
-      },
-    },
+    globalCompression: false,
+    globalDecompression: true,
     // RFC 9110 §12.5.3: a 415 for a content coding names the codings accepted, so a client can
     // tell it from a 415 for the media type (which carries `Accept`).
     onUnsupportedRequestEncoding: (encoding) =>
@@ -76,52 +62,44 @@ export function compressOptions(settings: CompressSettings): FastifyCompressOpti
   }
 }
 
-/**
- * `Accept-Encoding` with its `*` members replaced by the offered codings the header does not
- * name, each with the wildcard's parameters (RFC 9110 §12.5.3: `*` matches any coding not
- * listed). `@fastify/compress` reads `*` as `gzip`, so `gzip;q=0, *` got gzip, the one coding
- * refused. Names are compared case-insensitively, `x-gzip` as `gzip`; members are otherwise
- * kept as sent. Linear; never throws.
- */
-export function expandAcceptEncoding(header: string, offered: readonly string[]): string {
-  const members = header.split(',')
-  const named = new Set<string>()
-  for (const member of members) {
-    const name = member.split(';', 1)[0]!.trim().toLowerCase()
-    named.add(name === 'x-gzip' ? 'gzip' : name)
+/** A route's own `compress` option: `false`, or settings over the app's (no cache budget). */
+const RouteCompressSchema = Type.Omit(CompressSettingsSchema, ['cacheBytes'], {
+  additionalProperties: false,
+})
+
+/** Settings with their defaults filled in. */
+export function resolveCompression(settings: CompressSettings): CompressionSettings {
+  return {
+    threshold: settings.threshold ?? DEFAULT_THRESHOLD,
+    syncThreshold: settings.syncThreshold ?? DEFAULT_SYNC_THRESHOLD,
+    encodings: settings.encodings ?? DEFAULT_ENCODINGS,
+    gzipLevel: settings.gzipLevel ?? 6,
+    brotliQuality: settings.brotliQuality ?? 4,
+    cacheBytes: settings.cacheBytes ?? DEFAULT_CACHE_BYTES,
   }
-  const out: string[] = []
-  for (const member of members) {
-    const semicolon = member.indexOf(';')
-    const name = (semicolon === -1 ? member : member.slice(0, semicolon)).trim()
-    if (name !== '*') {
-      out.push(member)
-      continue
-    }
-    const params = semicolon === -1 ? '' : member.slice(semicolon)
-    for (const coding of offered) {
-      if (!named.has(coding)) {
-        named.add(coding)
-        out.push(` ${coding}${params}`)
-      }
-    }
-  }
-  return out.join(',').trim()
 }
 
 /**
- * Root `onRequest` hook: a request whose `Accept-Encoding` has a `*` gets it expanded
- * (`expandAcceptEncoding`) before compression (and its cache) read it; others pay one
- * `includes`.
+ * onRoute hook added before `@fastify/compress`: reads the route's `compress` option (`false`,
+ * or restwell's compression settings, checked here), keeps what the route gets in `taken`, and
+ * sets `compress: false` so `@fastify/compress` adds no hook of its own for responses.
  */
-export function acceptEncodingHook(settings: CompressSettings): onRequestHookHandler {
-  const offered = settings.encodings ?? DEFAULT_ENCODINGS
-  return function restwellAcceptEncoding(request, _reply, done) {
-    const header = request.headers['accept-encoding']
-    if (header?.includes('*')) {
-      request.headers['accept-encoding'] = expandAcceptEncoding(header, offered)
+export function takeRouteCompression(
+  settings: CompressSettings,
+  taken: WeakMap<object, CompressionSettings>,
+): onRouteHookHandler {
+  const app = resolveCompression(settings)
+  return function restwellTakeCompression(route: RouteEntry) {
+    const own = (route as { compress?: unknown }).compress
+    ;(route as { compress?: unknown }).compress = false
+    if (own === false) return
+    if (own === undefined) {
+      taken.set(route, app)
+      return
     }
-    done()
+    const where = `restwell (compress of ${[route.method].flat().join(',')} ${route.url})`
+    const checked = validateOptions(where, RouteCompressSchema, own) as CompressSettings
+    taken.set(route, resolveCompression({ ...settings, ...checked }))
   }
 }
 

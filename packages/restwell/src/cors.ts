@@ -4,7 +4,8 @@
  */
 import { appendVary, OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify'
+import type { SendStep } from '@restwell/core'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 
 export const CorsSettingsSchema = Type.Object(
   {
@@ -239,38 +240,29 @@ export function corsHook(
 }
 
 /**
- * Keeps `Origin` in the final answer's `Vary`. The `onRequest` hook put it there first, but a
- * handler or an error that *sets* `Vary` (`reply.header('vary', 'Accept-Language')`, an
- * `HttpError`'s `headers.vary`) replaces it, and the answer, which still differs by `Origin`,
- * would no longer say so to caches. A root `onSend` hook, on every answer (errors, 404/405,
- * 304 and HEAD included), before the routes' own `onSend` hooks, which merge their names
- * (negotiation's `Accept`, compression's `Accept-Encoding`). The usual value still starts with
- * the `Origin` the hook set, and is left as it is after a string comparison; any other value is
- * merged with `Origin` unless the route opted out (`config.cors: false`, `routeCors`). A
- * preflight, answered in `onRequest`, carries its own `Vary`, which starts with `Origin`.
+ * The send step: keeps `Origin` in the final answer's `Vary`. The `onRequest` hook put it there
+ * first, but a handler or an error that *sets* `Vary` (`reply.header('vary', 'Accept-Language')`,
+ * an `HttpError`'s `headers.vary`) replaces it, and the answer, which still differs by `Origin`,
+ * would no longer say so to caches. The usual value still starts with the `Origin` the hook
+ * set, and is left as it is after a string comparison. An answer made before the `onRequest`
+ * hook ran (what @restwell/errors refuses first: a request arriving while the app closes, an
+ * unmet Expect, a Host-less request) gets the CORS headers here, or a script sees a network
+ * error instead of a 503 and its Retry-After. Routes with `config.cors: false` get no step.
  */
-export function corsVaryHook(
-  plan: CorsPlan,
-  routeCors: (request: FastifyRequest) => unknown,
-): onSendHookHandler {
-  return function restwellCorsVary(request, reply, payload, done) {
+export function corsSendStep(plan: CorsPlan): SendStep {
+  return function restwellCorsVary(request, reply) {
     const vary = reply.getHeader('vary')
     if (typeof vary !== 'string' || (vary !== 'Origin' && !vary.startsWith('Origin,'))) {
-      if (routeCors(request) !== false) appendVary(reply, 'Origin')
+      appendVary(reply, 'Origin')
     }
-    // An answer made before the onRequest hook ran (what @restwell/errors refuses in its first
-    // hook: a request arriving while the app closes, an unmet Expect, a Host-less request)
-    // still gets the CORS headers, or a script sees a network error instead of a 503 and its
-    // Retry-After. Any other CORS answer has them already, or was refused them.
     const origin = request.headers.origin
     if (
       origin !== undefined &&
       !reply.hasHeader('access-control-allow-origin') &&
-      !isPreflight(request) &&
-      routeCors(request) !== false
+      !isPreflight(request)
     ) {
       allowActual(plan, reply, origin)
     }
-    done(null, payload)
+    return undefined
   }
 }

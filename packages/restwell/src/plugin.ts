@@ -27,21 +27,34 @@ import restwellPatch from '@restwell/patch'
 import restwellReroute from '@restwell/reroute'
 import restwellSoftDelete from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
+import {
+  addRouteHook,
+  contributeSend,
+  installPipeline,
+  type SendStep,
+  useNotFoundSendStep,
+} from '@restwell/core'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import {
-  acceptEncodingHook,
-  compressCacheOf,
   compressOptions,
   noDecompressWithoutBody,
   requestCodingFirst,
+  resolveCompression,
+  takeRouteCompression,
 } from './compress.js'
-import { corsHook, corsPlan, corsVaryHook } from './cors.js'
-import { headLikeGet } from './head.js'
+import { type CompressionSettings, compression } from './compression.js'
+import { corsHook, corsPlan, corsSendStep } from './cors.js'
 import { installOpenapi } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
-import { rateLimitHook, rateLimitPluginOptions, routeLimits } from './rate-limit.js'
+import { planNotFound, planRoute } from './pipeline.js'
+import {
+  type RouteLimits,
+  rateLimitHook,
+  rateLimitPluginOptions,
+  routeLimits,
+} from './rate-limit.js'
 import { preflightTargetCors } from './preflight-target.js'
 import { routeConfigKey } from './route-config.js'
 
@@ -113,8 +126,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   const outOfReach = routesOutOfReach(fastify)
   if (outOfReach.length > 0) throw new RoutesOutOfReachError('restwell', outOfReach)
 
-  // HEAD answered like GET: Fastify's body-dropping hook goes after every plugin's onSend hook.
-  onEveryRoute(fastify, headLikeGet)
+  // The plugins below hand their steps to the pipeline, which runs them in its order.
+  const pipeline = installPipeline(fastify)
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
@@ -143,8 +156,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       fp(
         async (instance) => {
           const routeCors = routeConfigKey(instance, 'cors')
-          // `Vary: Origin` kept on the final answer, whatever the handler set (see corsVaryHook).
-          instance.addHook('onSend', corsVaryHook(plan, routeCors))
+          // `Vary: Origin` kept on the final answer, whatever the handler set (corsSendStep).
+          const step = corsSendStep(plan)
+          useNotFoundSendStep(instance, 'cors', step)
+          onEveryRoute(instance, (route) => {
+            if (route.config?.cors !== false) contributeSend(route, 'cors', step)
+          })
           instance.addHook(
             'onRequest',
             corsHook(
@@ -195,11 +212,13 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
 
   // 5. rate limits: one root onRequest hook, before auth and before the body is read.
+  let limits: RouteLimits | undefined
   if (options.rateLimit !== false) {
     const settings = options.rateLimit ?? {}
     // Before @fastify/rate-limit's own onRoute hook: a route's own limit follows failOpen too,
     // its window is checked, and a GET's HEAD twin shares the GET's counter.
-    fastify.addHook('onRoute', routeLimits(settings))
+    limits = routeLimits(settings)
+    fastify.addHook('onRoute', limits.onRoute)
     await fastify.register(fastifyRateLimit, rateLimitPluginOptions(settings))
     fastify.addHook('onRequest', rateLimitHook(fastify, settings))
   }
@@ -229,18 +248,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.conditional !== false) {
     await fastify.register(restwellConditional, options.conditional ?? {})
   }
+  // Compression is a step of the pipeline; @fastify/compress decodes request bodies.
+  const compressed = new WeakMap<object, CompressionSettings>()
+  const compressor = compression(resolveCompression(options.compress || {}).cacheBytes)
   if (options.compress !== false) {
-    // The cache of compressed bodies wraps compression: its early lookup is the last
-    // preSerialization hook; after @fastify/compress has given a route its onSend hook (after
-    // conditional's first), `store` puts lookup, that hook and store in its place as one.
-    const cache = compressCacheOf(options.compress ?? {})
-    // `*` in Accept-Encoding read as RFC 9110 §12.5.3 says, before compression reads it.
-    fastify.addHook('onRequest', acceptEncodingHook(options.compress ?? {}))
-    cache.decorate(fastify)
-    onEveryRoute(fastify, cache.lookup)
+    compressor.decorate(fastify)
+    onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
     onEveryRoute(fastify, noDecompressWithoutBody)
-    await fastify.register(fastifyCompress, compressOptions(options.compress ?? {}))
-    onEveryRoute(fastify, cache.store)
+    await fastify.register(fastifyCompress, compressOptions())
     onEveryRoute(fastify, requestCodingFirst)
   }
 
@@ -263,6 +278,20 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.softDelete !== false) {
     await fastify.register(restwellSoftDelete, options.softDelete ?? {})
   }
+
+  // Every plugin that hands over send steps is registered: each route's plan is made from them.
+  onEveryRoute(fastify, function restwellPlan(route) {
+    limits?.place(route)
+    const extra = new Map<string, SendStep>()
+    const settings = compressed.get(route)
+    if (settings !== undefined) {
+      const steps = compressor.forRoute(route, settings)
+      extra.set('compress', steps.send)
+      if (steps.early !== undefined) addRouteHook(route, 'preSerialization', steps.early)
+    }
+    planRoute(route, extra)
+  })
+  planNotFound(fastify, pipeline)
 
   // 12. with @fastify/swagger registered, describe what restwell adds to every route: after
   //     every plugin that changes a route's schema (patch, pagination, soft delete), before

@@ -76,7 +76,7 @@ const DEFAULT_TIME_WINDOW = '1 minute'
 
 /** What a `timeWindow` must be, for the options error. */
 const WINDOW_RULE =
-  "must be a whole number of milliseconds >= 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h')"
+  "must be a whole number of milliseconds ≥ 1 or a duration @lukeed/ms reads ('1 minute', '30 seconds', '2h')"
 
 /** A given value in an options error: text quoted, anything else as `String` writes it. */
 const shown = (value: unknown): string =>
@@ -103,7 +103,7 @@ function rootTimeWindow(settings: RateLimitSettings): number {
     throw new OptionsError(
       'restwell',
       'rateLimit.timeWindow',
-      `is invalid: ${WINDOW_RULE}, got ${shown(given)}`,
+      `${WINDOW_RULE} (got ${shown(given)})`,
     )
   }
   return ms
@@ -296,7 +296,7 @@ interface LimitedGet {
 
 /**
  * Puts a route's limiter just before `@restwell/auth`'s guard among the route's `onRequest`
- * hooks, once every `onRoute` hook has run (the microtask after them): auth, registered later,
+ * hooks, once every plugin's `onRoute` hook has run (from the pipeline's plan): auth, registered later,
  * puts its guard in front of the route's hooks, so a client failing authentication was never
  * counted on a route with its own limit, and could guess tokens without end. The route's own
  * hooks keep running before the limiter, as `@fastify/rate-limit` orders them (a `keyGenerator`
@@ -337,10 +337,12 @@ const AUTH_GUARD = 'restwellAuth'
  *   failure lets its requests through as on every other route. With `failOpen: false` the
  *   store's error goes to the error handler (a masked 500).
  */
-export function routeLimits(settings: RateLimitSettings): onRouteHookHandler {
+export function routeLimits(settings: RateLimitSettings): RouteLimits {
   const failOpen = settings.failOpen ?? false
   let lastGet: LimitedGet | undefined
-  return (route) => {
+  /** Where each route's limiter is to go, once `@fastify/rate-limit` has given it one. */
+  const pending = new WeakMap<object, () => void>()
+  const onRoute: onRouteHookHandler = (route) => {
     const config = route.config as { rateLimit?: unknown } | undefined
     const own = config?.rateLimit
     if (typeof own !== 'object' || own === null) return
@@ -353,7 +355,7 @@ export function routeLimits(settings: RateLimitSettings): onRouteHookHandler {
       throw new OptionsError(
         'restwell',
         'config.rateLimit.timeWindow',
-        `of route ${String(route.method)} ${route.url} is invalid: ${WINDOW_RULE}, got ${shown(timeWindow)}`,
+        `of route ${String(route.method)} ${route.url} ${WINDOW_RULE} (got ${shown(timeWindow)})`,
       )
     }
     const entry = route as unknown as Record<string, unknown>
@@ -364,7 +366,7 @@ export function routeLimits(settings: RateLimitSettings): onRouteHookHandler {
       // to set a new list instead, the twin would keep a counter of its own rather than fail.
       if (typeof limiter === 'function') {
         entry[get.hook] = [...hooksOf(entry[get.hook]), limiter]
-        queueMicrotask(() => limiterFirst(entry, get.hook, limiter))
+        pending.set(route, () => limiterFirst(entry, get.hook, limiter))
       }
     } else {
       const name = typeof hook === 'string' ? hook : 'onRequest'
@@ -374,7 +376,7 @@ export function routeLimits(settings: RateLimitSettings): onRouteHookHandler {
       if ([route.method].flat().includes('GET')) {
         lastGet = { config, handler: route.handler, hook: name, hooks, at }
       }
-      queueMicrotask(() => limiterFirst(entry, name, hooks[at]))
+      pending.set(route, () => limiterFirst(entry, name, hooks[at]))
     }
     if (!failOpen || 'skipOnError' in own) return
     route.config = {
@@ -382,4 +384,19 @@ export function routeLimits(settings: RateLimitSettings): onRouteHookHandler {
       rateLimit: { skipOnError: true, ...own },
     } as typeof route.config
   }
+  return {
+    onRoute,
+    place(route) {
+      pending.get(route)?.()
+      pending.delete(route)
+    },
+  }
+}
+
+/** A route's own limits: set up before `@fastify/rate-limit`, placed once every plugin's are. */
+export interface RouteLimits {
+  /** The onRoute hook to add before `@fastify/rate-limit` is registered. */
+  onRoute: onRouteHookHandler
+  /** Puts the route's limiter before auth's guard; called when the route's plan is made. */
+  place(route: object): void
 }

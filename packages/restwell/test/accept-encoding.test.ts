@@ -3,7 +3,7 @@ import { request } from 'node:http'
 import fc from 'fast-check'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { expandAcceptEncoding } from '../src/compress.js'
+import { expandAcceptEncoding } from '../src/compression.js'
 import restwell from '../src/index.js'
 
 const OFFERED = ['gzip', 'br', 'deflate'] as const

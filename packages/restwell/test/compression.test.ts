@@ -1,14 +1,18 @@
 import { Readable } from 'node:stream'
 import { gunzipSync } from 'node:zlib'
-import fastifyCompress from '@fastify/compress'
+import { addRouteHook, sendHook } from '@restwell/core'
+import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/errors'
 import Fastify, {
   type FastifyInstance,
   type LightMyRequestResponse,
   type onSendHookHandler,
 } from 'fastify'
 import tap, { test } from 'tap'
-import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/errors'
-import { compressCache, MAX_CACHED_ACCEPT_ENCODING } from '../src/compress-cache.js'
+import {
+  type CompressionSettings,
+  compression,
+  MAX_CACHED_ACCEPT_ENCODING,
+} from '../src/compression.js'
 import restwell from '../src/index.js'
 
 const apps: FastifyInstance[] = []
@@ -17,28 +21,32 @@ tap.teardown(() => Promise.all(apps.map((app) => app.close())))
 const big = (n: number, fill = 'x') => ({ text: fill.repeat(n) })
 
 /**
- * The cache's hooks around `@fastify/compress` as the umbrella sets them, and a spy after them
- * that records each body sent (a body served from the cache is the very Buffer stored).
+ * The compression step and its early lookup on every route (after the route's own hooks), and a
+ * spy after them that records each body sent (a body served from the cache is the Buffer stored).
  */
 async function withCache(maxBytes = 1_000_000) {
   const app = Fastify()
   apps.push(app)
-  const cache = compressCache({ maxBytes, threshold: 1024, syncThreshold: 65_536 })
+  const cache = compression(maxBytes)
   cache.decorate(app)
+  const settings: CompressionSettings = {
+    threshold: 1024,
+    syncThreshold: 65_536,
+    encodings: ['gzip', 'br'],
+    gzipLevel: 6,
+    brotliQuality: 4,
+    cacheBytes: maxBytes,
+  }
   const sent: unknown[] = []
   const spy: onSendHookHandler = (_request, _reply, payload, done) => {
     sent.push(payload)
     done(null, payload)
   }
-  app.addHook('onRoute', cache.lookup)
-  await app.register(fastifyCompress, {
-    threshold: 1024,
-    syncThreshold: 65_536,
-    encodings: ['gzip', 'br'],
-  })
-  app.addHook('onRoute', cache.store)
   app.addHook('onRoute', (route) => {
-    route.onSend = [...asList(route.onSend), spy]
+    if ((route as { compress?: unknown }).compress === false) return
+    const steps = cache.forRoute(route, settings)
+    if (steps.early !== undefined) addRouteHook(route, 'preSerialization', steps.early)
+    route.onSend = [...asList(route.onSend), sendHook('restwellCompress', [steps.send]), spy]
   })
   return { app, cache, sent }
 }
@@ -215,47 +223,76 @@ test('what is not cached', async (t) => {
   t.equal(cache.size().entries, 1, 'a route with its own onSend hook is cached too')
 })
 
-test("one onSend hook in compression's place; what compression would leave alone never reaches it", async (t) => {
+test('what compression leaves alone: no Accept-Encoding, small bodies, 204, 206, refused codings', async (t) => {
   const { app } = await withCache()
   app.get('/page', async () => big(5000))
   app.get('/small', async () => big(10))
-  // A route's own compress settings are @fastify/compress's to apply, Accept-Encoding or not.
-  app.get('/own', { compress: { onUnsupportedEncoding: () => 'no acceptable coding' } }, async () =>
-    big(5000),
+  app.get('/empty', async (_request, reply) => reply.code(204).send())
+  app.get('/image', async (_request, reply) => reply.type('image/png').send(Buffer.alloc(5000)))
+  app.get('/svg', async (_request, reply) =>
+    reply.type('image/svg+xml').send(`<svg>${'x'.repeat(5000)}</svg>`),
   )
-  await app.ready()
-  const hooks = app.printRoutes({ includeHooks: true, commonPrefix: false })
-  t.match(hooks, /"restwellCompress\(\)"/)
-  t.notMatch(hooks, /"onSend\(\)"/, "@fastify/compress's own hook is inside it")
+  app.get('/script', async (_request, reply) =>
+    reply.type('application/javascript').send('x'.repeat(5000)),
+  )
   const plain = await app.inject('/page')
   t.equal(plain.headers['content-encoding'], undefined)
   t.same(plain.json(), big(5000))
   const small = await app.inject({ url: '/small', headers: { 'accept-encoding': 'gzip' } })
   t.equal(small.headers['content-encoding'], undefined)
   t.same(small.json(), big(10))
-  t.equal((await app.inject('/own')).body, 'no acceptable coding')
-  const own = await app.inject({ url: '/own', headers: { 'accept-encoding': 'gzip' } })
-  t.equal(own.headers['content-encoding'], 'gzip')
+  const refused = await app.inject({
+    url: '/page',
+    headers: { 'accept-encoding': 'gzip;q=0, identity' },
+  })
+  t.equal(refused.headers['content-encoding'], undefined, 'nothing offered is acceptable')
+  const wildcard = await app.inject({ url: '/page', headers: { 'accept-encoding': 'gzip;q=0, *' } })
+  t.equal(wildcard.headers['content-encoding'], 'br', '* stands for the codings not named')
+  const alias = await app.inject({ url: '/page', headers: { 'accept-encoding': 'X-GZIP' } })
+  t.equal(alias.headers['content-encoding'], 'gzip', 'x-gzip is gzip, names in any case')
+  const empty = await app.inject({ url: '/empty', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(empty.statusCode, 204)
+  t.equal(empty.headers['content-encoding'], undefined)
+  const image = await app.inject({ url: '/image', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(image.headers['content-encoding'], undefined, 'an image is not compressible')
+  const svg = await app.inject({ url: '/svg', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(svg.headers['content-encoding'], 'gzip', '+xml is')
+  const script = await app.inject({ url: '/script', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(script.headers['content-encoding'], 'gzip', 'mime-db says JavaScript is')
 })
 
-test('store without exactly one onSend hook added by @fastify/compress is a registration error', async (t) => {
-  const cache = compressCache({ maxBytes: 0, threshold: 1024, syncThreshold: 65_536 })
-  type Route = Parameters<typeof cache.store>[0]
-  const hook: onSendHookHandler = (_request, _reply, payload, done) => done(null, payload)
-  const route = (url: string) => ({ method: 'GET', url, onSend: [hook] }) as unknown as Route
-  const none = route('/none')
-  cache.lookup.call(Fastify(), none)
-  t.throws(
-    () => cache.store.call(Fastify(), none),
-    /GET \/none: expected @fastify\/compress to add one onSend hook, found 0/,
+test('a web stream and a large body stream through the compressor', async (t) => {
+  const { app } = await withCache()
+  app.get('/web', async (_request, reply) =>
+    reply.type('text/plain').send(Readable.toWeb(Readable.from(['w'.repeat(5000)]))),
   )
-  const two = route('/two')
-  cache.lookup.call(Fastify(), two)
-  ;(two as unknown as { onSend: unknown[] }).onSend.push(hook, hook)
-  t.throws(() => cache.store.call(Fastify(), two), /found 2/)
-  t.doesNotThrow(
-    () => cache.store.call(Fastify(), route('/unseen')),
-    'a route the lookup never saw (compress: false) is left alone',
+  app.get('/large', async () => big(70_000, 'l'))
+  const web = await app.inject({ url: '/web', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(web.headers['content-encoding'], 'gzip')
+  t.equal(web.headers['content-length'], undefined)
+  t.equal(gunzipSync(web.rawPayload).toString(), 'w'.repeat(5000))
+  const large = await app.inject({ url: '/large', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(large.headers['content-encoding'], 'gzip')
+  t.same(JSON.parse(gunzipSync(large.rawPayload).toString()), big(70_000, 'l'))
+})
+
+test("a route's own compress settings: restwell's, checked at registration", async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: false })
+  app.get('/br', { compress: { encodings: ['br'], threshold: 10 } }, async () => big(100))
+  app.get('/off', { compress: false }, async () => big(5000))
+  const br = await app.inject({ url: '/br', headers: { 'accept-encoding': 'gzip, br' } })
+  t.equal(br.headers['content-encoding'], 'br')
+  const off = await app.inject({ url: '/off', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(off.headers['content-encoding'], undefined)
+  const bad = Fastify()
+  apps.push(bad)
+  await bad.register(restwell, { rateLimit: false })
+  t.throws(
+    () => bad.get('/own', { compress: { onUnsupportedEncoding: () => 'no' } as object }, () => 'x'),
+    /compress of GET \/own\): option "onUnsupportedEncoding"/,
+    'the route and the option are named when the route is added',
   )
 })
 
@@ -336,4 +373,14 @@ test('a web Response from the handler is still sent, with or without Accept-Enco
   t.equal(gzip.statusCode, 200)
   t.equal(gzip.headers['content-encoding'], 'gzip')
   t.same(JSON.parse(gunzipSync(gzip.rawPayload).toString()), big(5000))
+})
+
+test('with nothing to add to answers of no route, the pipeline adds no root onSend hook', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: false, cors: false, cacheControl: false, patch: false })
+  app.get('/x', async () => 'x')
+  await app.ready()
+  t.notMatch(app.printRoutes({ includeHooks: true }), /restwellSendNotFound/)
+  t.equal((await app.inject('/nope')).statusCode, 404)
 })

@@ -1,5 +1,6 @@
 /** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
 import type { IncomingMessage } from 'node:http'
+import { type SendStep, useSendStep } from '@restwell/core'
 import {
   API_VERSIONS,
   appendLink,
@@ -12,11 +13,11 @@ import {
   validateOptions,
 } from '@restwell/errors'
 import type {
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyRequest,
   HTTPMethods,
   onRequestHookHandler,
-  onSendHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
 // The shared before-routing mechanism (package @restwell/reroute).
@@ -319,11 +320,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     },
   })
 
-  function versionHeaders(version: number): onSendHookHandler {
+  function versionHeaders(version: number): SendStep {
     const retired = options.retired.get(version)
     const mediaType = versionMediaType(version)
     const prefixLength = `/v${version}`.length
-    return function restwellVersionHeaders(request, reply, payload, done) {
+    return function restwellVersionHeaders(request, reply) {
       // A 2xx/3xx only: an error is not a representation of the version, and with auth's
       // hideRoutes an anonymous 401 from a route must look like the one from an unknown path.
       if (options.responseHeader !== false && reply.statusCode < 400) {
@@ -360,11 +361,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
         }
         if (retired.policyLink !== undefined) appendLink(reply, retired.policyLink)
       }
-      done(null, payload)
+      return undefined
     }
   }
 
-  onEveryRoute(fastify, (route) => {
+  onEveryRoute(fastify, function versioningOnRoute(this: FastifyInstance, route) {
     const prefix = prefixVersion(route.url)
     if (prefix === undefined) return
     const version = prefix.version
@@ -374,14 +375,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     for (const method of methods) twins.add(`${version} ${method} ${rest === '' ? '/' : rest}`)
     if (route.config?.versioning === false) return
-    const hook = versionHeaders(version)
-    const existing = route.onSend
-    route.onSend =
-      existing === undefined
-        ? [hook]
-        : Array.isArray(existing)
-          ? [...existing, hook]
-          : [existing, hook]
+    useSendStep(this, route, 'versioning', versionHeaders(version))
   })
 
   fastify.addHook('onReady', async () => {

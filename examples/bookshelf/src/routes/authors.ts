@@ -35,6 +35,9 @@ export async function authorsRoutes(app: FastifyInstance, opts: { db: Database }
   const conditional = {
     getValidator: stampValidator((request) => authorStamp(db, (request.params as IdParams).id)),
     requirePrecondition: true,
+    // PUT replaces an existing author only (authors are created by POST): a write to a missing one
+    // is 404, whatever precondition it carries, rather than 412 or 428.
+    creates: false,
   }
 
   app.get(

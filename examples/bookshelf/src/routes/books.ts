@@ -107,6 +107,9 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
   const conditional = {
     getValidator: stampValidator((request) => bookStamp(db, (request.params as IdParams).id)),
     requirePrecondition: true,
+    // PUT replaces an existing book only (books are created by POST): a write to a missing one
+    // is 404, whatever precondition it carries, rather than 412 or 428.
+    creates: false,
   }
 
   app.get<{ Querystring: typeof BookQuery.static }>(

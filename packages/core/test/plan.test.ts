@@ -1,0 +1,184 @@
+import {
+  addRouteHook,
+  bodilessHead,
+  contributeSend,
+  installPipeline,
+  notModifiedHeaders,
+  pipelineOf,
+  REMOVED_ON_304,
+  type RouteEntry,
+  type SendStep,
+  sendHook,
+  sendStepsOf,
+  useNotFoundSendStep,
+  useSendStep,
+} from '@restwell/core'
+import Fastify, { type FastifyInstance } from 'fastify'
+import tap, { test } from 'tap'
+
+const apps: FastifyInstance[] = []
+tap.teardown(() => Promise.all(apps.map((app) => app.close())))
+
+function app(): FastifyInstance {
+  const fastify = Fastify()
+  apps.push(fastify)
+  return fastify
+}
+
+const header =
+  (name: string, value: string): SendStep =>
+  (_request, reply) => {
+    reply.header(name, value)
+    return undefined
+  }
+
+test('sendHook runs its steps in order; undefined keeps the payload, a value replaces it', async (t) => {
+  const fastify = app()
+  const order: string[] = []
+  const step =
+    (name: string, out?: unknown): SendStep =>
+    (_request, _reply, payload) => {
+      order.push(`${name}:${String(payload)}`)
+      return out
+    }
+  const hook = sendHook('named', [step('a'), step('b', 'two'), step('c')])
+  t.equal(hook.name, 'named', 'the name printRoutes shows')
+  fastify.get('/x', { onSend: hook }, async () => 'one')
+  const res = await fastify.inject('/x')
+  t.equal(res.body, 'two')
+  t.same(order, ['a:one', 'b:one', 'c:two'])
+})
+
+test('a step that throws ends the run with that error', async (t) => {
+  const fastify = app()
+  const after: string[] = []
+  const boom: SendStep = () => {
+    throw Object.assign(new Error('refused'), { statusCode: 412 })
+  }
+  fastify.get(
+    '/x',
+    { onSend: sendHook('s', [boom, () => void after.push('ran')]) },
+    async () => 'ok',
+  )
+  const res = await fastify.inject('/x')
+  t.equal(res.statusCode, 412)
+  t.match(res.json(), { message: 'refused' })
+  t.same(after, [], 'the steps after it did not run on the 200')
+})
+
+test('addRouteHook adds last or first, whatever the route had', async (t) => {
+  const route = { method: 'GET', url: '/' } as RouteEntry
+  const a = () => undefined
+  const b = () => undefined
+  const c = () => undefined
+  addRouteHook(route, 'onSend', a)
+  t.same(route.onSend, [a])
+  addRouteHook(route, 'onSend', b)
+  addRouteHook(route, 'onSend', c, 'first')
+  t.same(route.onSend, [c, a, b])
+  const single = { method: 'GET', url: '/', preHandler: a } as unknown as RouteEntry
+  addRouteHook(single, 'preHandler', b)
+  t.same(single.preHandler, [a, b], 'a single function becomes a list')
+})
+
+test('without a pipeline, useSendStep hooks the route; with one, it hands the step over', async (t) => {
+  const alone = app()
+  t.equal(pipelineOf(alone), undefined)
+  alone.addHook('onRoute', function (route) {
+    useSendStep(this, route, 'last', header('x-last', '1'))
+    useSendStep(this, route, 'first', header('x-order', 'first'), 'first')
+  })
+  alone.get(
+    '/x',
+    {
+      onSend: (_request, reply, payload, done) => {
+        reply.header('x-order', `${String(reply.getHeader('x-order'))},own`)
+        done(null, payload)
+      },
+    },
+    async () => 'x',
+  )
+  const res = await alone.inject('/x')
+  t.equal(res.headers['x-last'], '1')
+  t.equal(res.headers['x-order'], 'first,own', 'first runs before the route’s own hook')
+  t.match(alone.printRoutes({ includeHooks: true }), /"first\(\)".*"last\(\)"/s)
+
+  const piped = app()
+  const pipeline = installPipeline(piped)
+  t.equal(pipelineOf(piped), pipeline)
+  const seen: Record<string, string[]> = {}
+  piped.addHook('onRoute', function (route) {
+    useSendStep(this, route, 'x', header('x', '1'))
+    contributeSend(route, 'y', header('y', '1'))
+    seen[route.method as string] = [...sendStepsOf(route).keys()]
+  })
+  piped.get('/x', async () => 'x')
+  await piped.register(async (child) => {
+    child.post('/child', async () => 'x')
+  })
+  await piped.ready()
+  t.same(seen, { GET: ['x', 'y'], HEAD: ['x', 'y'], POST: ['x', 'y'] }, 'child instances too')
+  t.equal((await piped.inject('/x')).headers.x, undefined, 'the pipeline runs them, not a hook')
+  t.same([...sendStepsOf({ method: 'GET', url: '/' } as RouteEntry).keys()], [])
+})
+
+test('useNotFoundSendStep: a root hook on answers of no route, or a pipeline step', async (t) => {
+  const alone = app()
+  useNotFoundSendStep(alone, 'notFoundHeader', header('x-nf', '1'))
+  alone.get('/x', async () => 'x')
+  t.equal((await alone.inject('/x')).headers['x-nf'], undefined, 'a routed answer: untouched')
+  const missing = await alone.inject('/nope')
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.headers['x-nf'], '1')
+
+  const piped = app()
+  const pipeline = installPipeline(piped)
+  useNotFoundSendStep(piped, 'nf', header('x-nf', '1'))
+  t.same([...pipeline.notFound.keys()], ['nf'])
+  t.equal((await piped.inject('/nope')).headers['x-nf'], undefined, 'the pipeline runs it')
+})
+
+test('notModifiedHeaders: a 304 loses its representation metadata, and keeps the rest', async (t) => {
+  const fastify = app()
+  fastify.get('/x', { onSend: sendHook('s', [notModifiedHeaders]) }, async (request, reply) => {
+    reply.code(request.headers['x-status'] === '304' ? 304 : 200)
+    for (const name of REMOVED_ON_304) reply.header(name, 'x')
+    reply.header('content-type', 'text/plain').header('etag', '"a"').header('vary', 'Accept')
+    reply.header('cache-control', 'no-cache').header('x-request-id', 'r1')
+    return ''
+  })
+  const notModified = await fastify.inject({ url: '/x', headers: { 'x-status': '304' } })
+  t.equal(notModified.statusCode, 304)
+  for (const name of REMOVED_ON_304) {
+    if (name !== 'content-length') t.equal(notModified.headers[name], undefined, name)
+  }
+  t.match(notModified.headers, {
+    etag: '"a"',
+    vary: 'Accept',
+    'cache-control': 'no-cache',
+    'x-request-id': 'r1',
+  })
+  const ok = await fastify.inject('/x')
+  t.equal(ok.headers['content-language'], 'x', 'a 200 keeps them')
+})
+
+test('bodilessHead: HEAD of a 204 or 304 has no Content-Length; other answers keep theirs', async (t) => {
+  const fastify = app()
+  fastify.get('/x', { onSend: sendHook('s', [bodilessHead]) }, async (request, reply) =>
+    reply.code(Number(request.headers['x-status'] ?? 200)).send('body'),
+  )
+  for (const status of [204, 304]) {
+    const head = await fastify.inject({
+      method: 'HEAD',
+      url: '/x',
+      headers: { 'x-status': String(status) },
+    })
+    t.equal(head.statusCode, status)
+    t.equal(head.headers['content-length'], undefined, `HEAD ${status}`)
+    t.equal(head.body, '')
+  }
+  const head = await fastify.inject({ method: 'HEAD', url: '/x' })
+  t.equal(head.headers['content-length'], '4', 'a 200 is sized as GET')
+  const get = await fastify.inject({ url: '/x', headers: { 'x-status': '204' } })
+  t.equal(get.statusCode, 204, 'GET is left to Fastify')
+})
