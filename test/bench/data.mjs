@@ -39,6 +39,13 @@ export const PAGE_LIMIT = 20
 /** The strong ETag of an item, from its version (no hashing). */
 export const itemEtag = (item) => `"${item.version}"`
 
+/**
+ * The path of the same items served the way one line of restwell serves a route: no
+ * `etagField`, no `getValidator`, so the ETag is hashed from the bytes sent (and every stack
+ * that has ETags hashes them too). Plural and hyphenated, as `@restwell/naming` wants.
+ */
+export const HASHED_ITEMS = '/hashed-items'
+
 /** The page body every stack sends by hand (and `@restwell/pagination` sends itself). */
 export function pageBody(page, limit) {
   const start = (page - 1) * limit
@@ -119,6 +126,23 @@ export const WORKLOADS = [
     path: '/items/1',
     headers: { accept: 'application/json' },
     spec: 200,
+  },
+  {
+    id: 'get1k-hashed',
+    title: 'GET 1 KB JSON, ETag hashed from the bytes',
+    method: 'GET',
+    path: `${HASHED_ITEMS}/1`,
+    headers: { accept: 'application/json' },
+    spec: 200,
+  },
+  {
+    id: 'get1k-hashed-304',
+    title: 'same GET + If-None-Match',
+    method: 'GET',
+    path: `${HASHED_ITEMS}/1`,
+    headers: { accept: 'application/json' },
+    setup: { etagFrom: 'get1k-hashed', header: 'if-none-match' },
+    spec: 304,
   },
   {
     id: 'page-gzip',

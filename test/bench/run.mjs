@@ -419,7 +419,7 @@ async function measure(entry, id, opts, log) {
     probeProblems: found,
   })
   log(
-    `  ${server.id.padEnd(16)} ${id.padEnd(10)} ${Math.round(result.requests.average)
+    `  ${server.id.padEnd(16)} ${id.padEnd(16)} ${Math.round(result.requests.average)
       .toString()
       .padStart(7)} req/s  p99 ${result.p99?.toFixed(2)} ms${
       check.mismatched + warmCheck.mismatched > 0

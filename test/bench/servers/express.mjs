@@ -1,6 +1,7 @@
 // Express 5 + cors + compression + method-override + the built-in ETag (weak, over the
 // identity body; req.fresh -> 304) + a negotiator-based Accept check (406). Express has no
-// 405: a known path with an unrouted method is a 404.
+// 405: a known path with an unrouted method is a 404. The hashed items get the built-in ETag
+// alone (the handler sets none).
 import compression from 'compression'
 import cors from 'cors'
 import express from 'express'
@@ -8,6 +9,7 @@ import methodOverride from 'method-override'
 import Negotiator from 'negotiator'
 import {
   etagListHas,
+  HASHED_ITEMS,
   ITEM_BY_ID,
   itemEtag,
   mergePatch,
@@ -37,6 +39,11 @@ export async function build() {
     const item = ITEM_BY_ID.get(req.params.id)
     if (!item) return res.status(404).json({ error: 'Not found' })
     res.set('etag', itemEtag(item)).json(item)
+  })
+  app.get(`${HASHED_ITEMS}/:id`, (req, res) => {
+    const item = ITEM_BY_ID.get(req.params.id)
+    if (!item) return res.status(404).json({ error: 'Not found' })
+    res.json(item)
   })
   app.get('/items', (req, res) => {
     const { page, limit } = readPageQuery(req.query)

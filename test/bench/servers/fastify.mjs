@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
 import {
+  HASHED_ITEMS,
   ITEM_BY_ID,
   ITEM_SCHEMA,
   mergePatch,
@@ -50,6 +51,12 @@ export async function build(variant) {
     const item = ITEM_BY_ID.get(request.params.id)
     return item ?? notFound(reply)
   })
+  // The route restwell's one-line default serves (an ETag hashed from the bytes): plain here.
+  app.get(
+    `${HASHED_ITEMS}/:id`,
+    { schema: { response: { 200: ITEM_SCHEMA } } },
+    async (request, reply) => ITEM_BY_ID.get(request.params.id) ?? notFound(reply),
+  )
   app.get('/items', { schema: { response: { 200: PAGE_SCHEMA } } }, async (request, reply) => {
     const { page, limit } = readPageQuery(request.query)
     const body = pageBody(page, limit)
@@ -78,6 +85,7 @@ export async function build(variant) {
     expect: {
       'page-gzip': { status: 200, gzip: false, note: `no compression: ${STACK}` },
       'page-304': { status: 200, note: `no ETag/304: ${STACK}` },
+      'get1k-hashed-304': { status: 200, note: `no ETag/304: ${STACK}` },
       patch: { status: 200, note: `If-Match not checked: ${STACK}` },
       405: { status: 404, note: `Fastify answers 404, no 405: ${STACK}` },
       override: { status: 404, note: `no method override: ${STACK}` },

@@ -1,9 +1,11 @@
 // Raw node:http, the ceiling: every convention the workloads need, written by hand with no
-// framework (ETag + 304, gzip, merge patch + If-Match, 405 + Allow, method override).
+// framework (ETag + 304, gzip, merge patch + If-Match, 405 + Allow, method override). The
+// hashed items' ETag is a sha1 of the bytes, computed on every GET as restwell's default does.
 import { createServer } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import {
   etagListHas,
+  HASHED_ITEMS,
   hashEtag,
   ITEM_BY_ID,
   itemEtag,
@@ -15,9 +17,19 @@ import {
 
 const ITEM_ALLOW = 'GET, HEAD, PATCH, PUT'
 const COLLECTION_ALLOW = 'GET, HEAD'
+const HASHED_ALLOW = 'GET, HEAD'
+const HASHED_PREFIX = `${HASHED_ITEMS}/`
 
 function send(res, status, body, headers = {}) {
-  const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+  sendBytes(
+    res,
+    status,
+    body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+    headers,
+  )
+}
+
+function sendBytes(res, status, bytes, headers = {}) {
   res.writeHead(status, {
     ...(bytes ? { 'content-type': 'application/json; charset=utf-8' } : {}),
     'content-length': bytes ? bytes.length : 0,
@@ -95,6 +107,24 @@ async function item(req, res, id, method) {
   })
 }
 
+/** An item whose ETag is hashed from the bytes on every GET: no version is used. */
+function hashedItem(req, res, id, method) {
+  const current = ITEM_BY_ID.get(id)
+  if (!current) return error(res, 404, 'NOT_FOUND', 'No such item')
+  if (method !== 'GET' && method !== 'HEAD') {
+    return error(res, 405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed`, {
+      allow: HASHED_ALLOW,
+    })
+  }
+  const bytes = Buffer.from(JSON.stringify(current))
+  const etag = hashEtag(bytes)
+  if (etagListHas(req.headers['if-none-match'], etag, true)) {
+    res.writeHead(304, { etag })
+    return res.end()
+  }
+  return sendBytes(res, 200, bytes, { etag })
+}
+
 async function handle(req, res) {
   const url = req.url
   const q = url.indexOf('?')
@@ -115,6 +145,10 @@ async function handle(req, res) {
   if (pathname.startsWith('/items/')) {
     const id = pathname.slice(7)
     if (/^[0-9]+$/.test(id)) return item(req, res, id, method)
+  }
+  if (pathname.startsWith(HASHED_PREFIX)) {
+    const id = pathname.slice(HASHED_PREFIX.length)
+    if (/^[0-9]+$/.test(id)) return hashedItem(req, res, id, method)
   }
   return error(res, 404, 'NOT_FOUND', 'Not found')
 }
