@@ -5,14 +5,15 @@ import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import restwell, { clientErrorHandler, frameworkErrors, genReqId, restwellOpenapi } from 'restwell'
-import { type Database, migrate } from './db.js'
+import type { Database } from './db.js'
+import { DASHBOARD_PATH, dashboardRoutes } from './dashboard.js'
 import { guarded } from './db-errors.js'
+import { JOB_OPTIONS, JOB_QUEUE } from './export-job.js'
 import { authorsRoutes } from './routes/authors.js'
-import { booksRoutes } from './routes/books.js'
+import { booksRoutes, WRITE } from './routes/books.js'
 import { coversRoutes } from './routes/covers.js'
 import { exportsRoutes } from './routes/exports.js'
 import { v2Routes } from './routes/v2.js'
-import { seed } from './seed.js'
 
 export interface Tokens {
   /** Bearer token with the `read` scope. */
@@ -73,28 +74,7 @@ export function verifyToken(tokens: Tokens): (token: string) => Principal | null
   }
 }
 
-/** The advisory lock that serializes the migrations of instances starting together. */
-export const MIGRATION_LOCK = 7_301_992
-
-/**
- * Migrates the database and seeds it when the schema was just created, all in one transaction
- * that first takes an advisory lock: instances started at once on an empty database wait for
- * the first to finish, then find the schema there (a half-applied schema is never seen).
- */
-export async function prepareDatabase(
-  db: Database,
-): Promise<{ migrated: number; seeded: boolean }> {
-  return db.transaction(async (tx) => {
-    await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
-    const existing = await tx.query<{ n: number | string }>(
-      "select count(*)::int as n from information_schema.tables where table_name = 'schema_migrations'",
-    )
-    const fresh = Number(existing.rows[0]?.n ?? 0) === 0
-    const migrated = await migrate(tx)
-    if (fresh) await seed(tx)
-    return { migrated, seeded: fresh }
-  })
-}
+export { MIGRATION_LOCK, prepareDatabase } from './prepare.js'
 
 /** Builds the app over an open, migrated database. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -120,11 +100,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     })
   }
 
-  // The documentation routes are public and are not resources (no naming rules, no negotiation).
+  // The documentation routes are public and are not resources (no naming rules, no negotiation);
+  // the queue dashboard is not a resource either, and needs the write token.
   app.addHook('onRoute', (route) => {
     if (DOC_PATHS.some((p) => route.url === p || route.url.startsWith(`${p}/`))) {
       const publicDocs: Record<string, unknown> = { auth: false, naming: false, negotiation: false }
       route.config = { ...route.config, ...publicDocs }
+    }
+    if (route.url === DASHBOARD_PATH || route.url.startsWith(`${DASHBOARD_PATH}/`)) {
+      const dashboard: Record<string, unknown> = { auth: WRITE, naming: false, negotiation: false }
+      route.config = { ...route.config, ...dashboard }
     }
   })
 
@@ -174,16 +159,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     negotiation: { languages: [...LANGUAGES] },
     pagination: { defaultLimit: 10, maxLimit: 100 },
     softDelete: { mode: 'soft', gone: false },
-    naming: { mode: 'error', exclude: [...DOC_PATHS], allow: ['cover', 'result'] },
+    naming: { mode: 'error', exclude: [...DOC_PATHS, DASHBOARD_PATH], allow: ['cover', 'result'] },
     // Every instance defines the jobs (routes/exports.ts) and, unless told not to, runs a
-    // worker: with Redis, a job enqueued on one instance may run on any.
+    // worker: with Redis (a BullMQ queue), a job enqueued on one instance may run on any, or in
+    // a worker process of its own (`pnpm worker`, src/worker.ts).
     jobs: {
       basePath: '/jobs',
       estimatedTime: 5,
       worker: options.jobWorker ?? true,
-      ...(redis === undefined ? {} : { store: { redis, keyPrefix: 'bookshelf:jobs:' } }),
+      ...(redis === undefined ? {} : { store: { redis, ...JOB_QUEUE, jobOptions: JOB_OPTIONS } }),
     },
   })
+  const { queue } = app.jobs
+  if (queue !== undefined) await app.register(dashboardRoutes, { queue })
 
   // Swagger UI and the OpenAPI document: after restwell, so errors, compression and ETags
   // apply to them too; the onRoute hook above made them public.

@@ -16,6 +16,8 @@ export interface Config {
   devTokens: boolean
   corsOrigins: '*' | string[]
   rateLimitMax: number
+  /** Run the export jobs in this process; JOB_WORKER=0: only enqueue them (`pnpm worker` runs them). */
+  jobWorker: boolean
 }
 
 /** Thrown for a setting that cannot be used; the message names it. */
@@ -39,6 +41,13 @@ function integer(
   return value
 }
 
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw !== '0' && raw !== '1') throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`)
+  return raw === '1'
+}
+
 function redisUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined
   if (!/^rediss?:\/\//.test(raw)) {
@@ -56,6 +65,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean)
+  const jobWorker = flag(env, 'JOB_WORKER', true)
+  if (!jobWorker && redisUrl(env.REDIS_URL) === undefined) {
+    throw new ConfigError(
+      'JOB_WORKER=0 needs REDIS_URL: the queue that worker processes take jobs from',
+    )
+  }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -66,5 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devTokens: read === DEV_TOKENS.read || write === DEV_TOKENS.write,
     corsOrigins: origins.length === 0 || origins.includes('*') ? '*' : origins,
     rateLimitMax: integer(env, 'BOOKSHELF_RATE_LIMIT', 600, 1, 1_000_000),
+    jobWorker,
   }
 }

@@ -158,6 +158,8 @@ export const MIGRATIONS: readonly string[] = [
      created_at timestamptz not null default now(),
      body jsonb not null
    );`,
+  // The job that wrote an export: a job run twice (its worker died after writing) writes one.
+  `alter table exports add column job_id text unique`,
 ]
 
 /** Applies the migrations not yet applied, in the caller's transaction; returns how many ran. */

@@ -60,6 +60,7 @@ export async function startBookshelf(
     tokens: config.tokens,
     corsOrigins: config.corsOrigins,
     rateLimitMax: config.rateLimitMax,
+    jobWorker: config.jobWorker,
     ...(redis === undefined ? {} : { redis }),
     ...extra,
   })

@@ -419,9 +419,14 @@ export async function findBookV2(
 
 // ---------- exports ----------
 
+/**
+ * Writes an export of the books the filter selects. With `jobId`, once per job: the export a
+ * job already wrote (an earlier run of it) is kept and its id returned.
+ */
 export async function insertExport(
   db: Queryable,
   filter: { status?: BookStatus | undefined; authorId?: number | undefined },
+  jobId?: string,
 ): Promise<number> {
   const { items } = await listBooks(db, {
     filters: filter,
@@ -432,8 +437,9 @@ export async function insertExport(
   })
   const body = { filter, count: items.length, books: items }
   const result = await db.query<{ id: number }>(
-    'insert into exports (body) values ($1) returning id',
-    [JSON.stringify(body)],
+    `insert into exports (body, job_id) values ($1, $2)
+     on conflict (job_id) do update set job_id = excluded.job_id returning id`,
+    [JSON.stringify(body), jobId ?? null],
   )
   return (result.rows[0] as { id: number }).id
 }

@@ -15,10 +15,10 @@ try {
   process.stdout.write(`
 bookshelf API listening on ${base}
   database:    ${database}${seeded ? ' (new: seeded with 3 authors and 7 books)' : ''}
-  redis:       ${redis ?? 'none (rate limits and jobs in this process: set REDIS_URL to run several instances)'}
+  redis:       ${redis ?? 'none (rate limits and jobs in this process: set REDIS_URL to run several instances)'}${config.jobWorker ? '' : '\n  jobs:        enqueued here, run by worker processes (JOB_WORKER=0: start them with `pnpm worker`)'}
   read token:  ${config.tokens.read}
   write token: ${config.tokens.write}${config.devTokens ? '\n  (development defaults: set BOOKSHELF_READ_TOKEN and BOOKSHELF_WRITE_TOKEN in production)' : ''}
-  docs:        ${base}/docs   (OpenAPI: ${base}/openapi.json)
+  docs:        ${base}/docs   (OpenAPI: ${base}/openapi.json)${redis === undefined ? '' : `\n  queues:      ${base}/admin/queues   (BullMQ dashboard; the write token)`}
 
 try:
   curl -i ${read} '${base}/v1/books?status=available&sort=-publishedAt&limit=2'

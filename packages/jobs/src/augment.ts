@@ -1,4 +1,5 @@
 /** Type augmentation of Fastify for `@restwell/jobs`. */
+import type { Queue } from 'bullmq'
 import type { Job, JobDefinitionOptions, JobHandler } from './types.js'
 
 /** `app.jobs`: define handlers, enqueue jobs, read their state. */
@@ -9,12 +10,19 @@ export interface JobsApi {
     handler: JobHandler<P, R>,
     options?: JobDefinitionOptions,
   ): void
+  /**
+   * Declares a job name whose handler runs elsewhere (BullMQ workers in other processes): this
+   * instance enqueues it and serves its status, and its worker never takes it.
+   */
+  define(name: string, options: JobDefinitionOptions): void
   /** Creates a queued job; rejects with a 503 HttpError when the store is unavailable. */
   enqueue<P = unknown>(name: string, payload: P): Promise<Job>
   /** The public view of a job, or undefined; rejects with 503 when the store is unavailable. */
   get(id: string): Promise<Job | undefined>
   /** `<prefix><basePath>/<id>`: the status resource of a job. */
   statusUrl(id: string): string
+  /** The BullMQ queue with the Redis backend (for a dashboard, metrics); `undefined` in memory. */
+  readonly queue: Queue | undefined
 }
 
 declare module 'fastify' {

@@ -5,8 +5,21 @@ import { restwellJobs } from './plugin.js'
 export type { JobsApi } from './augment.js'
 export { formatDuration, isDuration, toDuration } from './duration.js'
 export { MemoryJobStore, type MemoryStoreOptions } from './memory-store.js'
-export { type JobsOptions, JobsOptionsSchema, type RedisStoreConfig } from './options.js'
-export { RedisJobStore, type RedisStoreOptions } from './redis-store.js'
+export {
+  type BullmqWorkerOptions,
+  type JobsOptions,
+  JobsOptionsSchema,
+  type RedisStoreConfig,
+} from './options.js'
+export { PUBLIC_FAILURE_PREFIX } from './outcome.js'
+export {
+  type AnyJobHandler,
+  type JobProcessor,
+  type JobProcessorOptions,
+  jobProcessor,
+  type ProcessorJob,
+  type ProcessorWorker,
+} from './processor.js'
 export type {
   Job,
   JobContext,

@@ -1,5 +1,7 @@
-/** The in-memory job store: one process, jobs gone on restart. The default. */
-import type { JobOutcome, JobRecord, JobStore } from './types.js'
+/** The in-memory job store and backend: one process, jobs gone on restart. The default. */
+import type { FastifyBaseLogger } from 'fastify'
+import type { JobBackend, JobHandler, JobOutcome, JobRecord, JobStore } from './types.js'
+import { Worker } from './worker.js'
 
 export interface MemoryStoreOptions {
   /** How long a finished job stays readable, in ms. */
@@ -111,5 +113,61 @@ export class MemoryJobStore implements JobStore {
   async close(): Promise<void> {
     for (const timer of this.#expiries) clearTimeout(timer)
     this.#expiries.clear()
+  }
+}
+
+export interface MemoryBackendOptions {
+  /** This instance's id (the owner tokens of its claims). */
+  instance: string
+  /** Run a worker in this instance. */
+  worker: boolean
+  concurrency: number
+  pollMs: number
+  ttlMs: number
+  closeTimeoutMs: number
+}
+
+/** A lease a job in memory never loses (its worker is this process): heartbeats every 10 s. */
+const MEMORY_LEASE_MS = 30_000
+
+/** Jobs in a `MemoryJobStore`, run by this process's `Worker`. */
+export function memoryBackend(
+  options: MemoryBackendOptions,
+  handlers: ReadonlyMap<string, JobHandler>,
+  log: FastifyBaseLogger,
+): JobBackend {
+  const store = new MemoryJobStore({ ttlMs: options.ttlMs })
+  const worker = new Worker(
+    store,
+    handlers,
+    {
+      instance: options.instance,
+      concurrency: options.concurrency,
+      leaseMs: MEMORY_LEASE_MS,
+      pollMs: options.pollMs,
+      closeTimeoutMs: options.closeTimeoutMs,
+    },
+    log,
+  )
+  return {
+    queue: undefined,
+    async add(job) {
+      const record = await store.create({
+        id: job.id,
+        name: job.name,
+        payload: JSON.stringify(job.payload) ?? 'null',
+        estimatedTime: job.estimatedTime,
+      })
+      if (options.worker) worker.notify()
+      return record
+    },
+    get: (id) => store.get(id),
+    start() {
+      if (options.worker) worker.start()
+    },
+    async close() {
+      await worker.close()
+      await store.close()
+    },
   }
 }

@@ -1,24 +1,39 @@
 /** Options of `@restwell/jobs`. */
+import { OptionsError, validateOptions } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
+import type { DefaultJobOptions, WorkerOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
 
+const PLUGIN = '@restwell/jobs'
+
+/** BullMQ's worker options, passed through; restwell sets `connection`, `prefix` and `autorun`. */
+export type BullmqWorkerOptions = Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>
+
+/** The Redis backend: a BullMQ queue. */
 export interface RedisStoreConfig {
-  /** A `redis://` / `rediss://` URL (the plugin creates and closes the connection) or an ioredis instance (yours to close). */
+  /**
+   * A `redis://` / `rediss://` URL (the plugin opens and closes its connections) or an ioredis
+   * client (used for the queue as it is, duplicated for the worker; yours to close).
+   */
   redis: string | Redis
-  /** Prefix of every key. ['restwell:jobs:'] */
+  /** The BullMQ queue's name: another app's queue, to serve the status of its jobs. ['restwell-jobs'] */
+  queue?: string
+  /** BullMQ's key prefix (`<keyPrefix>:<queue>:<jobId>`; a trailing `:` is dropped). ['bull'] */
   keyPrefix?: string
+  /** BullMQ's default job options: `attempts`, `backoff`, `removeOnComplete`, `removeOnFail`, `priority`, `delay`, ... */
+  jobOptions?: DefaultJobOptions
+  /** BullMQ's worker options: `concurrency`, `lockDuration`, `stalledInterval`, `maxStalledCount`, `limiter`, ... */
+  workerOptions?: BullmqWorkerOptions
 }
 
 /**
  * @param basePath Path of the status resources: `<basePath>/:id` and `<basePath>/:id/result`. ['/jobs']
- * @param store `'memory'` or `{ redis, keyPrefix? }` for several instances. ['memory']
+ * @param store `'memory'` (one process) or `{ redis, queue?, keyPrefix?, jobOptions?, workerOptions? }`: BullMQ. ['memory']
  * @param worker Run a worker in this instance (false: this instance only enqueues and answers status). [true]
- * @param concurrency Jobs run at once by this instance. [1]
+ * @param concurrency Jobs run at once by this instance (BullMQ: `workerOptions.concurrency` wins). [1]
  * @param estimatedTime Default expected duration, seconds or ISO 8601 duration. [60 → 'PT1M']
- * @param leaseMs Lease of a running job (Redis); renewed every leaseMs/3; an expired lease re-queues the job. [30000]
- * @param maxAttempts Runs allowed before a job whose worker keeps vanishing is failed. [3]
- * @param pollMs How often an idle worker looks for work in the store. [500]
- * @param ttl Seconds a finished job stays readable. [86400]
+ * @param pollMs Memory: how often an idle worker looks for work. BullMQ: how long a job this instance has no handler for is set aside. [500]
+ * @param ttl Seconds a finished job stays readable (BullMQ: the default `removeOnComplete`/`removeOnFail` age). [86400]
  * @param timeoutMs Longest a store command may take before it fails (503). [2000]
  * @param retryAfter Seconds sent in `Retry-After` with a 503. [5]
  * @param closeTimeoutMs How long close waits for running jobs before giving them back to the queue. [10000]
@@ -30,8 +45,6 @@ export interface JobsOptions {
   worker?: boolean
   concurrency?: number
   estimatedTime?: number | string
-  leaseMs?: number
-  maxAttempts?: number
   pollMs?: number
   ttl?: number
   timeoutMs?: number
@@ -42,6 +55,58 @@ export interface JobsOptions {
 
 const RedisInstance = Type.Unsafe<Redis>(
   Type.Object({ defineCommand: Type.Function([], Type.Unknown()) }, { additionalProperties: true }),
+)
+
+/**
+ * How long BullMQ keeps a finished job. Never `true` or 0: the status resource must still find
+ * a finished job to answer 303 (or `failed`) for it.
+ */
+const KeepJobs = Type.Union([
+  Type.Literal(false),
+  Type.Integer({ minimum: 1 }),
+  Type.Object(
+    {
+      age: Type.Optional(Type.Integer({ minimum: 1 })),
+      count: Type.Optional(Type.Integer({ minimum: 1 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    { additionalProperties: false },
+  ),
+])
+
+/** The BullMQ job options restwell relies on; the others go to BullMQ unchecked. */
+const JobOptionsSchema = Type.Object(
+  {
+    attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    backoff: Type.Optional(
+      Type.Union([
+        Type.Integer({ minimum: 0 }),
+        Type.Object(
+          {
+            type: Type.String({ minLength: 1 }),
+            delay: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: true },
+        ),
+      ]),
+    ),
+    delay: Type.Optional(Type.Integer({ minimum: 0 })),
+    priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_097_151 })),
+    removeOnComplete: Type.Optional(KeepJobs),
+    removeOnFail: Type.Optional(KeepJobs),
+  },
+  { additionalProperties: true },
+)
+
+/** The BullMQ worker options restwell relies on; the others go to BullMQ unchecked. */
+const WorkerOptionsSchema = Type.Object(
+  {
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    lockDuration: Type.Optional(Type.Integer({ minimum: 10 })),
+    stalledInterval: Type.Optional(Type.Integer({ minimum: 10 })),
+    maxStalledCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: true },
 )
 
 export const JobsOptionsSchema = Type.Object(
@@ -55,7 +120,12 @@ export const JobsOptionsSchema = Type.Object(
         Type.Object(
           {
             redis: Type.Union([Type.String({ pattern: '^rediss?://' }), RedisInstance]),
-            keyPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+            queue: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]+$', maxLength: 100 })),
+            keyPrefix: Type.Optional(
+              Type.String({ pattern: '^[A-Za-z0-9._:{}-]*[A-Za-z0-9._{}-][:]*$', maxLength: 100 }),
+            ),
+            jobOptions: Type.Optional(JobOptionsSchema),
+            workerOptions: Type.Optional(WorkerOptionsSchema),
           },
           { additionalProperties: false },
         ),
@@ -64,8 +134,6 @@ export const JobsOptionsSchema = Type.Object(
     worker: Type.Optional(Type.Boolean()),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     estimatedTime: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.String()])),
-    leaseMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 3_600_000 })),
-    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     pollMs: Type.Optional(Type.Integer({ minimum: 5, maximum: 60_000 })),
     ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 60_000 })),
@@ -76,14 +144,63 @@ export const JobsOptionsSchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** Options of earlier versions, with where their meaning went. */
+const REMOVED: Readonly<Record<string, string>> = {
+  leaseMs:
+    'was removed: jobs in Redis run on BullMQ, whose lock is `store.workerOptions.lockDuration`',
+  maxAttempts:
+    'was removed: jobs in Redis run on BullMQ; a job whose worker vanished runs again up to `store.workerOptions.maxStalledCount` times, a failed one up to `store.jobOptions.attempts` times',
+}
+
+/** BullMQ options that restwell sets itself. */
+const OWNED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  jobOptions: {
+    jobId: 'is set by @restwell/jobs: each job gets a random UUID, the id of its status resource',
+    repeat: 'is not supported: a job enqueued for a request runs once (use a BullMQ job scheduler)',
+    parent: 'is not supported: restwell jobs are not part of a flow',
+  },
+  workerOptions: {
+    connection: 'is set by @restwell/jobs from `store.redis`',
+    prefix: 'is set by @restwell/jobs: use `store.keyPrefix`',
+    autorun: 'is set by @restwell/jobs: its worker starts when the app is ready',
+  },
+}
+
+/** Checks the options: the schema, then what a schema cannot say clearly. Throws an `OptionsError` naming the option. */
+export function validateJobsOptions(options: unknown): JobsOptions {
+  if (typeof options === 'object' && options !== null) {
+    for (const [key, problem] of Object.entries(REMOVED)) {
+      if (key in options) throw new OptionsError(PLUGIN, key, problem)
+    }
+  }
+  const valid = validateOptions(PLUGIN, JobsOptionsSchema, options) as JobsOptions
+  if (valid.store !== undefined && valid.store !== 'memory') {
+    for (const [group, keys] of Object.entries(OWNED)) {
+      const given = valid.store[group as keyof RedisStoreConfig] as object | undefined
+      for (const [key, problem] of Object.entries(keys)) {
+        if (given !== undefined && key in given)
+          throw new OptionsError(PLUGIN, `store.${group}.${key}`, problem)
+      }
+    }
+  }
+  return valid
+}
+
+/** The Redis backend's settings, defaults applied. */
+export interface ResolvedRedisStore {
+  redis: string | Redis
+  queue: string
+  prefix: string
+  jobOptions: DefaultJobOptions
+  workerOptions: BullmqWorkerOptions
+}
+
 export interface ResolvedJobsOptions {
   basePath: string
-  store: 'memory' | RedisStoreConfig
+  store: 'memory' | ResolvedRedisStore
   worker: boolean
   concurrency: number
   estimatedTime: number | string
-  leaseMs: number
-  maxAttempts: number
   pollMs: number
   ttlMs: number
   timeoutMs: number
@@ -93,16 +210,35 @@ export interface ResolvedJobsOptions {
 }
 
 export function resolveJobsOptions(options: JobsOptions): ResolvedJobsOptions {
+  const ttl = options.ttl ?? 86_400
+  const store = options.store ?? 'memory'
   return {
     basePath: options.basePath ?? '/jobs',
-    store: options.store ?? 'memory',
+    store:
+      store === 'memory'
+        ? store
+        : {
+            redis: store.redis,
+            queue: store.queue ?? 'restwell-jobs',
+            prefix: (store.keyPrefix ?? 'bull').replace(/:+$/, ''),
+            jobOptions: {
+              removeOnComplete: { age: ttl },
+              removeOnFail: { age: ttl },
+              ...store.jobOptions,
+            },
+            // runRetryDelay: a worker takes jobs again a second after Redis comes back, where
+            // BullMQ's default waits 15 s.
+            workerOptions: {
+              concurrency: options.concurrency ?? 1,
+              runRetryDelay: 1000,
+              ...store.workerOptions,
+            },
+          },
     worker: options.worker ?? true,
     concurrency: options.concurrency ?? 1,
     estimatedTime: options.estimatedTime ?? 60,
-    leaseMs: options.leaseMs ?? 30_000,
-    maxAttempts: options.maxAttempts ?? 3,
     pollMs: options.pollMs ?? 500,
-    ttlMs: (options.ttl ?? 86_400) * 1000,
+    ttlMs: ttl * 1000,
     timeoutMs: options.timeoutMs ?? 2000,
     retryAfter: options.retryAfter ?? 5,
     closeTimeoutMs: options.closeTimeoutMs ?? 10_000,

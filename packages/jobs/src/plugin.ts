@@ -5,18 +5,24 @@ import {
   ErrorCode,
   type HttpError,
   httpErrors,
-  validateOptions,
+  OptionsError,
 } from '@restwell/errors'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
 import type { JobsApi } from './augment.js'
+import { bullmqBackend } from './bullmq.js'
 import { toDuration } from './duration.js'
-import { MemoryJobStore } from './memory-store.js'
-import { type JobsOptions, JobsOptionsSchema, resolveJobsOptions } from './options.js'
-import { RedisJobStore } from './redis-store.js'
-import type { Job, JobError, JobFailure, JobHandler, JobRecord, JobStore } from './types.js'
-import { Worker } from './worker.js'
+import { memoryBackend } from './memory-store.js'
+import { type JobsOptions, resolveJobsOptions, validateJobsOptions } from './options.js'
+import type {
+  Job,
+  JobBackend,
+  JobDefinitionOptions,
+  JobError,
+  JobFailure,
+  JobHandler,
+  JobRecord,
+} from './types.js'
 
 const PLUGIN = '@restwell/jobs'
 /** Job ids are UUIDs; anything else cannot be a job and is not looked up. */
@@ -62,72 +68,63 @@ function accepted(this: FastifyReply, job: Job): FastifyReply {
     .send({ jobId: job.jobId, status: job.status, estimatedTime: job.estimatedTime })
 }
 
-/** Rejects after `ms` unless the promise settles first: no store call may hang a request. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+/**
+ * Runs a store operation that rejects after `ms` unless it settles first (no store call may
+ * hang a request), and aborts the signal it gets then: a backend that is still waiting for its
+ * connection sends nothing after the request was answered 503.
+ */
+function withTimeout<T>(operation: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController()
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`job store did not answer within ${ms} ms`)), ms)
+    timer = setTimeout(() => {
+      const error = new Error(`job store did not answer within ${ms} ms`)
+      controller.abort(error)
+      reject(error)
+    }, ms)
   })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+  return Promise.race([operation(controller.signal), timeout]).finally(() => clearTimeout(timer))
 }
 
 const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
-  const options = resolveJobsOptions(
-    validateOptions(PLUGIN, JobsOptionsSchema, rawOptions) as JobsOptions,
-  )
+  const options = resolveJobsOptions(validateJobsOptions(rawOptions))
   let defaultEstimate: string
   try {
     defaultEstimate = toDuration(options.estimatedTime)
   } catch (error) {
-    throw new TypeError(`${PLUGIN}: option "estimatedTime" is invalid: ${(error as Error).message}`)
+    throw new OptionsError(PLUGIN, 'estimatedTime', `is invalid: ${(error as Error).message}`)
   }
-  const instance = randomUUID()
   const base = `${fastify.prefix}${options.basePath}`
-
-  let store: JobStore
-  let detach = (): unknown => undefined
-  const storeOption = options.store
-  if (storeOption === 'memory') {
-    store = new MemoryJobStore({ ttlMs: options.ttlMs })
-  } else {
-    const owned = typeof storeOption.redis === 'string'
-    const redis =
-      typeof storeOption.redis === 'string'
-        ? new Redis(storeOption.redis, {
-            commandTimeout: options.timeoutMs,
-            connectTimeout: options.timeoutMs,
-            maxRetriesPerRequest: 1,
-            retryStrategy: (times) => Math.min(times * 100, 2000),
-          })
-        : storeOption.redis
-    // An unhandled 'error' event would crash the process; failures surface as 503 instead.
-    const onError = (error: Error): void => {
-      fastify.log.warn({ err: error }, `${PLUGIN}: redis error`)
-    }
-    redis.on('error', onError)
-    detach = () => redis.off('error', onError)
-    store = new RedisJobStore(redis, owned, {
-      keyPrefix: storeOption.keyPrefix ?? 'restwell:jobs:',
-      leaseMs: options.leaseMs,
-      maxAttempts: options.maxAttempts,
-      ttlMs: options.ttlMs,
-    })
-  }
-
   const handlers = new Map<string, JobHandler>()
   const estimates = new Map<string, string>()
-  const worker = new Worker(
-    store,
-    handlers,
-    {
-      instance,
-      concurrency: options.concurrency,
-      leaseMs: options.leaseMs,
-      pollMs: options.pollMs,
-      closeTimeoutMs: options.closeTimeoutMs,
-    },
-    fastify.log,
-  )
+  const estimateOf = (name: string): string => estimates.get(name) ?? defaultEstimate
+
+  const backend: JobBackend =
+    options.store === 'memory'
+      ? memoryBackend(
+          {
+            instance: randomUUID(),
+            worker: options.worker,
+            concurrency: options.concurrency,
+            pollMs: options.pollMs,
+            ttlMs: options.ttlMs,
+            closeTimeoutMs: options.closeTimeoutMs,
+          },
+          handlers,
+          fastify.log,
+        )
+      : await bullmqBackend(
+          {
+            ...options.store,
+            worker: options.worker,
+            timeoutMs: options.timeoutMs,
+            closeTimeoutMs: options.closeTimeoutMs,
+            retryMs: options.pollMs,
+          },
+          handlers,
+          estimateOf,
+          fastify.log,
+        )
 
   function unavailable(cause: unknown): HttpError {
     return httpErrors.serviceUnavailable('The job store is unavailable, retry later', {
@@ -137,45 +134,52 @@ const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
     })
   }
 
-  async function call<T>(operation: () => Promise<T>): Promise<T> {
+  async function call<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
     try {
-      return await withTimeout(operation(), options.timeoutMs)
+      return await withTimeout(operation, options.timeoutMs)
     } catch (error) {
       throw unavailable(error)
     }
   }
 
   const api: JobsApi = {
-    define(name, handler, definition = {}) {
+    queue: backend.queue,
+    define(
+      name: string,
+      given?: JobHandler | JobDefinitionOptions,
+      more?: JobDefinitionOptions,
+    ): void {
       if (!JOB_NAME.test(name)) {
         throw new TypeError(
           `${PLUGIN}: job name must match ${JOB_NAME}, got ${JSON.stringify(name)}`,
         )
       }
-      if (typeof handler !== 'function') {
-        throw new TypeError(`${PLUGIN}: the handler of job "${name}" must be a function`)
+      const handler = typeof given === 'function' ? given : undefined
+      if (handler === undefined && (typeof given !== 'object' || given === null)) {
+        throw new TypeError(
+          `${PLUGIN}: the handler of job "${name}" must be a function (or, for a job run elsewhere, give only its definition)`,
+        )
       }
-      if (handlers.has(name)) throw new Error(`${PLUGIN}: job "${name}" is already defined`)
+      const definition = (handler === undefined ? (given as JobDefinitionOptions) : more) ?? {}
+      if (estimates.has(name)) throw new Error(`${PLUGIN}: job "${name}" is already defined`)
       const estimate =
         definition.estimatedTime === undefined
           ? defaultEstimate
           : toDuration(definition.estimatedTime)
-      handlers.set(name, handler as JobHandler)
+      if (handler !== undefined) handlers.set(name, handler)
       estimates.set(name, estimate)
     },
     async enqueue(name, payload) {
       const estimatedTime = estimates.get(name)
       if (estimatedTime === undefined) throw new TypeError(`${PLUGIN}: no job "${name}" is defined`)
-      const json = JSON.stringify(payload) ?? 'null'
-      const record = await call(() =>
-        store.create({ id: randomUUID(), name, payload: json, estimatedTime }),
+      const record = await call((signal) =>
+        backend.add({ id: randomUUID(), name, payload, estimatedTime }, signal),
       )
-      if (options.worker) worker.notify()
       return toJob(record)
     },
     async get(id) {
       if (!JOB_ID.test(id)) return undefined
-      const record = await call(() => store.get(id))
+      const record = await call((signal) => backend.get(id, signal))
       return record === undefined ? undefined : toJob(record)
     },
     statusUrl(id) {
@@ -187,7 +191,7 @@ const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
   fastify.decorateReply('accepted', accepted)
 
   async function load(id: string): Promise<JobRecord> {
-    const record = JOB_ID.test(id) ? await call(() => store.get(id)) : undefined
+    const record = JOB_ID.test(id) ? await call((signal) => backend.get(id, signal)) : undefined
     if (record === undefined) {
       throw httpErrors.notFound(`No job ${id.length > 64 ? `${id.slice(0, 64)}...` : id}`, {
         code: ErrorCode.JOB_NOT_FOUND,
@@ -247,18 +251,16 @@ const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
       // the representation negotiated by @restwell/negotiation applies (XML, HAL, ...) as on any
       // route, and JSON without it. A JSON string stays JSON text: Fastify sends a string as it
       // is, past every serializer (it would go out as text/plain); see the README's Decisions.
-      const value: unknown = JSON.parse(record.result ?? 'null')
-      if (typeof value === 'string') return reply.type(JSON_TYPE).send(record.result)
+      // Both backends write the result of a job that succeeded without a location.
+      const text = record.result as string
+      const value: unknown = JSON.parse(text)
+      if (typeof value === 'string') return reply.type(JSON_TYPE).send(text)
       return reply.send(value)
     },
   )
 
-  if (options.worker) fastify.addHook('onReady', async () => worker.start())
-  fastify.addHook('onClose', async () => {
-    await worker.close()
-    await store.close()
-    detach()
-  })
+  fastify.addHook('onReady', async () => backend.start())
+  fastify.addHook('onClose', async () => backend.close())
 }
 
 /** The `@restwell/jobs` plugin. */

@@ -1,4 +1,5 @@
 /** Jobs, their records, their stores and their handlers. */
+import type { Queue } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
 
 /**
@@ -49,7 +50,7 @@ export interface JobRecord {
   id: string
   name: string
   status: JobStatus
-  /** JSON text. */
+  /** JSON text (in memory; '' in a record read from BullMQ, whose job keeps its data). */
   payload: string
   estimatedTime: string
   attempts: number
@@ -123,4 +124,26 @@ export type JobHandler<P = unknown, R = unknown> = (payload: P, context: JobCont
 export interface JobDefinitionOptions {
   /** Expected duration: seconds or an ISO 8601 duration. [the plugin's `estimatedTime`] */
   estimatedTime?: number | string
+}
+
+/** A new job, as the plugin hands it to a backend. */
+export interface NewJob {
+  id: string
+  name: string
+  /** A JSON value. */
+  payload: unknown
+  estimatedTime: string
+}
+
+/** Where the plugin keeps and runs jobs: in memory (a store and a worker) or on BullMQ. */
+export interface JobBackend {
+  /** The BullMQ queue (Redis backend), e.g. for a dashboard; `undefined` in memory. */
+  readonly queue: Queue | undefined
+  /** Saves a queued job; sends nothing once `signal` aborted (the request was answered 503). */
+  add(job: NewJob, signal: AbortSignal): Promise<JobRecord>
+  get(id: string, signal: AbortSignal): Promise<JobRecord | undefined>
+  /** Starts this instance's worker, if it runs one (at `onReady`, once every handler is defined). */
+  start(): void
+  /** Stops the worker (running jobs given back after `closeTimeoutMs`) and closes what it opened. */
+  close(): Promise<void>
 }

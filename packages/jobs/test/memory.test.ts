@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { httpErrors, MEDIA_TYPE, mediaTypeOf, restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
@@ -509,4 +511,15 @@ test('the result resource is negotiated like any route; JSON without negotiation
   const plainText = await plain.inject({ url: await finished(plain, 'text') })
   t.equal(plainText.headers['content-type'], json)
   t.equal(plainText.body, '"done"')
+})
+
+test('the memory backend never loads bullmq or ioredis', async (t) => {
+  // The test's own node options (its TypeScript loader, coverage): the fixture's coverage of the
+  // sources is the same as the tests'.
+  const child = spawnSync(process.execPath, [...process.execArgv, 'test/fixtures/memory-only.ts'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
+  t.equal(child.stdout.trim(), '0', child.stderr)
 })

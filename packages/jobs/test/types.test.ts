@@ -1,5 +1,6 @@
 import { expectTypeOf } from 'expect-type'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { DefaultJobOptions, Processor, Queue, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { test } from 'tap'
 import restwellJobsDefault, {
@@ -7,9 +8,12 @@ import restwellJobsDefault, {
   type JobContext,
   type JobError,
   type JobHandler,
+  type JobProcessor,
   type JobsApi,
   type JobsOptions,
   type JobStatus,
+  jobProcessor,
+  type RedisStoreConfig,
   restwellJobs,
 } from '../src/index.js'
 
@@ -40,9 +44,15 @@ test('types of @restwell/jobs', async (t) => {
     [{ n: number }, JobContext]
   >()
   expectTypeOf<JobContext['signal']>().toEqualTypeOf<AbortSignal>()
-  expectTypeOf<JobsOptions['store']>().toEqualTypeOf<
-    'memory' | { redis: string | Redis; keyPrefix?: string } | undefined
-  >()
+  expectTypeOf<JobsOptions['store']>().toEqualTypeOf<'memory' | RedisStoreConfig | undefined>()
+  expectTypeOf<RedisStoreConfig['redis']>().toEqualTypeOf<string | Redis>()
+  expectTypeOf<RedisStoreConfig['jobOptions']>().toEqualTypeOf<DefaultJobOptions | undefined>()
+  expectTypeOf<JobsApi['queue']>().toEqualTypeOf<Queue | undefined>()
+  expectTypeOf(jobProcessor).returns.toEqualTypeOf<JobProcessor>()
+  // A bullmq Worker takes the processor, and the processor attaches to it.
+  const processor = jobProcessor({ export: async () => 1 })
+  expectTypeOf(processor).toExtend<Processor>()
+  expectTypeOf<Worker>().toExtend<Parameters<JobProcessor['attach']>[0]>()
   expectTypeOf<JobsOptions['estimatedTime']>().toEqualTypeOf<number | string | undefined>()
   expectTypeOf<JobsOptions['concurrency']>().toEqualTypeOf<number | undefined>()
   const options: JobsOptions = { basePath: '/operations', store: { redis: 'redis://127.0.0.1' } }

@@ -1,17 +1,19 @@
+import type { Job } from 'bullmq'
 import fc from 'fast-check'
 import { httpErrors } from '@restwell/errors'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { formatDuration, isDuration, MemoryJobStore, toDuration } from '../src/index.js'
 import type { JobOutcome, JobRecord, JobStore } from '../src/types.js'
+import { recordOf } from '../src/bullmq.js'
 import { jobError } from '../src/plugin.js'
 import {
   INVALID_LOCATION_FAILURE,
   locationReference,
   outcomeOf,
   publicFailure,
-  Worker,
-} from '../src/worker.js'
+} from '../src/outcome.js'
+import { Worker } from '../src/worker.js'
 
 test('formatDuration writes the shortest ISO 8601 duration', async (t) => {
   t.equal(formatDuration(0), 'PT0S')
@@ -411,4 +413,136 @@ test('close() stops the heartbeat of a job whose handler ignores ctx.signal', as
     if (ending === 'ends after close') t.match(warnings, [/given back on close; outcome dropped/])
     else t.same(warnings, [])
   }
+})
+
+test('in memory: a handler that rejects once close() aborts it has not failed; it is given back', async (t) => {
+  const store = new MemoryJobStore({ ttlMs: 60_000 })
+  t.teardown(() => store.close())
+  const started = gate()
+  const worker = new Worker(
+    store,
+    new Map([
+      [
+        'n',
+        (_payload: unknown, ctx: { signal: AbortSignal }) =>
+          new Promise((_resolve, reject) => {
+            started.open()
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))
+          }),
+      ],
+    ]),
+    { instance: 'w', concurrency: 1, leaseMs: 1000, pollMs: 5, closeTimeoutMs: 1000 },
+    Fastify().log,
+  )
+  await store.create({ id: 'a', name: 'n', payload: 'null', estimatedTime: 'PT1S' })
+  worker.start()
+  await started.promise
+  await worker.close()
+  t.match(await store.get('a'), { status: 'queued', attempts: 0, owner: '' })
+})
+
+test('in memory: an outcome the store cannot record is logged (the job runs again)', async (t) => {
+  class BrokenFinish extends MemoryJobStore {
+    override async finish(): Promise<boolean> {
+      throw new Error('store down')
+    }
+  }
+  const store = new BrokenFinish({ ttlMs: 60_000 })
+  t.teardown(() => store.close())
+  const errors: unknown[] = []
+  const log = Fastify().log
+  const worker = new Worker(
+    store,
+    new Map([['n', async () => 1]]),
+    { instance: 'w', concurrency: 1, leaseMs: 1000, pollMs: 5, closeTimeoutMs: 100 },
+    Object.assign(Object.create(log), {
+      child: () =>
+        Object.assign(Object.create(log), { error: (...args: unknown[]) => errors.push(args) }),
+    }),
+  )
+  await store.create({ id: 'a', name: 'n', payload: 'null', estimatedTime: 'PT1S' })
+  worker.start()
+  for (let i = 0; i < 200 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+  await worker.close()
+  t.match(errors, [[{ err: { message: 'store down' } }, /could not record the outcome/]])
+})
+
+test('in memory: what a store may say of leases is heeded (re-queued, lost, taken over)', async (t) => {
+  /** A store that says what the memory store never has to: leases expire, jobs are taken over. */
+  class LeasingStore extends MemoryJobStore {
+    reaped = 1
+    beats: boolean[] = [false]
+    override async reap(): Promise<number> {
+      const reaped = this.reaped
+      this.reaped = 0
+      return reaped
+    }
+    override async heartbeat(): Promise<boolean> {
+      const next = this.beats.shift()
+      if (next === undefined) throw new Error('store down')
+      return next
+    }
+    override async finish(): Promise<boolean> {
+      return false
+    }
+  }
+  const store = new LeasingStore({ ttlMs: 60_000 })
+  t.teardown(() => store.close())
+  const warnings: unknown[] = []
+  const log = Fastify().log
+  const warnLog = Object.assign(Object.create(log), {
+    warn: (...args: unknown[]) => warnings.push(args),
+    info: () => undefined,
+  })
+  warnLog.child = () => warnLog
+  const aborted = gate()
+  const worker = new Worker(
+    store,
+    new Map([
+      [
+        'n',
+        async (_payload: unknown, ctx: { signal: AbortSignal; attempt: number }) => {
+          if (ctx.attempt > 1) return 'second'
+          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+          aborted.open()
+          return 'after the lease was lost'
+        },
+      ],
+    ]),
+    // heartbeat every 10 ms
+    { instance: 'w', concurrency: 1, leaseMs: 30, pollMs: 5, closeTimeoutMs: 100 },
+    warnLog,
+  )
+  await store.create({ id: 'a', name: 'n', payload: 'null', estimatedTime: 'PT1S' })
+  worker.start()
+  await aborted.promise
+  for (let i = 0; i < 100 && warnings.length < 3; i++) await new Promise((r) => setTimeout(r, 5))
+  await worker.close()
+  const messages = warnings.map((args) => String((args as unknown[]).at(-1)))
+  t.ok(
+    messages.some((m) => /re-queued jobs whose lease expired/.test(m)),
+    'a reap is logged',
+  )
+  t.ok(
+    messages.some((m) => /taken over by another worker/.test(m)),
+    'a lost outcome is logged',
+  )
+})
+
+test("BullMQ states of other versions (v5's paused) read as queued", async (t) => {
+  const job = {
+    id: 'a',
+    name: 'n',
+    data: {},
+    progress: 0,
+    timestamp: 1000,
+    attemptsMade: 0,
+    stalledCounter: 0,
+  } as unknown as Job
+  t.match(recordOf(job, 'paused', 'PT1S'), {
+    status: 'queued',
+    createdAt: 1000,
+    updatedAt: 1000,
+    estimatedTime: 'PT1S',
+  })
 })

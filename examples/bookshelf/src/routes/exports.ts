@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Database } from '../db.js'
-import { findExport, insertExport } from '../repository.js'
+import { EXPORT_ESTIMATE, EXPORT_JOB, exportBooks } from '../export-job.js'
+import { findExport } from '../repository.js'
 import { AcceptedJob, ExportDocument, ExportInput, IdParams } from '../schemas.js'
 import { notFound, READ, WRITE } from './books.js'
 
@@ -13,7 +14,10 @@ import { notFound, READ, WRITE } from './books.js'
 interface JobsApi {
   define<P>(
     name: string,
-    handler: (payload: P, ctx: { progress(percent: number): Promise<void> }) => Promise<unknown>,
+    handler: (
+      payload: P,
+      ctx: { jobId: string; progress(percent: number): Promise<void> },
+    ) => Promise<unknown>,
     options?: { estimatedTime?: number | string },
   ): void
   enqueue<P>(name: string, payload: P): Promise<unknown>
@@ -44,15 +48,9 @@ export async function exportsRoutes(app: FastifyInstance, opts: { db: Database }
   // POST needs the jobs plugin (its decorators); without it there is no asynchronous export.
   if (!app.hasDecorator('jobs')) return
   const jobs = (app as unknown as { jobs: JobsApi }).jobs
-  jobs.define<ExportInput>(
-    'book-export',
-    async (filter, ctx) => {
-      await ctx.progress(10)
-      const id = await insertExport(db, filter)
-      return { location: `/v1/exports/${id}` }
-    },
-    { estimatedTime: 5 },
-  )
+  // Defined on every instance: the one whose worker runs it (JOB_WORKER unset), or one that only
+  // enqueues while worker processes (`pnpm worker`) run the same handler.
+  jobs.define<ExportInput>(EXPORT_JOB, exportBooks(db), { estimatedTime: EXPORT_ESTIMATE })
 
   app.post<{ Body: ExportInput }>(
     '/exports',
@@ -68,7 +66,7 @@ export async function exportsRoutes(app: FastifyInstance, opts: { db: Database }
       config: { auth: WRITE },
     },
     async (request, reply) => {
-      const job = await jobs.enqueue('book-export', request.body ?? {})
+      const job = await jobs.enqueue(EXPORT_JOB, request.body ?? {})
       return (reply as AcceptingReply).accepted(job)
     },
   )
