@@ -23,6 +23,16 @@ test('alone beside @fastify/compress, routes hashing strong ETags fail ready(), 
   })
 })
 
+test('alone beside @fastify/compress, a few such routes are all named', async (t) => {
+  const app = Fastify()
+  await app.register(restwellConditional)
+  await app.register(compress)
+  app.get('/one', async () => BOOKS)
+  await t.rejects(async () => app.ready(), {
+    message: /^@restwell\/conditional: GET \/one, HEAD \/one hash strong ETags, /,
+  })
+})
+
 test('alone beside @fastify/compress with weak ETags: gzip and identity share a weak tag', async (t) => {
   const app = Fastify()
   await app.register(restwellErrors)

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import { gunzipSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { addRouteHook, sendHook } from '@restwell/core'
 import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/errors'
 import Fastify, {
@@ -383,4 +383,102 @@ test('with nothing to add to answers of no route, the pipeline adds no root onSe
   await app.ready()
   t.notMatch(app.printRoutes({ includeHooks: true }), /restwellSendNotFound/)
   t.equal((await app.inject('/nope')).statusCode, 404)
+})
+
+test('a web Response of a type not worth compressing is sent as it is', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: false })
+  const png = Buffer.alloc(5000, 7)
+  app.get(
+    '/image',
+    { config: { auth: false } },
+    async () => new Response(png, { headers: { 'content-type': 'image/png' } }),
+  )
+  const res = await app.inject({ url: '/image', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-encoding'], undefined)
+  t.same(res.rawPayload, png)
+})
+
+test('a streamed body that fails while compressed is cut, and the failure logged', async (t) => {
+  const lines: string[] = []
+  const app = Fastify({
+    logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
+  })
+  apps.push(app)
+  const cache = compression(0)
+  cache.decorate(app)
+  app.addHook('onRoute', (route) => {
+    const steps = cache.forRoute(route, {
+      threshold: 1,
+      syncThreshold: 65_536,
+      encodings: ['gzip'],
+      gzipLevel: 6,
+      brotliQuality: 4,
+      cacheBytes: 0,
+    })
+    route.onSend = [...asList(route.onSend), sendHook('restwellCompress', [steps.send])]
+  })
+  app.get('/failing', async (_request, reply) =>
+    reply.type('text/plain').send(
+      new Readable({
+        read() {
+          this.destroy(new Error('disk gone'))
+        },
+      }),
+    ),
+  )
+  // A payload no step knows (a route hook of its own made it) is left to Fastify, which refuses it.
+  app.get(
+    '/odd',
+    {
+      onSend: [(_request, _reply, _payload, done) => done(null, 42 as unknown as string), ...[]],
+    },
+    async () => 'x',
+  )
+  await app.inject({ url: '/failing', headers: { 'accept-encoding': 'gzip' } }).catch(() => {})
+  t.ok(
+    lines.some((line) => /compression of a streamed body failed/.test(line)),
+    'the failure is logged',
+  )
+  const odd = await app.inject({ url: '/odd', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(odd.statusCode, 500)
+  t.equal(odd.headers['content-encoding'], undefined)
+})
+
+test('every coding, in one call or streamed; Buffers and bodiless or untyped Responses', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { rateLimit: false, compress: { encodings: ['deflate', 'br'] } })
+  const text = 't'.repeat(5000)
+  app.get('/small', { config: { auth: false } }, async () => ({ text }))
+  app.get('/large', { config: { auth: false } }, async () => big(70_000, 'l'))
+  app.get('/buffer', { config: { auth: false } }, async (_request, reply) =>
+    reply.type('text/plain').send(Buffer.from(text)),
+  )
+  app.get('/empty', { config: { auth: false } }, async () => new Response(null, { status: 202 }))
+  app.get(
+    '/untyped',
+    { config: { auth: false } },
+    async () => new Response(Readable.toWeb(Readable.from([text])) as ReadableStream),
+  )
+  const decode = { deflate: inflateSync, br: brotliDecompressSync }
+  for (const coding of ['deflate', 'br'] as const) {
+    const headers = { 'accept-encoding': coding }
+    const small = await app.inject({ url: '/small', headers })
+    t.equal(small.headers['content-encoding'], coding)
+    t.same(JSON.parse(decode[coding](small.rawPayload).toString()), { text })
+    const large = await app.inject({ url: '/large', headers })
+    t.equal(large.headers['content-encoding'], coding, `${coding}, streamed`)
+    t.same(JSON.parse(decode[coding](large.rawPayload).toString()), big(70_000, 'l'))
+  }
+  const buffer = await app.inject({ url: '/buffer', headers: { 'accept-encoding': 'br' } })
+  t.equal(brotliDecompressSync(buffer.rawPayload).toString(), text)
+  const empty = await app.inject({ url: '/empty', headers: { 'accept-encoding': 'br' } })
+  t.equal(empty.statusCode, 202)
+  t.equal(empty.headers['content-encoding'], undefined)
+  const untyped = await app.inject({ url: '/untyped', headers: { 'accept-encoding': 'br' } })
+  t.equal(untyped.headers['content-encoding'], 'br', 'no Content-Type: taken as JSON')
+  t.equal(brotliDecompressSync(untyped.rawPayload).toString(), text)
 })
