@@ -20,58 +20,6 @@ export function isHeaderError(thrown: unknown): boolean {
   return typeof code === 'string' && HEADER_ERROR_CODES.has(code)
 }
 
-/**
- * The description of the symbol under which Fastify keeps, per reply, the error handler the next
- * error goes to (`kReplyNextErrorHandler`, lib/error-handler.js `handleError`). It is not public
- * API: tests pin it, and without it errors go where Fastify sends them (the parent handler).
- */
-export const NEXT_ERROR_HANDLER = 'fastify.reply.nextErrorHandler'
-
-type ErrorHandlerFunc = (error: never, request: never, reply: never) => unknown
-
-/**
- * Sends the next error of this reply to `func` instead of the parent error handler. Fastify calls
- * an error handler once per error and sends what fails in its answer to the parent handler
- * (Fastify's default at the root, whose fallback writes the error's message). Called from a
- * handler, while Fastify's slot holds that parent: `func` is put in front of it, so a third
- * error would still reach the parent. False when the slot is not there.
- */
-export function routeNextErrorTo(reply: FastifyReply, func: ErrorHandlerFunc): boolean {
-  const slot = nextErrorSlot(reply)
-  if (slot === undefined) return false
-  const slots = reply as unknown as Record<symbol, unknown>
-  const parent = slots[slot]
-  if (typeof parent !== 'object' || parent === null) return false
-  let byFunc = fronts.get(parent)
-  if (byFunc === undefined) {
-    byFunc = new Map()
-    fronts.set(parent, byFunc)
-  }
-  let front = byFunc.get(func)
-  if (front === undefined) {
-    front = Object.create(parent, { func: { value: func } }) as object
-    byFunc.set(func, front)
-  }
-  slots[slot] = front
-  return true
-}
-
-/**
- * The handler object put in front of a parent, per parent and handler: made once, as Fastify
- * makes its own chain once per context (an error answer, a 404 or a 405, pays a map lookup).
- */
-const fronts = new WeakMap<object, Map<ErrorHandlerFunc, object>>()
-
-/** The slot's symbol, found once by its description (every reply of a Fastify copy has the same). */
-let knownSlot: symbol | undefined
-
-function nextErrorSlot(reply: FastifyReply): symbol | undefined {
-  if (knownSlot !== undefined && Object.hasOwn(reply, knownSlot)) return knownSlot
-  const slot = Object.getOwnPropertySymbols(reply).find((s) => s.description === NEXT_ERROR_HANDLER)
-  if (slot !== undefined) knownSlot = slot
-  return slot
-}
-
 /** Puts `name: value` in `headers` when Node would accept it. */
 export function setIfValid(headers: OutgoingHttpHeaders, name: string, value: unknown): void {
   try {

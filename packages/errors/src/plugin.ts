@@ -1,7 +1,12 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
 import type { OutgoingHttpHeaders } from 'node:http'
 import { asList, pathOf } from './http.js'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
 import { buildErrorBody, errorContentType, isoNow } from './body.js'
@@ -9,11 +14,11 @@ import { passExpectationsToFastify, requestRefusal } from './expect.js'
 import { ErrorCode } from './codes.js'
 import { type HttpError, httpErrors } from './http-error.js'
 import { logError, normalizeError } from './normalize.js'
-import { isHeaderError, routeNextErrorTo, setIfValid, writeRaw } from './last-resort.js'
+import { isHeaderError, setIfValid, writeRaw } from './last-resort.js'
 import { routeNotFound } from './not-found.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
-import { routesBefore } from './routes.js'
+import { onEveryRoute, routesBefore } from './routes.js'
 import { validateOptions } from './validate-options.js'
 
 /** What a route of Fastify's default error handler threw (see `defaulted`). */
@@ -138,7 +143,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   // caught on the way out instead: the onError hook keeps what was thrown, `send` forgets it,
   // and what is left at onSend was answered by Fastify's default handler.
   const defaulted = new Set<string>()
-  if (fastify.errorHandler.name === 'defaultErrorHandler') {
+  if (fastify.errorHandler === fastifyDefaultErrorHandler()) {
     for (const route of routesBefore(fastify)) {
       if (route.errorHandler !== undefined) continue
       for (const method of asList(route.method)) defaulted.add(`${method} ${route.url}`)
@@ -183,12 +188,11 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   }
 
   fastify.decorateReply(ANSWERING as unknown as string, null)
-  fastify.setErrorHandler(function restwellErrorHandler(error, request, reply) {
+  function restwellErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
     const answering = (reply as Answering)[ANSWERING]
     if (answering !== null) {
-      // Our answer to the first error failed (Fastify sends the failure here, see below): the
-      // same failure again (a hook that throws on every body) was logged with the first one
-      // when that was a 5xx.
+      // Our answer to the first error failed: the same failure again (a hook that throws on
+      // every body) was logged with the first one when that was a 5xx.
       const logged = reply.statusCode >= 500 && sameFailure(answering.first, error)
       lastResort(error, request, reply, logged)
       return
@@ -199,10 +203,25 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
       return
     }
     ;(reply as Answering)[ANSWERING] = { first: error }
-    // What fails while this answer goes out comes back here, not to Fastify's default handler
-    // (whose fallback would send the failure's message, unmasked and without a requestId).
-    routeNextErrorTo(reply, restwellErrorHandler)
     return send(error, request, reply)
+  }
+  fastify.setErrorHandler(restwellErrorHandler)
+  // Fastify keeps it bound to the instance: what `errorHandler` shows in every scope that kept it.
+  const ours = fastify.errorHandler
+
+  // Fastify sends an error that an error handler's answer fails with to the parent handler,
+  // Fastify's default at the root, whose answer shows the error's message. A route whose scope
+  // keeps ours gets ours as its own handler too (the route option `errorHandler`), so its
+  // parent, ours again, takes that second failure and answers the masked 500.
+  onEveryRoute(fastify, function restwellErrorRoute(this: FastifyInstance, route) {
+    if (route.errorHandler !== undefined || this.errorHandler !== ours) return
+    const scope = this
+    route.errorHandler = function restwellRouteErrorHandler(error, request, reply) {
+      // A handler set in the route's scope after the route was added answers first, as
+      // Fastify would have it: throwing hands the error to it.
+      if (scope.errorHandler !== ours) throw error
+      return restwellErrorHandler(error, request, reply)
+    }
   })
 
   if (defaulted.size > 0) {
@@ -226,9 +245,20 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
 
   if (options.notFoundHandler) {
     fastify.setNotFoundHandler(function restwellNotFound(request, reply) {
-      return send(routeNotFound(request), request, reply)
+      const error = routeNotFound(request)
+      // What this answer fails with reaches ours (the not-found scope's handler): last resort.
+      ;(reply as Answering)[ANSWERING] = { first: error }
+      return send(error, request, reply)
     })
   }
+}
+
+let defaultHandler: unknown
+
+/** Fastify's own error handler, the one an instance has until one is set. */
+function fastifyDefaultErrorHandler(): unknown {
+  defaultHandler ??= Fastify().errorHandler
+  return defaultHandler
 }
 
 /** The `@restwell/errors` plugin. */

@@ -1,12 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { test } from 'tap'
 import { type ErrorsOptions, httpErrors, restwellErrors } from '../src/index.js'
-import {
-  isHeaderError,
-  NEXT_ERROR_HANDLER,
-  routeNextErrorTo,
-  setIfValid,
-} from '../src/last-resort.js'
+import { isHeaderError, setIfValid } from '../src/last-resort.js'
 
 interface LogLine {
   level: number
@@ -241,7 +236,7 @@ test('a response already sent, or started, when the answer fails', async (t) => 
   t.equal((await fetch(`${base}/ended`)).status, 200)
 })
 
-test('pieces: header errors, the next-handler slot, valid headers', async (t) => {
+test('pieces: header errors, valid headers', async (t) => {
   t.ok(isHeaderError(Object.assign(new Error('x'), { code: 'ERR_INVALID_CHAR' })))
   t.ok(isHeaderError({ code: 'ERR_HTTP_INVALID_HEADER_VALUE' }))
   t.ok(isHeaderError({ code: 'ERR_INVALID_HTTP_TOKEN' }))
@@ -251,32 +246,6 @@ test('pieces: header errors, the next-handler slot, valid headers', async (t) =>
   t.notOk(isHeaderError(undefined))
   t.notOk(isHeaderError('ERR_INVALID_CHAR'))
 
-  const func = () => undefined
-  // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
-  t.notOk(routeNextErrorTo({} as any, func), 'no slot: nothing changed')
-  const slot = Symbol(NEXT_ERROR_HANDLER)
-  const parent = { func: () => 'parent' }
-  const reply = { [slot]: parent } as Record<symbol, unknown>
-  // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
-  t.ok(routeNextErrorTo(reply as any, func))
-  const next = reply[slot] as { func: unknown }
-  t.equal(next.func, func)
-  t.equal(Object.getPrototypeOf(next), parent, 'the parent still follows')
-  const again = { [slot]: parent } as Record<symbol, unknown>
-  // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
-  t.ok(routeNextErrorTo(again as any, func))
-  t.equal(again[slot], next, 'the front object is made once per parent and handler')
-  const other = () => undefined
-  const third = { [slot]: parent } as Record<symbol, unknown>
-  // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
-  t.ok(routeNextErrorTo(third as any, other))
-  t.not(third[slot], next, 'another handler gets its own')
-  t.equal((third[slot] as { func: unknown }).func, other)
-  const done = { [slot]: false }
-  // biome-ignore lint/suspicious/noExplicitAny: a stand-in reply
-  t.notOk(routeNextErrorTo(done as any, func), "Fastify's fallback already chosen")
-  t.equal(done[slot], false)
-
   const headers = {}
   setIfValid(headers, 'vary', 'Origin')
   setIfValid(headers, 'bad name', 'x')
@@ -285,16 +254,52 @@ test('pieces: header errors, the next-handler slot, valid headers', async (t) =>
   t.same(headers, { vary: 'Origin' })
 })
 
-test("Fastify keeps the next error handler under the slot's name (pinned: not public API)", async (t) => {
-  const app = Fastify()
-  let seen: string[] = []
-  app.setErrorHandler((_error, _request, reply) => {
-    seen = Object.getOwnPropertySymbols(reply).map((s) => String(s.description))
-    reply.code(500).send('x')
+test("a scope's own handler, set after its routes, answers first; its failed answer is masked", async (t) => {
+  const logs: LogLine[] = []
+  const app = await build(logs)
+  await app.register(async (scope) => {
+    scope.get('/mine', async () => {
+      throw new Error('secret: db password')
+    })
+    scope.setErrorHandler(async (error, _request, reply) => {
+      if ((error as Error).message.startsWith('secret')) {
+        return reply.code(503).send({ mine: true })
+      }
+      throw error
+    })
+    scope.addHook('onSend', async (_request, _reply, payload) => {
+      if (String(payload).includes('mine')) throw new Error('signer down: key=abc')
+    })
   })
-  app.get('/', async () => {
-    throw new Error('x')
+  await app.register(async (scope) => {
+    scope.get('/rethrown', async () => {
+      throw httpErrors.conflict('Taken')
+    })
+    scope.setErrorHandler(async (error) => {
+      throw error
+    })
   })
-  await app.inject('/')
-  t.ok(seen.includes(NEXT_ERROR_HANDLER))
+  const mine = await app.inject('/mine')
+  // The status the scope's handler set stays the error's (it has none of its own).
+  t.equal(mine.statusCode, 503, "the scope's answer failed: ours answers")
+  t.notMatch(mine.body, /secret|signer|key=|mine/)
+  t.equal(mine.json().error.code, 'SERVICE_UNAVAILABLE')
+  const rethrown = await app.inject('/rethrown')
+  t.equal(rethrown.statusCode, 409, "the scope's handler ran and handed the error on to ours")
+  t.equal(rethrown.json().error.message, 'Taken')
+})
+
+test('a route with its own errorHandler keeps it', async (t) => {
+  const app = await build([])
+  app.get('/own', {
+    errorHandler: (_error, _request, reply) => {
+      reply.code(418).send({ own: true })
+    },
+    handler: async () => {
+      throw new Error('x')
+    },
+  })
+  const res = await app.inject('/own')
+  t.equal(res.statusCode, 418)
+  t.same(res.json(), { own: true })
 })
