@@ -3,6 +3,7 @@
  * rewriters change the method and URL of a request, and, when one did, routes it afresh.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { developerWarning } from '@restwell/errors'
 import type {
   FastifyInstance,
   FastifyRequest,
@@ -236,7 +237,9 @@ function routeAgain(
 function warnOnce(state: RerouteState, request: FastifyRequest): void {
   if (state.warnedRewriteUrl) return
   state.warnedRewriteUrl = true
-  request.log.warn(
+  developerWarning(
+    request.log,
+    'RESTWELL_REWRITE_URL_TWICE',
     '@restwell/reroute: Fastify rewriteUrl ran again on a rerouted request (it could not be skipped): make it idempotent',
   )
 }
