@@ -10,6 +10,7 @@ export {
   REROUTED,
   type RerouteRecord,
   type RerouteTarget,
+  rerouteAware,
   type Rewriter,
   type RewriterEntry,
   reroutedFrom,

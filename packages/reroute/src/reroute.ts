@@ -48,10 +48,11 @@ export interface RerouteRecord {
 interface RerouteState {
   readonly rewriters: RewriterEntry[]
   /**
-   * The app's `rewriteUrl`: `none`; `skipped` (wrapped by `skipOnReroute`: it does not run on
-   * the rerouted pass); `unskippable` (it could not be wrapped, or the wrapper was not called).
+   * The app's `rewriteUrl`, learnt at the first reroute: `unknown` until then; `none`; `aware`
+   * (wrapped by `rerouteAware`: it does not run on the rerouted pass); `unaware` (it runs on
+   * both passes).
    */
-  rewriteUrl: 'none' | 'skipped' | 'unskippable'
+  rewriteUrl: 'unknown' | 'none' | 'aware' | 'unaware'
   /** Whether the "rewriteUrl ran again" warning was logged (once per root). */
   warnedRewriteUrl: boolean
 }
@@ -63,13 +64,13 @@ export const REROUTED: unique symbol = Symbol.for('restwell.reroute.record')
 
 /**
  * Key of a one-shot mark on a raw request handed back to `fastify.routing`: the URL the client
- * sent. Fastify's `rewriteUrl`, wrapped by `skipOnReroute`, consumes it: it does not run, and it
- * puts the client's URL back into `originalUrl` (which `preRouting` had just overwritten).
+ * sent. A `rewriteUrl` wrapped by `rerouteAware` consumes it: it does not run, and it puts the
+ * client's URL back into `originalUrl` (which Fastify sets before it calls `rewriteUrl`).
  */
 const SKIP_REWRITE: unique symbol = Symbol.for('restwell.reroute.skipRewriteUrl')
-/** Key of the mark on a `rewriteUrl` function that `skipOnReroute` already wrapped. */
-const SKIPS_REROUTED: unique symbol = Symbol.for('restwell.reroute.skipsRerouted')
 
+/** Fastify's `rewriteUrl` server option. */
+export type RewriteUrl = (this: FastifyInstance, req: RawRequestDefaultExpression) => string
 type GenReqId = (this: FastifyInstance, req: RawRequestDefaultExpression) => string
 type StateHolder = { [REROUTE_STATE]?: RerouteState }
 type MarkedRequest = IncomingMessage & {
@@ -77,54 +78,26 @@ type MarkedRequest = IncomingMessage & {
   [SKIP_REWRITE]?: string
   originalUrl?: string
 }
-type RewriteUrl = ((...args: never[]) => unknown) & { [SKIPS_REROUTED]?: true }
 
 /**
- * The `rewriteUrl` server option of a Fastify instance, or undefined. Fastify keeps its options
- * under a private symbol (`Symbol('fastify.options')`, on the root; children inherit it), found
- * here by its description. Fastify internal: when it is not found, nothing is wrapped; the
- * reroute hook still keeps `originalUrl` and warns when a `rewriteUrl` ran again (`buildHook`).
+ * Wraps the `rewriteUrl` server option so that it runs once per request: Fastify calls it each
+ * time it routes a request, and a rerouted request (method override, versioning) is routed a
+ * second time, with its URL already rewritten. On that second call the wrapper returns the URL
+ * as it is, without calling `rewriteUrl`. `Fastify({ rewriteUrl: rerouteAware(myRewrite) })`.
  */
-export function rewriteUrlOf(fastify: object): RewriteUrl | undefined {
-  for (let at: object | null = fastify; at !== null; at = Object.getPrototypeOf(at)) {
-    for (const key of Object.getOwnPropertySymbols(at)) {
-      if (key.description !== 'fastify.options') continue
-      const options = (at as Record<symbol, { rewriteUrl?: unknown } | undefined>)[key]
-      const rewriteUrl = options?.rewriteUrl
-      return typeof rewriteUrl === 'function' ? (rewriteUrl as RewriteUrl) : undefined
-    }
-  }
-  return undefined
-}
-
-/**
- * Makes Fastify's `rewriteUrl` skip the rerouted pass. `fastify.routing` (Fastify's
- * `preRouting`) calls `rewriteUrl.call(fastify, req)` on every request it routes, the reroute's
- * second pass included, whose URL is already rewritten. An own `call` on the function answers
- * that one call (the request carries `SKIP_REWRITE`) with the URL unchanged, without calling
- * the user's function. Every other call goes to the function as before. Fastify internal (how
- * `preRouting` calls it): a frozen function, or a Fastify that calls it another way, leaves
- * the mark unconsumed, which the reroute hook detects (it warns once).
- */
-export function skipOnReroute(rewriteUrl: RewriteUrl): boolean {
-  if (rewriteUrl[SKIPS_REROUTED] === true) return true
-  const call = function restwellRewriteUrlCall(thisArg: unknown, ...args: unknown[]): unknown {
-    const req = args[0] as MarkedRequest | null | undefined
-    const clientUrl = req?.[SKIP_REWRITE]
-    if (clientUrl === undefined) return Reflect.apply(rewriteUrl, thisArg, args)
+export function rerouteAware(rewriteUrl: RewriteUrl): RewriteUrl {
+  const wrapped = function rerouteAwareRewriteUrl(
+    this: FastifyInstance,
+    req: RawRequestDefaultExpression,
+  ): string {
+    const clientUrl = (req as MarkedRequest)[SKIP_REWRITE]
+    if (clientUrl === undefined) return rewriteUrl.call(this, req)
     const marked = req as MarkedRequest
     marked[SKIP_REWRITE] = undefined
     marked.originalUrl = clientUrl
-    return marked.url
+    return marked.url as string
   }
-  try {
-    Object.defineProperty(rewriteUrl, 'call', { value: call, configurable: true, writable: true })
-    Object.defineProperty(rewriteUrl, SKIPS_REROUTED, { value: true })
-    return true
-  } catch {
-    // frozen or sealed: left as is; rewriteUrl runs on both passes and the hook warns
-    return false
-  }
+  return wrapped
 }
 
 /**
@@ -186,11 +159,11 @@ function buildHook(fastify: FastifyInstance, state: RerouteState): onRequestHook
 }
 
 /**
- * `fastify.routing` (Fastify's `preRouting`) with an app `rewriteUrl`: preRouting sets
- * `originalUrl = url` and calls the rewriter again, on a URL it already rewrote. Wrapped
- * (`skipped`), the rewriter consumes the mark instead: it does not run, and it puts the
- * client's URL back. Otherwise (`unskippable`), while routing `originalUrl` reads the client's
- * URL and ignores preRouting's write, and the first such request logs a warning.
+ * `fastify.routing` for a request whose app may have a `rewriteUrl`: Fastify sets
+ * `originalUrl = url` and calls it before routing. With `rerouteAware` it consumes the mark:
+ * it does not run, and it puts the client's URL back. Otherwise, while routing, `originalUrl`
+ * reads the client's URL and ignores Fastify's write, which tells that a `rewriteUrl` ran
+ * again (the developer is warned once). The first reroute learns which case the app is.
  */
 function routeAgain(
   fastify: FastifyInstance,
@@ -200,16 +173,9 @@ function routeAgain(
   clientUrl: string,
 ): void {
   const raw = request.raw as MarkedRequest
-  if (state.rewriteUrl === 'skipped') {
-    raw[SKIP_REWRITE] = clientUrl
+  raw[SKIP_REWRITE] = clientUrl
+  if (state.rewriteUrl === 'aware') {
     fastify.routing(raw, res)
-    if (raw[SKIP_REWRITE] === undefined) return
-    // The wrapper was not called (Fastify called the rewriter another way): from now on, route
-    // as for a rewriter that cannot be skipped. This request's originalUrl is put back.
-    raw[SKIP_REWRITE] = undefined
-    raw.originalUrl = clientUrl
-    state.rewriteUrl = 'unskippable'
-    warnOnce(state, request)
     return
   }
   let rewriteUrlRan = false
@@ -231,7 +197,10 @@ function routeAgain(
       value: clientUrl,
     })
   }
-  if (rewriteUrlRan) warnOnce(state, request)
+  const consumed = raw[SKIP_REWRITE] === undefined
+  raw[SKIP_REWRITE] = undefined
+  state.rewriteUrl = !rewriteUrlRan ? 'none' : consumed ? 'aware' : 'unaware'
+  if (state.rewriteUrl === 'unaware') warnOnce(state, request)
 }
 
 function warnOnce(state: RerouteState, request: FastifyRequest): void {
@@ -240,7 +209,7 @@ function warnOnce(state: RerouteState, request: FastifyRequest): void {
   developerWarning(
     request.log,
     'RESTWELL_REWRITE_URL_TWICE',
-    '@restwell/reroute: Fastify rewriteUrl ran again on a rerouted request (it could not be skipped): make it idempotent',
+    '@restwell/reroute: Fastify ran rewriteUrl again on a rerouted request (method override or versioning routed it a second time): wrap it, `Fastify({ rewriteUrl: rerouteAware(yourRewriteUrl) })`, so that it runs once',
   )
 }
 
@@ -261,13 +230,7 @@ function install(fastify: FastifyInstance): RerouteState {
       )
     }
   }
-  const rewriteUrl = rewriteUrlOf(fastify)
-  const state: RerouteState = {
-    rewriters: [],
-    rewriteUrl:
-      rewriteUrl === undefined ? 'none' : skipOnReroute(rewriteUrl) ? 'skipped' : 'unskippable',
-    warnedRewriteUrl: false,
-  }
+  const state: RerouteState = { rewriters: [], rewriteUrl: 'unknown', warnedRewriteUrl: false }
   Object.defineProperty(fastify, REROUTE_STATE, { value: state, enumerable: false })
   // The second pass keeps the first pass's request id (logs and error bodies show one id).
   // `genReqId` is a public getter of the instance that Fastify's types do not declare.

@@ -12,11 +12,11 @@ import {
   joinUrl,
   queryValues,
   type RerouteTarget,
+  rerouteAware,
   reroutedFrom,
   splitUrl,
   withoutQueryParam,
 } from '../src/index.js'
-import { rewriteUrlOf, skipOnReroute } from '../src/reroute.js'
 
 /** Method override as `@restwell/method-override` does it: header or `_method`, on POST. */
 function methodOverride(target: RerouteTarget): void {
@@ -57,10 +57,10 @@ function echo(app: FastifyInstance, prefix: string): void {
 function tenantApp(): { app: FastifyInstance; calls: () => number } {
   let calls = 0
   const app = Fastify({
-    rewriteUrl(req) {
+    rewriteUrl: rerouteAware((req) => {
       calls++
       return `/${String(req.headers.host).split('.')[0]}${req.url}`
-    },
+    }),
   })
   echo(app, '/acme')
   addRewriter(app, { name: 'override', order: 10, rewrite: methodOverride })
@@ -120,10 +120,10 @@ test('method override + rewriteUrl: the rewriter runs once, the overridden route
 test('versioning-style reroute + rewriteUrl: originalUrl and messages name the client URL', async (t) => {
   let calls = 0
   const app = Fastify({
-    rewriteUrl(req) {
+    rewriteUrl: rerouteAware((req) => {
       calls++
       return stripApi(req)
-    },
+    }),
   })
   await app.register(restwellErrors)
   echo(app, '/v2')
@@ -141,58 +141,7 @@ test('versioning-style reroute + rewriteUrl: originalUrl and messages name the c
   t.equal(miss.json().error.message, 'Route GET /api/nothing not found', 'the path the client sent')
 })
 
-test('a rewriteUrl that cannot be skipped (frozen) runs twice: originalUrl is put back, one warning', async (t) => {
-  const { lines, stream } = logLines()
-  let calls = 0
-  const rewriteUrl = Object.freeze(function frozen(req: IncomingMessage): string {
-    calls++
-    return stripApi(req)
-  })
-  const app = Fastify({ rewriteUrl, logger: { level: 'warn', stream } })
-  echo(app, '/v2')
-  addRewriter(app, { name: 'version', order: 20, rewrite: versionByQuery })
-  for (const n of [1, 2]) {
-    const res = await app.inject({ method: 'GET', url: `/api/things/${n}?version=2` })
-    t.equal(res.statusCode, 200)
-    t.equal(res.json().originalUrl, `/api/things/${n}?version=2`)
-  }
-  t.equal(calls, 4, 'twice per rerouted request: the documented fallback')
-  const warnings = lines.filter((l) => /rewriteUrl ran again/.test(String(l.msg)))
-  t.equal(warnings.length, 1, 'warned once per root')
-})
-
-test('the wrapped rewriteUrl is unchanged for every other call, and wrapped once', async (t) => {
-  const rewriteUrl = function plain(this: unknown, req?: { url: string } | null): string {
-    return `${String(this)}:${req?.url ?? 'none'}`
-  }
-  const a = Fastify({ rewriteUrl: rewriteUrl as never })
-  addRewriter(a, { name: 'v', order: 20, rewrite: versionByQuery })
-  const call = Object.getOwnPropertyDescriptor(rewriteUrl, 'call')?.value
-  t.type(call, 'function', 'wrapped when the reroute hook is installed')
-  const b = Fastify({ rewriteUrl: rewriteUrl as never })
-  addRewriter(b, { name: 'v', order: 20, rewrite: versionByQuery })
-  skipOnReroute(rewriteUrl)
-  t.equal(Object.getOwnPropertyDescriptor(rewriteUrl, 'call')?.value, call, 'wrapped once')
-  t.equal(rewriteUrl.call('ctx', { url: '/x' }), 'ctx:/x')
-  t.equal(rewriteUrl.call('ctx', null), 'ctx:none')
-  t.equal(rewriteUrl.call('ctx'), 'ctx:none')
-  t.equal(rewriteUrl('/y' as never), 'undefined:none')
-})
-
-test('rewriteUrlOf finds the option on the root and through child instances', async (t) => {
-  const rewriteUrl = (req: IncomingMessage): string => req.url as string
-  t.equal(rewriteUrlOf({}), undefined, 'not a Fastify instance')
-  t.equal(rewriteUrlOf(Fastify()), undefined, 'no rewriteUrl')
-  const app = Fastify({ rewriteUrl })
-  t.equal(rewriteUrlOf(app), rewriteUrl)
-  let inChild: unknown
-  await app.register(async (child) => {
-    inChild = rewriteUrlOf(child)
-  })
-  t.equal(inChild, rewriteUrl)
-})
-
-test('a wrapped rewriteUrl that Fastify calls another way: one warning, then the fallback', async (t) => {
+test('a rewriteUrl not wrapped runs twice: originalUrl is put back, one warning', async (t) => {
   const { lines, stream } = logLines()
   let calls = 0
   const rewriteUrl = function counted(req: IncomingMessage): string {
@@ -202,19 +151,43 @@ test('a wrapped rewriteUrl that Fastify calls another way: one warning, then the
   const app = Fastify({ rewriteUrl, logger: { level: 'warn', stream } })
   echo(app, '/v2')
   addRewriter(app, { name: 'version', order: 20, rewrite: versionByQuery })
-  // As if Fastify stopped calling `rewriteUrl.call(...)`: the wrapper is never reached.
-  t.ok(delete (rewriteUrl as { call?: unknown }).call, 'the own wrapper removed')
-  // The first request is routed before the unconsumed mark shows the change: its handler may
-  // already have read the rewritten URL as originalUrl. It is put back, and later requests
-  // take the fallback (originalUrl right while they are routed).
-  const first = await app.inject({ method: 'GET', url: '/api/things/1?version=2' })
-  t.equal(first.statusCode, 200)
-  t.equal(first.json().url, '/v2/things/1')
-  const second = await app.inject({ method: 'GET', url: '/api/things/2?version=2' })
-  t.equal(second.statusCode, 200)
-  t.equal(second.json().originalUrl, '/api/things/2?version=2', 'the client URL')
-  t.equal(second.json().url, '/v2/things/2')
+  for (const n of [1, 2]) {
+    const res = await app.inject({ method: 'GET', url: `/api/things/${n}?version=2` })
+    t.equal(res.statusCode, 200)
+    t.equal(res.json().originalUrl, `/api/things/${n}?version=2`)
+    t.equal(res.json().url, `/v2/things/${n}`)
+  }
   t.equal(calls, 4, 'twice per rerouted request')
-  const warnings = lines.filter((l) => /rewriteUrl ran again/.test(String(l.msg)))
+  const warnings = lines.filter((l) => /rewriteUrl again/.test(String(l.msg)))
   t.equal(warnings.length, 1, 'warned once per root')
+  t.match(String(warnings[0]?.msg), /rerouteAware/, 'the fix named')
+})
+
+test('without a logger, the warning is a process warning', async (t) => {
+  const seen: Error[] = []
+  const listen = (warning: Error) => seen.push(warning)
+  process.on('warning', listen)
+  t.teardown(() => process.off('warning', listen))
+  const app = Fastify({ rewriteUrl: (req) => stripApi(req) })
+  echo(app, '/v2')
+  addRewriter(app, { name: 'version', order: 20, rewrite: versionByQuery })
+  t.equal((await app.inject('/api/things/1?version=2')).statusCode, 200)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.ok(seen.some((w) => (w as { code?: string }).code === 'RESTWELL_REWRITE_URL_TWICE'))
+})
+
+test('a rerouteAware rewriteUrl is the rewriteUrl on every first pass', async (t) => {
+  const wrapped = rerouteAware(function plain(this: unknown, req): string {
+    return `${String(this)}:${req.url}`
+  })
+  t.equal(wrapped.call('ctx' as never, { url: '/x' } as never), 'ctx:/x')
+  const app = Fastify({ rewriteUrl: rerouteAware((req) => stripApi(req)) })
+  echo(app, '/v2')
+  addRewriter(app, { name: 'version', order: 20, rewrite: versionByQuery })
+  const plain = await app.inject('/api/v2/things/3')
+  t.equal(plain.json().url, '/v2/things/3', 'not rerouted: rewritten once')
+  for (const n of [4, 5]) {
+    const res = await app.inject(`/api/things/${n}?version=2`)
+    t.equal(res.json().originalUrl, `/api/things/${n}?version=2`)
+  }
 })

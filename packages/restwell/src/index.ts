@@ -13,6 +13,7 @@ export type { FastifyUnderPressureOptions } from '@fastify/under-pressure'
 export * from '@restwell/errors'
 export { restwellMethods } from '@restwell/methods'
 export { PageSchema, PaginationQuery } from '@restwell/pagination'
+export { rerouteAware } from '@restwell/reroute'
 export {
   PLUGIN_KEYS,
   type PluginKey,
