@@ -1,4 +1,7 @@
-/** The Redis backend: jobs in a BullMQ queue, run by a BullMQ worker; bullmq and ioredis are loaded only here, when configured. */
+/**
+ * The Redis backend: jobs in a BullMQ queue, run by a BullMQ worker. bullmq and ioredis are
+ * optional peer dependencies, imported only here, when a Redis store is configured.
+ */
 import { OptionsError } from '@restwell/errors'
 import type { Job } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
@@ -105,6 +108,29 @@ function watch(
 }
 
 /**
+ * `load()`, an import of the optional peer dependency `name`; when it is not installed, an
+ * `OptionsError` on `store` naming what to install, instead of a bare module-not-found error.
+ */
+export async function importPeer<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load()
+  } catch (error) {
+    // A loader hook (tsx, a test runner) can drop `code` on the way back: the message says it too.
+    const { code, message } = Object(error) as { code?: unknown; message?: unknown }
+    const notFound =
+      code === 'ERR_MODULE_NOT_FOUND' ||
+      code === 'MODULE_NOT_FOUND' ||
+      (typeof message === 'string' && /^Cannot find (?:module|package) /.test(message))
+    if (!notFound) throw error
+    throw new OptionsError(
+      '@restwell/jobs',
+      'store',
+      `is a Redis store, which needs the optional peer dependencies bullmq and ioredis: install them (npm install bullmq ioredis); ${name} could not be loaded (${String(message)})`,
+    )
+  }
+}
+
+/**
  * A BullMQ queue (enqueue, status reads) and, when the instance runs one and has handlers, a
  * BullMQ worker running them through `jobProcessor`.
  */
@@ -114,13 +140,13 @@ export async function bullmqBackend(
   estimateOf: (name: string) => string,
   log: FastifyBaseLogger,
 ): Promise<JobBackend> {
-  const bullmq = await import('bullmq')
+  const bullmq = await importPeer('bullmq', () => import('bullmq'))
   const owned: Redis[] = []
   let client: Redis
   let workerClient: () => Redis
   if (typeof options.redis === 'string') {
     const url = options.redis
-    const { Redis } = await import('ioredis')
+    const { Redis } = await importPeer('ioredis', () => import('ioredis'))
     // The queue's commands fail at once while Redis is away (503), and are never sent again
     // after a reconnection: a request answered 503 must not enqueue its job later.
     client = new Redis(url, {

@@ -1,6 +1,10 @@
-/** `application/xml` via fast-xml-parser: JSON values as XML that round-trips (types in attributes). */
+/**
+ * `application/xml` via fast-xml-parser: JSON values as XML that round-trips (types in attributes).
+ * fast-xml-parser is required on first use, so an app that never writes or reads XML never loads it.
+ */
 import { httpErrors } from '@restwell/errors'
-import { XMLBuilder, XMLParser } from 'fast-xml-parser'
+import { createRequire } from 'node:module'
+import type { XMLBuilder, XMLParser } from 'fast-xml-parser'
 
 /** Element name of each array entry. */
 export const XML_ITEM = 'item'
@@ -53,7 +57,7 @@ function escapeAttribute(_name: string, value: unknown): string {
 
 // The builder's own entity pass (`processEntities`) would escape the `&` of `&#10;`: escaping is
 // done here instead, once per value, by the value processors.
-const builder = new XMLBuilder({
+const BUILDER_OPTIONS = {
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   textNodeName: '#text',
@@ -64,9 +68,9 @@ const builder = new XMLBuilder({
   attributeValueProcessor: escapeAttribute,
   // `toNode` refuses deeper values first, with its own message; this is the builder's backstop.
   maxNestedTags: MAX_XML_DEPTH + 1,
-})
+}
 
-const parser = new XMLParser({
+const PARSER_OPTIONS = {
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
@@ -80,7 +84,23 @@ const parser = new XMLParser({
   htmlEntities: true,
   // The parser refuses an element once this many are open around it: MAX_XML_DEPTH levels in all.
   maxNestedTags: MAX_XML_DEPTH - 1,
-})
+}
+
+let codec: { builder: XMLBuilder; parser: XMLParser } | undefined
+
+/** The builder and parser, made on first use (a synchronous require: `toXml`/`fromXml` stay sync). */
+function xmlCodec(): { builder: XMLBuilder; parser: XMLParser } {
+  if (codec === undefined) {
+    const fxp = createRequire(import.meta.url)(
+      'fast-xml-parser',
+    ) as typeof import('fast-xml-parser')
+    codec = {
+      builder: new fxp.XMLBuilder(BUILDER_OPTIONS),
+      parser: new fxp.XMLParser(PARSER_OPTIONS),
+    }
+  }
+  return codec
+}
 
 function isNameStart(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
@@ -238,7 +258,7 @@ export function toXml(
   attributes: Record<string, string> = {},
 ): string {
   const node = withAttributes(toNode(value, new Set()) ?? { '@_nil': 'true' }, attributes)
-  return DECLARATION + (builder.build({ [xmlName(root)]: node }) as string)
+  return DECLARATION + (xmlCodec().builder.build({ [xmlName(root)]: node }) as string)
 }
 
 type OrderedNode = { [name: string]: OrderedNode[] | string } & { ':@'?: Record<string, string> }
@@ -301,7 +321,7 @@ function elementsOf(children: readonly OrderedNode[]): [string, OrderedNode][] {
 export function fromXml(xml: string): unknown {
   let document: OrderedNode[]
   try {
-    document = parser.parse(xml) as OrderedNode[]
+    document = xmlCodec().parser.parse(xml) as OrderedNode[]
   } catch (error) {
     // fast-xml-parser throws `Error`s whose messages say what is refused.
     throw httpErrors.badRequest(`The XML body cannot be read: ${(error as Error).message}`, {
