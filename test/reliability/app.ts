@@ -229,15 +229,23 @@ export async function buildReliabilityApp(
           return reply.paginate(slice.items, { hasMore: slice.hasMore })
         },
       )
-      v1.post('/books', { schema: { body: BookBody }, config: write }, async (request, reply) => {
-        const body = request.body as BookInput
-        const book = await store.create({
-          title: body.title,
-          year: body.year,
-          tags: body.tags ?? [],
-        })
-        return reply.created(`/v1/books/${book.id}`, book)
-      })
+      // Form bodies are opt-in: this route takes them, so hostile forms reach the form parser.
+      const forms = {
+        negotiation: { consumes: ['application/json', 'application/x-www-form-urlencoded'] },
+      }
+      v1.post(
+        '/books',
+        { schema: { body: BookBody }, config: { ...write, ...forms } },
+        async (request, reply) => {
+          const body = request.body as BookInput
+          const book = await store.create({
+            title: body.title,
+            year: body.year,
+            tags: body.tags ?? [],
+          })
+          return reply.created(`/v1/books/${book.id}`, book)
+        },
+      )
       v1.get(
         '/books/:id',
         {

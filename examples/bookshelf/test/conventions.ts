@@ -272,6 +272,21 @@ export async function writes(t: Test, { call, json }: Running): Promise<void> {
   })
   const notJson = await call('POST', '/v1/books', { body: 'title=Dune', type: 'text/plain' })
   t.equal(notJson.status, 415)
+  // An unknown field is a 400 naming it, as an unknown query parameter is (Ajv removeAdditional: false).
+  const unknown = await call('POST', '/v1/books', {
+    body: { ...dune, isbn: '978-0000000003', colour: 'red' },
+  })
+  t.equal(unknown.status, 400)
+  t.match(await json(unknown), {
+    error: { code: 'VALIDATION_ERROR', details: [{ field: 'body/colour' }] },
+  })
+  // Form bodies are accepted only where a route declares them; the book routes take JSON.
+  const form = await call('POST', '/v1/books', {
+    body: 'title=Dune&isbn=978-0000000003&authorId=1',
+    type: 'application/x-www-form-urlencoded',
+  })
+  t.equal(form.status, 415)
+  t.equal(form.headers.get('accept'), 'application/json')
 
   const replacement = {
     title: 'Dune',

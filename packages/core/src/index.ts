@@ -13,3 +13,4 @@ export {
   useNotFoundSendStep,
   useSendStep,
 } from './plan.js'
+export { type RouteLookup, routeLookup } from './route-lookup.js'

@@ -1,13 +1,24 @@
 /**
- * JSON and form-urlencoded request body parsers that refuse bytes which are not UTF-8
+ * Request bodies: JSON and form-urlencoded parsers that refuse bytes which are not UTF-8
  * (RFC 8259 §8.1; the WHATWG URL standard reads form bodies as UTF-8) instead of decoding them
  * to U+FFFD. Each checks the bytes (`isUtf8`, one native call) and hands the body to the parser
  * it stands in front of: Fastify's own JSON parser, `@fastify/formbody`'s.
  */
 import { isUtf8 } from 'node:buffer'
 import formbody, { type FastifyFormbodyOptions } from '@fastify/formbody'
-import { invalidUtf8 } from '@restwell/errors'
-import type { FastifyBodyParser, FastifyInstance } from 'fastify'
+import {
+  ErrorCode,
+  httpErrors,
+  invalidUtf8,
+  isPlainSchema,
+  OptionsError,
+  type SchemaAccess,
+} from '@restwell/errors'
+import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import { FORM_URLENCODED, MULTIPART } from './options.js'
+
+/** The form media types: a browser sends them from any origin without a CORS preflight. */
+const FORM_TYPES: ReadonlySet<string> = new Set([FORM_URLENCODED, MULTIPART])
 
 /**
  * Fastify's default JSON parser, with the poisoning settings the app was created with (Fastify
@@ -78,5 +89,99 @@ export function addParserUnlessPresent(
     )
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'FST_ERR_CTP_ALREADY_PRESENT') throw error
+  }
+}
+
+/**
+ * `parser` for the requests `accepts` lets through, else 415: a form body is parsed only on a
+ * route that declares it (the check of `Content-Type` does not run on routes without
+ * negotiation).
+ */
+export function declaredOnly(
+  parser: BodyParser,
+  type: string,
+  accepts: (request: FastifyRequest) => boolean,
+): BodyParser {
+  return {
+    bodyLimit: parser.bodyLimit,
+    parser: function parseDeclaredForm(request, body, done) {
+      if (accepts(request)) parser.parser(request, body, done)
+      else {
+        done(
+          httpErrors.unsupportedMediaType(`This route does not accept ${type} bodies`, {
+            code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+          }),
+          undefined,
+        )
+      }
+    },
+  }
+}
+
+/** The media types a route's schema says it consumes (`schema.consumes`, as @fastify/swagger reads it). */
+export function schemaConsumes(schema: unknown): string[] | undefined {
+  const consumes = (schema as { consumes?: unknown } | undefined)?.consumes
+  return Array.isArray(consumes) && consumes.every((type) => typeof type === 'string')
+    ? consumes
+    : undefined
+}
+
+/** Whether a list of media types holds a form type. */
+export function hasFormType(consumes: Iterable<string>): boolean {
+  for (const type of consumes) if (FORM_TYPES.has(type)) return true
+  return false
+}
+
+/**
+ * Refuses, at registration, a route that declares a form type no parser reads: Fastify would
+ * answer every such request 415.
+ */
+export function checkFormParsers(
+  instance: FastifyInstance,
+  where: string,
+  consumes: readonly string[],
+): void {
+  for (const type of FORM_TYPES) {
+    if (consumes.includes(type) && !instance.hasContentTypeParser(type)) {
+      const option = type === MULTIPART ? 'multipart' : 'formbody'
+      throw new OptionsError(
+        where,
+        'consumes',
+        `lists ${type}, which no parser reads: set ${option}: true in the @restwell/negotiation options (negotiation.${option} in restwell's)`,
+      )
+    }
+  }
+}
+
+/**
+ * Describes the form bodies a route declares for @fastify/swagger: a route without a body
+ * schema gets one per media type it consumes (an object for a form, and for multipart when its
+ * parts are read into the body; anything for the others; only where Fastify's own validator
+ * reads it), a route with one gets `schema.consumes`, so the
+ * body schema is listed under each type. A schema that is not a plain object is left alone.
+ */
+export function describeFormBodies(
+  route: RouteOptions,
+  consumes: readonly string[],
+  access: SchemaAccess,
+  multipartObject: boolean,
+): void {
+  if (!hasFormType(consumes)) return
+  const schema = route.schema
+  if (schema !== undefined && !isPlainSchema(schema)) return
+  if (schema?.body === undefined) {
+    if (!access.validation) return
+    const content: Record<string, { schema: object }> = {}
+    for (const type of consumes) {
+      const object = type === FORM_URLENCODED || (type === MULTIPART && multipartObject)
+      content[type] = { schema: object ? { type: 'object' } : {} }
+    }
+    route.schema = { ...schema, body: { content } }
+    return
+  }
+  const body = schema.body as { content?: unknown }
+  if (schemaConsumes(schema) === undefined && body.content === undefined) {
+    const described: Record<string, unknown> = { ...schema, consumes: [...consumes] }
+    route.schema = described
   }
 }

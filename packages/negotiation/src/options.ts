@@ -128,7 +128,7 @@ export interface NegotiationOptions {
   produces?: SupportedMediaType[]
   /** Representation when `Accept` is missing or empty. [`application/json`] */
   defaultType?: SupportedMediaType
-  /** Request media types accepted on POST, PUT and DELETE. [JSON, form, multipart as enabled] */
+  /** Request media types accepted on POST, PUT and DELETE of every route; list a form type only if every route takes forms. [`application/json`] */
   consumes?: string[]
   /** Query parameter that overrides `Accept`, or false. [`format`] */
   formatParam?: string | false
@@ -153,9 +153,9 @@ export interface NegotiationOptions {
   versionedJson?: boolean
   /** Negotiate error bodies through `@restwell/errors` when it is registered. [true] */
   errors?: boolean
-  /** Register `@fastify/formbody`, or its options. [true] */
+  /** Parse `application/x-www-form-urlencoded` (`@fastify/formbody`) on the routes that consume it, or its options. [true] */
   formbody?: boolean | { bodyLimit?: number }
-  /** Register `@fastify/multipart`, or `{ attachBody, limits }`. [true] */
+  /** Load `@fastify/multipart` for the routes that consume `multipart/form-data`, or `{ attachBody, limits }`. [false; on when `consumes` lists it] */
   multipart?: boolean | { attachBody?: boolean; limits?: MultipartLimits }
 }
 
@@ -186,7 +186,7 @@ export interface NegotiationRouteConfig {
    * sends it (the handler serializes it and sets its `Content-Type`). [plugin's `produces`]
    */
   produces?: ProducedMediaType[]
-  /** Request media types this route accepts; when set, checked on every method. [plugin's] */
+  /** Request media types this route accepts, form types included (they are accepted only where listed); when set, checked on every method. [`schema.consumes`, else plugin's] */
   consumes?: string[]
   /** Resource type name (JSON:API `type`, Siren `class`). [last static path segment] */
   type?: string
@@ -273,8 +273,11 @@ export function resolveNegotiationOptions(options: NegotiationOptions): Resolved
       : options.formbody === true || options.formbody === undefined
         ? {}
         : options.formbody
+  // Multipart is opt-in: @fastify/multipart is loaded only when asked for (#29).
   const multipart: ResolvedMultipart | false =
-    options.multipart === false
+    options.multipart === false ||
+    (options.multipart === undefined &&
+      !(options.consumes ?? []).some((type) => type.toLowerCase() === MULTIPART))
       ? false
       : {
           attachBody:
@@ -282,11 +285,9 @@ export function resolveNegotiationOptions(options: NegotiationOptions): Resolved
           limits:
             (typeof options.multipart === 'object' ? options.multipart.limits : undefined) ?? {},
         }
-  const consumes = options.consumes ?? [
-    MEDIA_TYPES.json,
-    ...(formbody === false ? [] : [FORM_URLENCODED]),
-    ...(multipart === false ? [] : [MULTIPART]),
-  ]
+  // Form bodies are opt-in per route (`config.negotiation.consumes`): a browser sends them from
+  // any origin without a CORS preflight.
+  const consumes = options.consumes ?? [MEDIA_TYPES.json]
   const languages = options.languages ?? []
   const produces = options.produces ?? SUPPORTED_MEDIA_TYPES
   // A default the plugin does not produce would never be sent: a request without `Accept`

@@ -8,11 +8,20 @@ import { type MultipartFile, type NegotiationOptions, restwellNegotiation } from
 import { addParserUnlessPresent, utf8JsonParser } from '../src/bodies.js'
 import { multipartError } from '../src/multipart.js'
 
-async function build(options: NegotiationOptions = {}): Promise<FastifyInstance> {
+const FORM = 'application/x-www-form-urlencoded'
+const MULTIPART = 'multipart/form-data'
+/** A route that takes JSON and both form types. */
+const FORMS = { negotiation: { consumes: ['application/json', FORM, MULTIPART] } }
+
+/** An app whose POST /books declares `config` (forms by default). */
+async function build(
+  options: NegotiationOptions = { multipart: true },
+  config: object = FORMS,
+): Promise<FastifyInstance> {
   const app = Fastify()
   await app.register(restwellErrors)
   await app.register(restwellNegotiation, options)
-  app.post('/books', async (request) => {
+  app.post('/books', { config }, async (request) => {
     const body = (request.body ?? {}) as Record<string, unknown>
     const out: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(body)) {
@@ -132,7 +141,7 @@ test('multipart attachBody: false leaves the parts to the handler (limits still 
   await app.register(restwellNegotiation, {
     multipart: { attachBody: false, limits: { fileSize: 3 } },
   })
-  app.post('/upload', async (request) => {
+  app.post('/upload', { config: FORMS }, async (request) => {
     const file = await request.file()
     return { name: file?.filename, size: (await file!.toBuffer()).length }
   })
@@ -271,7 +280,7 @@ test('a JSON:API body: profile accepted, any other parameter 415 (JSON:API 1.1)'
 })
 
 test('consumes per route and plugin; PATCH and GET are not checked unless set', async (t) => {
-  const app = await build({ formbody: false, multipart: false })
+  const app = await build({ formbody: false, multipart: false }, {})
   app.put('/csv', { config: { negotiation: { consumes: ['text/CSV'] } } }, async (request) => ({
     got: request.body,
   }))
@@ -328,7 +337,7 @@ test('parsers the app registered already are kept', async (t) => {
   await app.register(formbody)
   await app.register(multipart)
   await app.register(restwellNegotiation, { formbody: { bodyLimit: 10 } })
-  app.post('/x', async (request) => request.body)
+  app.post('/x', { config: FORMS }, async (request) => request.body)
   const res = await app.inject({
     method: 'POST',
     url: '/x',
@@ -354,7 +363,11 @@ test('request bodies that are not UTF-8: 400 INVALID_UTF8, the handler never run
     handled++
     return request.body as object
   }
-  app.post('/authors', handler)
+  app.post(
+    '/authors',
+    { config: { negotiation: { consumes: ['application/json', FORM] } } },
+    handler,
+  )
   app.post('/raw', { config: { negotiation: false } }, handler)
   const post = (url: string, type: string, payload: Buffer) =>
     app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } })
@@ -406,7 +419,10 @@ test('request bodies that are not UTF-8: 400 INVALID_UTF8, the handler never run
 test('the UTF-8 JSON parser keeps Fastify’s behaviours and the app’s settings', async (t) => {
   const app = Fastify({ bodyLimit: 64 })
   await app.register(restwellErrors)
-  await app.register(restwellNegotiation, { formbody: { bodyLimit: 8 } })
+  await app.register(restwellNegotiation, {
+    formbody: { bodyLimit: 8 },
+    consumes: ['application/json', FORM],
+  })
   app.post('/x', async (request) => request.body as object)
   const post = (payload: string, type = 'application/json') =>
     app.inject({ method: 'POST', url: '/x', payload, headers: { 'content-type': type } })

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Options as AjvOptions } from 'ajv'
 import type { PatchFormat } from './content-type.js'
+import type { DocumentValidator } from './resource.js'
 
 const Format = Type.Union([Type.Literal('json-patch'), Type.Literal('merge-patch')])
 const Formats = Type.Array(Format, { minItems: 1, uniqueItems: true })
@@ -49,6 +50,7 @@ export const PatchRouteConfigSchema = Type.Object(
     status: Type.Optional(Status),
     readOnly: Type.Optional(ReadOnly),
     schema: Type.Optional(Type.Union([Type.Literal(false), Type.Object({})])),
+    validate: Type.Optional(Type.Unsafe<DocumentValidator>(Type.Function([], Type.Unknown()))),
   },
   { additionalProperties: false },
 )
@@ -59,13 +61,15 @@ export const PatchRouteConfigSchema = Type.Object(
  * @param formats Patch formats this route accepts. [the plugin's]
  * @param status 200 or 204 on success. [the plugin's]
  * @param readOnly More read-only fields, added to the plugin's and the schema's `readOnly: true`. [`[]`]
- * @param schema The resource's JSON Schema (or TypeBox schema) the patched document must match; `false` for no check. [the route's `response[200]` schema]
+ * @param schema The resource's schema the patched document must match: JSON Schema (or TypeBox), read by the plugin's Ajv; another kind (Zod) is compiled by the route's validator compiler; `false` for no check. [the route's `response[200]` schema]
+ * @param validate A validator of the patched document, used instead of `schema`: a Fastify validator (`true`/`false` with `errors`, or `{ error }`), an Ajv `ValidateFunction`, a Zod `safeParse`. [none]
  */
 export interface PatchRouteConfig {
   formats?: PatchFormat[]
   status?: 200 | 204
   readOnly?: string[]
   schema?: object | false
+  validate?: DocumentValidator
 }
 
 export interface ResolvedPatchOptions {

@@ -3,6 +3,7 @@ import { isUtf8 } from 'node:buffer'
 import {
   contributeSend,
   pipelineOf,
+  routeLookup,
   type SendStep,
   sendHook,
   useNotFoundSendStep,
@@ -17,12 +18,10 @@ import {
   isPlainSchema,
   onEveryRoute,
   OptionsError,
-  type RouteEntry,
   type SchemaAccess,
   schemaAccess,
   validateOptions,
 } from '@restwell/errors'
-import type { ValidateFunction } from 'ajv'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -46,6 +45,7 @@ import {
 } from './content-type.js'
 import { show } from './errors.js'
 import { applyCompiled, type CompiledOperation, compileJsonPatch } from './json-patch.js'
+import { isPlainObject } from './json.js'
 import { checkMergePatch, mergePatch } from './merge-patch.js'
 import {
   type PatchOptions,
@@ -57,18 +57,13 @@ import {
 import {
   checkReadOnly,
   checkResult,
+  type DocumentValidator,
+  jsonFormValidator,
   parseReadOnly,
   ResourceValidator,
   readOnlyPointers,
   responseSchemaOf,
 } from './resource.js'
-import {
-  compileRoutePattern,
-  type MatchOptions,
-  matchOptionsOf,
-  type RouteMatcher,
-  requestTarget,
-} from './route-match.js'
 
 const NAME = '@restwell/patch'
 
@@ -77,9 +72,8 @@ interface RouteSettings {
   readonly formats: readonly PatchFormat[]
   readonly acceptPatch: string
   readonly readOnly: readonly (readonly string[])[]
-  readonly schema: object | undefined
-  readonly instance: FastifyInstance
-  validate: ValidateFunction | undefined
+  /** The check of a patched document, made on first use; undefined: none. */
+  readonly validator: (() => DocumentValidator) | undefined
 }
 
 /** The parsed patch kept on the request: the public view and, for JSON Patch, its compiled form. */
@@ -156,41 +150,16 @@ function describeBody(
   route.schema = { ...route.schema, body: { content } }
 }
 
-/**
- * The URLs Fastify's router holds for a route: its `url`, and for the `/` route of a prefixed
- * plugin (`prefixTrailingSlash: 'both'`, the default) the prefix with a trailing slash too,
- * which Fastify adds without running `onRoute` hooks for it.
- */
-function routerUrls(route: RouteEntry, options: MatchOptions): string[] {
-  const both =
-    route.routePath === '' &&
-    route.prefix.length > 0 &&
-    (route.prefixTrailingSlash ?? 'both') === 'both' &&
-    !options.ignoreTrailingSlash &&
-    (!options.ignoreDuplicateSlashes || !route.prefix.endsWith('/'))
-  return both ? [route.url, `${route.url}/`] : [route.url]
-}
-
 const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => {
   const options = resolvePatchOptions(validateOptions(NAME, PatchOptionsSchema, rawOptions))
   const pluginReadOnly = readOnlyOf(options.readOnly, 'readOnly')
   const validator = new ResourceValidator(options.ajv)
-  const config = fastify.initialConfig
-  const matchOptions = matchOptionsOf(config)
-  /** Each patch route's path pattern and its formats (`formatMask`). */
-  const advertised: Array<{ pattern: RouteMatcher; mask: number }> = []
-
   /**
-   * The formats of the patch routes whose path matches `url`, as a mask: the 405 and OPTIONS
-   * answers ask on every request, so the lists and `Accept-Patch` values are made once.
+   * The formats of the patch route `url` reaches, as a mask: the 405 and OPTIONS answers ask
+   * on every request, so the lists and `Accept-Patch` values are made once.
    */
   function maskFor(url: string): number {
-    const target = requestTarget(url, matchOptions)
-    let mask = 0
-    if (target !== undefined) {
-      for (const route of advertised) if (route.pattern.matches(target)) mask |= route.mask
-    }
-    return mask
+    return patchRoutes.find('PATCH', url) ?? 0
   }
 
   const api: RestwellPatchApi = {
@@ -221,10 +190,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         ? mergePatch(current, (parsed.view as { document: unknown }).document)
         : applyCompiled(current, parsed.compiled)
     checkReadOnly(current, next, settings.readOnly, parsed.compiled)
-    if (settings.schema !== undefined) {
-      settings.validate ??= validator.compile(settings.schema, settings.instance.getSchemas())
-      checkResult(settings.validate, next)
-    }
+    if (settings.validator !== undefined) checkResult(settings.validator(), next)
     return next as T
   })
 
@@ -245,6 +211,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
 
   // The same JSON parser as Fastify's own, with the app's poisoning settings (Fastify fills
   // both in initialConfig, 'error' by default).
+  const config = fastify.initialConfig
   const jsonParser = fastify.getDefaultJsonParser(
     config.onProtoPoisoning!,
     config.onConstructorPoisoning!,
@@ -303,10 +270,57 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     )
   }
 
+  /**
+   * How a route's patched documents are checked: `config.patch.validate`; a JSON Schema with
+   * the plugin's strict Ajv (compiled on first use); a schema of another kind (Zod) with the
+   * route's own validator compiler, compiled now. Such a schema without a compiler to read it
+   * is refused here: a patch is never applied unchecked because its schema could not be read.
+   */
+  function validatorOf(
+    instance: FastifyInstance,
+    route: RouteOptions,
+    routeConfig: PatchRouteConfig,
+    schema: object | undefined,
+  ): (() => DocumentValidator) | undefined {
+    const given = routeConfig.validate
+    if (given !== undefined) return () => given
+    if (schema === undefined) return undefined
+    if (isPlainObject(schema)) {
+      let compiled: DocumentValidator | undefined
+      return () => {
+        compiled ??= jsonFormValidator(validator.compile(schema, instance.getSchemas()))
+        return compiled
+      }
+    }
+    const where = `${NAME} (PATCH ${route.url})`
+    const compiler = route.validatorCompiler ?? instance.validatorCompiler
+    if (compiler === undefined) {
+      throw new OptionsError(
+        where,
+        'config.patch.validate',
+        'must be set: the resource schema is not JSON Schema and the route has no validator compiler to read it (or set config.patch.schema to a JSON Schema, or false for no check)',
+      )
+    }
+    let compiled: DocumentValidator
+    try {
+      compiled = compiler({ schema, method: 'PATCH', url: route.url, httpPart: 'body' })
+    } catch (error) {
+      throw new OptionsError(
+        where,
+        'config.patch.validate',
+        `must be set: the route's validator compiler cannot compile its resource schema (${(error as Error).message})`,
+      )
+    }
+    return () => compiled
+  }
+
+  /** The formats of each patch route (`formatMask`), found by the URL a request names. */
+  const masks = new WeakMap<RouteOptions, number>()
   onEveryRoute(fastify, function patchOnRoute(this: FastifyInstance, route) {
     const routeConfig = routeConfigOf(route)
     if (routeConfig === undefined) return
     const formats = routeConfig.formats ?? options.formats
+    masks.set(route, formatMask(formats))
     const schema =
       routeConfig.schema === false
         ? undefined
@@ -319,9 +333,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         ...readOnlyOf(routeConfig.readOnly ?? [], 'config.patch.readOnly'),
         ...readOnlyPointers(schema),
       ],
-      schema,
-      instance: this,
-      validate: undefined,
+      validator: validatorOf(this, route, routeConfig, schema),
     }
 
     // A route for several methods (PUT and PATCH) is a patch route for its PATCH requests only;
@@ -361,13 +373,13 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     route.onRequest = [...asList(route.onRequest), checkContentType]
     describeBody(route, formats, schemaAccess(this, route))
     if ((routeConfig.status ?? options.status) === 204) useSendStep(this, route, 'patch', noContent)
-    for (const url of routerUrls(route, matchOptions)) {
-      advertised.push({
-        pattern: compileRoutePattern(url, matchOptions),
-        mask: formatMask(formats),
-      })
-    }
   })
+
+  const patchRoutes = routeLookup(
+    fastify,
+    (route) => masks.get(route),
+    (earlier, later) => earlier | later,
+  )
 
   if (options.advertise) {
     const advertise: SendStep = (request, reply) => {

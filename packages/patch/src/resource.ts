@@ -148,14 +148,71 @@ export class ResourceValidator {
 }
 
 /**
- * Throws 422 `PATCH_RESULT_INVALID` with one detail per schema error (`resource/<pointer>`).
- * The schema describes the response, so it is checked against the document's JSON form (a
- * `Date` as its ISO string); the document itself, handed to the handler, keeps its values.
+ * A validator as a Fastify validator compiler returns it: `true`/`false` (with `errors`, as an
+ * Ajv `ValidateFunction`), or `{ error }` / `{ value }` (Zod's and other type providers'
+ * compilers, a Zod schema's `safeParse`). A promise is refused: a patch is applied synchronously.
  */
-export function checkResult(validate: ValidateFunction, document: unknown): void {
-  if (validate(toJsonForm(document))) return
-  // Ajv sets `errors` whenever validation fails.
-  throw resultInvalid(validate.errors!)
+export interface DocumentValidator {
+  (document: unknown): unknown
+  errors?: readonly unknown[] | null | undefined
+}
+
+/**
+ * Throws 422 `PATCH_RESULT_INVALID` with one detail per problem (`resource/<pointer>`) when
+ * `validate` refuses `document`.
+ */
+export function checkResult(validate: DocumentValidator, document: unknown): void {
+  const result = validate(document)
+  if (result === true) return
+  if (result === false) throw resultInvalid(validate.errors ?? [])
+  const outcome = (typeof result === 'object' && result !== null ? result : {}) as {
+    then?: unknown
+    error?: unknown
+  }
+  if (typeof outcome.then === 'function') {
+    throw new TypeError(
+      '@restwell/patch: the resource validator returned a promise; a patch is checked synchronously (use a synchronous schema or config.patch.validate)',
+    )
+  }
+  if (outcome.error !== undefined && outcome.error !== null) {
+    throw resultInvalid(problemsOf(outcome.error))
+  }
+}
+
+/**
+ * Ajv-shaped problems from a validator's error: Ajv's list, a Fastify validation error's
+ * `validation`, a Zod error's `issues` (`path` as an array), else the error's message alone.
+ */
+function problemsOf(error: unknown): readonly unknown[] {
+  if (Array.isArray(error)) return error
+  const found = error as { validation?: unknown; issues?: unknown; message?: unknown }
+  if (Array.isArray(found.validation)) return found.validation
+  if (Array.isArray(found.issues)) {
+    return found.issues.map((raw) => {
+      const issue = (typeof raw === 'object' && raw !== null ? raw : {}) as {
+        path?: unknown
+        message?: unknown
+        code?: unknown
+      }
+      const path = Array.isArray(issue.path) ? issue.path.map(String) : []
+      return { instancePath: formatPointer(path), message: issue.message, keyword: issue.code }
+    })
+  }
+  return [{ message: typeof found.message === 'string' ? found.message : undefined }]
+}
+
+/**
+ * An Ajv schema check as a {@link DocumentValidator}: the schema describes the response, so it
+ * is checked against the document's JSON form (a `Date` as its ISO string); the document itself,
+ * handed to the handler, keeps its values.
+ */
+export function jsonFormValidator(validate: ValidateFunction): DocumentValidator {
+  const check: DocumentValidator = (document) => {
+    const valid = validate(toJsonForm(document))
+    check.errors = validate.errors
+    return valid
+  }
+  return check
 }
 
 function resultInvalid(errors: readonly unknown[]): HttpError {
@@ -168,16 +225,20 @@ function resultInvalid(errors: readonly unknown[]): HttpError {
 
 /**
  * The resource schema a route declares for its success response: `response[200]`, else
- * `response['2xx']`, unwrapping `{ content: { 'application/json': { schema } } }`.
+ * `response['2xx']`, unwrapping `{ content: { 'application/json': { schema } } }`. A schema that
+ * is not a plain object (a Zod schema) is returned as it is: only the route's compiler reads it.
  */
 export function responseSchemaOf(routeSchema: unknown): object | undefined {
-  if (!isPlainObject(routeSchema)) return undefined
-  const response = routeSchema['response']
+  if (typeof routeSchema !== 'object' || routeSchema === null) return undefined
+  const response = (routeSchema as { response?: unknown }).response
   if (!isPlainObject(response)) return undefined
-  const schema = response['200'] ?? response['2xx']
-  if (!isPlainObject(schema)) return undefined
+  const schema: unknown = response['200'] ?? response['2xx']
+  if (typeof schema !== 'object' || schema === null) return undefined
+  if (!isPlainObject(schema)) return schema
   const content = schema['content']
   if (!isPlainObject(content)) return schema
   const json = content['application/json'] ?? Object.values(content)[0]
-  return isPlainObject(json) && isPlainObject(json['schema']) ? json['schema'] : undefined
+  return isPlainObject(json) && typeof json['schema'] === 'object' && json['schema'] !== null
+    ? json['schema']
+    : undefined
 }

@@ -1,7 +1,7 @@
 /** Apps whose routes are validated or serialized by a type provider's compilers (Zod). */
 import restwellErrors, { ErrorCode, type RouteEntry } from '@restwell/errors'
-import Fastify, { type FastifySchema } from 'fastify'
-import { test } from 'tap'
+import Fastify, { type FastifySchema, type FastifySchemaCompiler } from 'fastify'
+import { type Test, test } from 'tap'
 import { restwellPatch } from '../src/index.js'
 import {
   ZodLike,
@@ -113,4 +113,176 @@ test('the body is described only where Fastify validates it itself', async (t) =
     t.equal(res.statusCode, 200, url)
     t.same(res.json(), { a: 1, b: 2 }, url)
   }
+})
+
+/** A Zod app's book store: PATCH stores what `applyPatch` returns. */
+async function zodBookApp(t: Test) {
+  const { serializerCompiler, validatorCompiler } = await import('fastify-type-provider-zod')
+  const { z } = await import('zod')
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  await app.register(restwellErrors)
+  await app.register(restwellPatch)
+  const Book = z.object({ id: z.number(), title: z.string().min(1) })
+  const store = new Map<number, unknown>([[1, { id: 1, title: 'Dune' }]])
+  app.patch(
+    '/books/:id',
+    { schema: { params: z.object({ id: z.coerce.number() }), response: { 200: Book } } },
+    async (request) => {
+      const { id } = request.params as { id: number }
+      const next = request.applyPatch(store.get(id))
+      store.set(id, next)
+      return next
+    },
+  )
+  return { app, store }
+}
+
+test('with fastify-type-provider-zod: a patched document is checked by the route’s Zod schema before it is stored', async (t) => {
+  const { app, store } = await zodBookApp(t)
+  const bad = await app.inject({
+    method: 'PATCH',
+    url: '/books/1',
+    headers: { 'content-type': MERGE_PATCH },
+    payload: { title: 7, extra: true },
+  })
+  t.equal(bad.statusCode, 422)
+  t.equal(bad.json().error.code, ErrorCode.PATCH_RESULT_INVALID)
+  t.same(
+    bad.json().error.details.map((d: { field: string }) => d.field),
+    ['resource/title'],
+  )
+  t.same(store.get(1), { id: 1, title: 'Dune' }, 'nothing was stored')
+  const ops = await app.inject({
+    method: 'PATCH',
+    url: '/books/1',
+    headers: { 'content-type': JSON_PATCH },
+    payload: [{ op: 'remove', path: '/title' }],
+  })
+  t.equal(ops.statusCode, 422)
+  t.same(store.get(1), { id: 1, title: 'Dune' })
+  const good = await app.inject({
+    method: 'PATCH',
+    url: '/books/1',
+    headers: { 'content-type': MERGE_PATCH },
+    payload: { title: 'Dune Messiah' },
+  })
+  t.equal(good.statusCode, 200)
+  t.same(store.get(1), { id: 1, title: 'Dune Messiah' })
+})
+
+test('a schema no compiler reads is refused at registration, naming config.patch.validate', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwellPatch)
+  t.throws(
+    () => app.patch('/books/:id', { schema: { response: { 200: zObject() } } }, async () => ({})),
+    { code: 'RESTWELL_INVALID_OPTION', message: /PATCH \/books\/:id.*config\.patch\.validate/ },
+  )
+  const failing: FastifySchemaCompiler<unknown> = () => {
+    throw new Error('not a Zod schema')
+  }
+  t.throws(
+    () =>
+      app.patch(
+        '/authors/:id',
+        { schema: { response: { 200: zObject() } }, validatorCompiler: failing },
+        async () => ({}),
+      ),
+    { message: /config\.patch\.validate.*not a Zod schema/ },
+  )
+})
+
+test('a route’s own validator compiler reads its schema; config.patch.schema may be of its kind', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  const zod = zodCompilers()
+  await app.register(restwellErrors)
+  await app.register(restwellPatch)
+  const titled = new ZodLike(
+    (data) => typeof (data as { title?: unknown } | null)?.title === 'string',
+  )
+  app.patch(
+    '/books/:id',
+    { validatorCompiler: zod.validatorCompiler, config: { patch: { schema: titled } } },
+    async (request) => request.applyPatch({ title: 'Dune' }),
+  )
+  await app.ready()
+  const patch = (payload: object) =>
+    app.inject({
+      method: 'PATCH',
+      url: '/books/1',
+      headers: { 'content-type': MERGE_PATCH },
+      payload,
+    })
+  const bad = await patch({ title: null })
+  t.equal(bad.statusCode, 422)
+  t.same(bad.json().error.details, [{ field: 'resource', message: 'invalid', code: 'INVALID' }])
+  t.equal((await patch({ title: 'Emma' })).statusCode, 200)
+})
+
+test('config.patch.validate: a Zod safeParse, an Ajv-like function, a Fastify validation error', async (t) => {
+  const { z } = await import('zod')
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwellErrors)
+  await app.register(restwellPatch)
+  const Book = z.object({ title: z.string() })
+  const ajvLike = Object.assign(
+    (document: unknown): boolean => {
+      const ok = typeof (document as { title?: unknown }).title === 'string'
+      ajvLike.errors = ok
+        ? null
+        : [{ instancePath: '/title', message: 'must be string', keyword: 'type' }]
+      return ok
+    },
+    { errors: null as unknown[] | null },
+  )
+  const fastifyError = Object.assign(new Error('body/title must be string'), {
+    validation: [{ instancePath: '/title', message: 'must be string', keyword: 'type' }],
+  })
+  const validators: Record<string, (document: unknown) => unknown> = {
+    zod: (document) => Book.safeParse(document),
+    ajv: ajvLike,
+    fastify: (document) =>
+      typeof (document as { title?: unknown }).title === 'string'
+        ? { value: document }
+        : { error: fastifyError },
+    plain: (document) =>
+      typeof (document as { title?: unknown }).title === 'string'
+        ? undefined
+        : { error: new Error('no title') },
+    empty: () => ({ error: {} }),
+    async: async () => true,
+  }
+  for (const [name, validate] of Object.entries(validators)) {
+    app.patch(`/${name}/:id`, { config: { patch: { validate } } }, async (request) =>
+      request.applyPatch({ title: 'Dune' }),
+    )
+  }
+  await app.ready()
+  const patch = (name: string, payload: object) =>
+    app.inject({
+      method: 'PATCH',
+      url: `/${name}/1`,
+      headers: { 'content-type': MERGE_PATCH },
+      payload,
+    })
+  for (const name of ['zod', 'ajv', 'fastify']) {
+    const bad = await patch(name, { title: 7 })
+    t.equal(bad.statusCode, 422, name)
+    t.equal(bad.json().error.details[0].field, 'resource/title', name)
+    t.equal((await patch(name, { title: 'Emma' })).statusCode, 200, name)
+  }
+  const plain = await patch('plain', { title: 7 })
+  t.same(plain.json().error.details, [{ field: 'resource', message: 'no title', code: 'INVALID' }])
+  t.equal((await patch('plain', { title: 'Emma' })).statusCode, 200)
+  const empty = await patch('empty', {})
+  t.same(empty.json().error.details, [
+    { field: 'resource', message: 'is invalid', code: 'INVALID' },
+  ])
+  const promised = await patch('async', {})
+  t.equal(promised.statusCode, 500, 'an asynchronous validator is a programming error')
 })

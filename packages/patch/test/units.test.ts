@@ -4,7 +4,7 @@ import { acceptPatchValue, patchFormatOf } from '../src/index.js'
 import { ACCEPT_PATCH_BY_MASK, FORMATS_BY_MASK, formatMask } from '../src/content-type.js'
 import { toJsonForm } from '../src/json.js'
 import { arrayIndex, escapeToken, isProperPrefix, parsePointer } from '../src/pointer.js'
-import { parseReadOnly, readOnlyPointers, responseSchemaOf } from '../src/resource.js'
+import { checkResult, parseReadOnly, readOnlyPointers, responseSchemaOf } from '../src/resource.js'
 
 test('patchFormatOf reads the media type of a Content-Type', async (t) => {
   t.equal(patchFormatOf('application/json-patch+json'), 'json-patch')
@@ -130,6 +130,34 @@ test('responseSchemaOf finds the success schema', async (t) => {
   t.equal(responseSchemaOf({ response: { 404: book } }), undefined)
   t.equal(responseSchemaOf({ body: book }), undefined)
   t.equal(responseSchemaOf(undefined), undefined)
+  class ZodLike {}
+  const zod = new ZodLike()
+  t.equal(responseSchemaOf({ response: { 200: zod } }), zod, 'a schema of another kind, as it is')
+  t.equal(responseSchemaOf({ response: { 200: 'Book' } }), undefined)
+})
+
+test('checkResult reads the problems of any validator', async (t) => {
+  const detailsOf = (result: unknown): unknown => {
+    try {
+      checkResult(() => result, {})
+      return 'valid'
+    } catch (error) {
+      return (error as { details: unknown }).details
+    }
+  }
+  t.equal(detailsOf({ value: {} }), 'valid')
+  t.equal(detailsOf(undefined), 'valid')
+  t.same(detailsOf({ error: { issues: [{ path: ['a', 0], message: 'bad', code: 'too_big' }] } }), [
+    { field: 'resource/a/0', message: 'bad', code: 'TOO_BIG' },
+  ])
+  t.same(detailsOf({ error: { issues: [null, { path: 'a' }] } }), [
+    { field: 'resource', message: 'is invalid', code: 'INVALID' },
+    { field: 'resource', message: 'is invalid', code: 'INVALID' },
+  ])
+  t.same(detailsOf({ error: [{ instancePath: '/b', message: 'no', keyword: 'type' }] }), [
+    { field: 'resource/b', message: 'no', code: 'TYPE' },
+  ])
+  t.same(detailsOf(false), [])
 })
 
 test('toJsonForm: what the serializer sees, copied only where a toJSON value is', async (t) => {

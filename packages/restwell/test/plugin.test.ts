@@ -148,7 +148,8 @@ test('@fastify/formbody after restwell: remove the form parser first (README rec
   const post = (app: FastifyInstance, payload: string | Buffer) =>
     app.inject({ method: 'POST', url: '/forms', headers: { 'content-type': form }, payload })
   const routes = (app: FastifyInstance) => {
-    app.post('/forms', async (request) => ({ got: request.body }))
+    const config = { negotiation: { consumes: [form] } }
+    app.post('/forms', { config }, async (request) => ({ got: request.body }))
   }
 
   const own = Fastify()
