@@ -34,11 +34,7 @@ test('gzip and identity bodies get different ETags; each answers its own 304', a
   const identity = await get(`${url}/books`, { 'accept-encoding': 'identity' })
   t.equal(identity.status, 200)
   t.equal(identity.headers.get('content-encoding'), null)
-  t.equal(
-    identity.headers.get('vary'),
-    'accept-encoding, Authorization',
-    'identity 200 varies on the coding',
-  )
+  t.equal(identity.headers.get('vary'), 'Accept-Encoding', 'identity 200 varies on the coding')
   t.equal(identity.headers.get('accept-ranges'), 'bytes')
   const etag = identity.headers.get('etag') as string
   t.match(etag, /^"[A-Za-z0-9_-]{27}"$/)
@@ -48,7 +44,7 @@ test('gzip and identity bodies get different ETags; each answers its own 304', a
   t.equal(gzip.status, 200)
   t.equal(gzip.headers.get('content-encoding'), 'gzip')
   t.equal(gzip.headers.get('etag'), `${etag.slice(0, -1)}-gzip"`)
-  t.equal(gzip.headers.get('vary'), 'accept-encoding, Authorization')
+  t.equal(gzip.headers.get('vary'), 'Accept-Encoding')
   t.equal(gzip.headers.get('accept-ranges'), null, 'ranges are offered on identity bodies only')
   t.same(JSON.parse(gzip.body.toString()), BOOKS)
 
@@ -62,7 +58,7 @@ test('gzip and identity bodies get different ETags; each answers its own 304', a
   t.equal(gz304.status, 304)
   t.equal(gz304.body.length, 0)
   t.equal(gz304.headers.get('etag'), `${etag.slice(0, -1)}-gzip"`, 'the 304 names the gzip copy')
-  t.equal(gz304.headers.get('vary'), 'accept-encoding, Authorization')
+  t.equal(gz304.headers.get('vary'), 'Accept-Encoding')
   t.equal(gz304.headers.get('content-encoding'), null)
   t.equal(gz304.headers.get('content-length'), null)
   t.equal(gz304.headers.get('content-type'), null)
@@ -70,7 +66,7 @@ test('gzip and identity bodies get different ETags; each answers its own 304', a
   const id304 = await get(`${url}/books`, { 'accept-encoding': 'identity', 'if-none-match': etag })
   t.equal(id304.status, 304)
   t.equal(id304.headers.get('etag'), etag)
-  t.equal(id304.headers.get('vary'), 'accept-encoding, Authorization')
+  t.equal(id304.headers.get('vary'), 'Accept-Encoding')
 
   const plain304 = await get(`${url}/books`, { 'accept-encoding': 'gzip', 'if-none-match': etag })
   t.equal(plain304.status, 304, 'a client holding the identity copy is not sent the gzip one')
@@ -149,7 +145,7 @@ test('HEAD with gzip: the headers of GET, 304 on match, no body', async (t) => {
   )
   t.equal(head304.status, 304)
   t.equal(head304.headers.get('content-length'), null)
-  t.equal(head304.headers.get('vary'), 'accept-encoding, Authorization')
+  t.equal(head304.headers.get('vary'), 'Accept-Encoding')
   t.equal(head304.headers.get('etag'), getRes.headers.get('etag'))
 })
 
@@ -166,13 +162,13 @@ test('handler-given ETag gets the coding suffix; Vary keeps the route’s own to
   t.equal(nm.status, 304)
   t.equal(nm.headers.get('etag'), '"v9-gzip"')
   const neg = await get(`${url}/negotiated`, { 'accept-encoding': 'gzip' })
-  t.equal(neg.headers.get('vary'), 'accept, accept-encoding, Authorization')
+  t.equal(neg.headers.get('vary'), 'Accept, Accept-Encoding')
   const neg304 = await get(`${url}/negotiated`, {
     'accept-encoding': 'gzip',
     'if-none-match': neg.headers.get('etag') as string,
   })
   t.equal(neg304.status, 304)
-  t.equal(neg304.headers.get('vary'), 'accept, accept-encoding, Authorization')
+  t.equal(neg304.headers.get('vary'), 'Accept, Accept-Encoding')
 })
 
 test('Range requests are answered on the identity bytes, never compressed', async (t) => {
@@ -190,12 +186,12 @@ test('compress: false and bodies under the threshold: no suffix, no Vary', async
   const { url } = await listen(t)
   const off = await get(`${url}/no-compress`, { 'accept-encoding': 'gzip' })
   t.equal(off.headers.get('content-encoding'), null)
-  t.equal(off.headers.get('vary'), 'Authorization', 'no coding to vary on')
+  t.equal(off.headers.get('vary'), null, 'no coding to vary on')
   t.notMatch(off.headers.get('etag'), /-gzip/)
   const small = await get(`${url}/small`, { 'accept-encoding': 'gzip' })
   t.equal(small.headers.get('content-encoding'), null)
   t.notMatch(small.headers.get('etag'), /-gzip/)
-  t.equal(small.headers.get('vary'), 'accept-encoding, Authorization')
+  t.equal(small.headers.get('vary'), 'Accept-Encoding')
 })
 
 const DATE = 'Mon, 01 Jan 2024 00:00:00 GMT'

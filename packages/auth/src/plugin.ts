@@ -1,5 +1,6 @@
 /** The `@restwell/auth` plugin: Bearer credentials (RFC 6750), scopes, HTTPS enforcement. */
 import {
+  AUTHENTICATES,
   asList,
   ErrorCode,
   errorStatus,
@@ -215,7 +216,9 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
   onEveryRoute(fastify, (route) => {
     const config = route.config as RouteConfig | undefined
     const requirement = requirementOf(config, `${String(route.method)} ${route.url}`)
-    if (requirement === null) return
+    if (requirement === null)
+      return // The answer depends on the credentials: cache-control makes it private and varies on them.
+    ;(route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] = true
     route.onRequest = [routeGuard(requirement), ...asList(route.onRequest)]
     route.onError = [...asList(route.onError), addChallenge]
   })

@@ -5,7 +5,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import cors from '@fastify/cors'
-import { httpErrors, restwellErrors } from '@restwell/errors'
+import { authenticates, httpErrors, restwellErrors } from '@restwell/errors'
 import { addRewriter } from '@restwell/reroute'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
@@ -298,6 +298,26 @@ test('public routes and optional credentials', async (t) => {
     (await app.inject({ url: '/maybe', headers: { authorization: 'Bearer' } })).statusCode,
     400,
   )
+})
+
+test('the routes the guard applies to are marked AUTHENTICATES, the others not', async (t) => {
+  for (const defaultProtected of [true, false]) {
+    const marked = new Map<string, boolean>()
+    await build({ defaultProtected }, (app) => {
+      app.addHook('onRoute', (route) => {
+        // onRoute hooks run in the order they were added: auth's first, then this one.
+        if (route.method === 'GET') marked.set(route.url, authenticates(route))
+      })
+      app.get('/late', async () => 'late')
+      app.get('/late-public', { config: { auth: false } }, async () => 'public')
+      app.get('/late-optional', { config: { auth: { optional: true } } }, async () => 'maybe')
+    })
+    t.same(
+      Object.fromEntries(marked),
+      { '/late': defaultProtected, '/late-public': false, '/late-optional': true },
+      `defaultProtected: ${defaultProtected}`,
+    )
+  }
 })
 
 test('defaultProtected: false leaves unmarked routes public', async (t) => {

@@ -8,7 +8,7 @@ import type { CacheDirectives } from './directives.js'
 export interface CacheRouteConfig extends CacheDirectives {
   /** Request headers added to `Vary` on every response of the route. [plugin `vary`, added to] */
   vary?: string[]
-  /** Add `Vary: Authorization` to responses a cache may store (see the plugin option). [plugin `varyAuthorization`] */
+  /** Add `Vary: Authorization` to storable responses if the route authenticates (see the plugin option). [plugin `varyAuthorization`] */
   varyAuthorization?: boolean
 }
 

@@ -18,8 +18,9 @@ export interface CacheDirectives {
   /** `public`: every cache, shared ones included, may store it (even for an authorized request). */
   public?: boolean
   /**
-   * `private`: only the client's own cache may store it. [true unless `public` or `sMaxAge`]
-   * An explicit `false` leaves it out, so a shared cache may store the response (RFC 9111 §3).
+   * `private`: only the client's own cache may store it. [true unless `public` or `sMaxAge`;
+   * the plugin sends it then only where credentials matter] An explicit `false` leaves it out,
+   * so a shared cache may store the response (RFC 9111 §3).
    */
   private?: boolean
   /** `no-cache`: a cache must revalidate before each reuse. [true when neither `maxAge` nor `sMaxAge` is given] */

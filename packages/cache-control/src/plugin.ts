@@ -1,6 +1,6 @@
 /** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
 import { type SendStep, useNotFoundSendStep, useSendStep } from '@restwell/core'
-import { appendVary, onEveryRoute, validateOptions } from '@restwell/errors'
+import { appendVary, authenticates, onEveryRoute, validateOptions } from '@restwell/errors'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -10,13 +10,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 import type { CacheRouteConfig } from './augment.js'
-import {
-  type CacheDirectives,
-  formatCacheControl,
-  isSharedCacheControl,
-  isSharedPolicy,
-  parseCacheControl,
-} from './directives.js'
+import { type CacheDirectives, formatCacheControl, parseCacheControl } from './directives.js'
 import {
   type CacheControlOptions,
   CacheControlOptionsSchema,
@@ -30,14 +24,17 @@ const NAME = '@restwell/cache-control'
 /** What an error, an unsafe method and OPTIONS get: nothing may be stored (RFC 9111 §5.2.2.5). */
 export const NO_STORE = 'no-store'
 
-/** A formatted policy, whether any cache may store a response carrying it, and whether a shared one may. */
+/**
+ * A formatted policy: `value` for an answer that depends on credentials, `open` for the others
+ * (the same unless the policy leaves `private` to the default), and whether a cache may store it.
+ */
 interface Policy {
   value: string
+  open: string
   stored: boolean
-  shared: boolean
 }
 
-const NO_STORE_POLICY: Policy = { value: NO_STORE, stored: false, shared: false }
+const NO_STORE_POLICY: Policy = { value: NO_STORE, open: NO_STORE, stored: false }
 
 /** One route's settings, resolved once when the route is added. */
 interface RouteSettings {
@@ -47,10 +44,12 @@ interface RouteSettings {
   vary: readonly string[]
   varyAuthorization: boolean
   /**
-   * The answer may depend on the request's credentials: the route is not `config.auth: false`
-   * (protected, optional-auth, or unknown to this plugin).
+   * The route authenticates: `config.auth` is `true` or a requirement, or `@restwell/auth`'s
+   * guard applies (`AUTHENTICATES` on `route`, read on the first answer, once every plugin's
+   * `onRoute` hook has run, whatever the order they were registered in).
    */
-  credentialed: boolean
+  authenticates: boolean | undefined
+  route: object
 }
 
 const OVERRIDE: unique symbol = Symbol('restwell.cache-control.override')
@@ -61,7 +60,17 @@ type WithDecided = { [DECIDED]: string | null }
 
 function toPolicy(directives: CacheDirectives): Policy {
   const value = formatCacheControl(directives)
-  return { value, stored: value !== NO_STORE, shared: isSharedPolicy(directives) }
+  const defaultPrivacy =
+    directives.private === undefined &&
+    directives.public !== true &&
+    directives.sMaxAge === undefined
+  const open = defaultPrivacy ? formatCacheControl({ ...directives, private: false }) : value
+  return { value, open, stored: value !== NO_STORE }
+}
+
+/** The request carried credentials (RFC 9110 §11.6.2 `Authorization`, RFC 6265 `Cookie`). */
+function carriesCredentials(request: FastifyRequest): boolean {
+  return request.headers.authorization !== undefined || request.headers.cookie !== undefined
 }
 
 function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyReply {
@@ -75,12 +84,13 @@ function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyR
  *   - status ≥ 400 → `no-store`;
  *   - `reply.cacheControl(...)` for this response → that policy;
  *   - GET or HEAD → the route's policy; any other method → `no-store`.
- * A response any cache may store (anything but `no-store`) gets `Vary: Authorization` (unless
- * turned off) when a shared cache may store it, when the route may answer by the credentials
- * (not `config.auth: false`), or when the request carried `Authorization`; and the route's
- * `vary` names. `Vary` comes out with each name once.
+ * A policy that leaves `private` to the default is `private` when the route authenticates or
+ * the request carried credentials, and without it otherwise. A response any cache may store
+ * (anything but `no-store`) of a route that authenticates gets `Vary: Authorization` (unless
+ * turned off); every response gets the route's `vary` names. `Vary` has each name once.
  */
 function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSettings): void {
+  settings.authenticates ??= authenticates(settings.route)
   let existing = reply.getHeader('cache-control')
   // Set by this plugin on an earlier pass (a 200 that a later hook turned into an error): the
   // answer sent now is another, decided anew.
@@ -89,34 +99,28 @@ function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSet
     existing = undefined
   }
   let stored: boolean
-  let shared: boolean
   if (existing === NO_STORE) {
-    stored = shared = false
+    stored = false
   } else if (existing !== undefined) {
-    const parsed = parseCacheControl(existing)
-    stored = !parsed.has('no-store')
-    shared = isSharedCacheControl(parsed)
+    stored = !parseCacheControl(existing).has('no-store')
   } else if (reply.statusCode >= 400) {
     reply.header('cache-control', NO_STORE)
     ;(reply as unknown as WithDecided)[DECIDED] = NO_STORE
-    stored = shared = false
+    stored = false
   } else {
     const override = (reply as unknown as WithOverride)[OVERRIDE]
     const method = request.method
     const policy =
       override ?? (method === 'GET' || method === 'HEAD' ? settings.read : NO_STORE_POLICY)
-    reply.header('cache-control', policy.value)
-    ;(reply as unknown as WithDecided)[DECIDED] = policy.value
+    // RFC 9111 §5.2.2.7: what depends on who asks stays out of shared caches.
+    const value = settings.authenticates || carriesCredentials(request) ? policy.value : policy.open
+    reply.header('cache-control', value)
+    ;(reply as unknown as WithDecided)[DECIDED] = value
     stored = policy.stored
-    shared = policy.shared
   }
   // RFC 9110 §12.5.5: Vary names every request header the answer may depend on; private caches
   // honour it too (RFC 9111 §4.1), so a browser never serves one user's stored copy to another.
-  if (
-    stored &&
-    settings.varyAuthorization &&
-    (shared || settings.credentialed || request.headers.authorization !== undefined)
-  ) {
+  if (stored && settings.varyAuthorization && settings.authenticates) {
     appendVary(reply, ...settings.vary, 'Authorization')
   } else if (settings.vary.length > 0 || reply.hasHeader('vary')) {
     appendVary(reply, ...settings.vary)
@@ -144,9 +148,15 @@ function policyOf(where: string, directives: CacheDirectives): Policy {
   }
 }
 
-/** False only for a route that says `config.auth: false` (`@restwell/auth`'s public route). */
-function isCredentialed(route: RouteOptions): boolean {
-  return (route.config as { auth?: unknown } | undefined)?.auth !== false
+/**
+ * What the route's `config.auth` says: `true` or a requirement authenticates, `false` does not;
+ * undefined when it says nothing (then `@restwell/auth`'s mark decides).
+ */
+function configAuthenticates(route: RouteOptions): boolean | undefined {
+  const auth = (route.config as { auth?: unknown } | undefined)?.auth
+  if (auth === false) return false
+  if (auth === true || (typeof auth === 'object' && auth !== null)) return true
+  return undefined
 }
 
 function resolveRoute(
@@ -155,13 +165,14 @@ function resolveRoute(
   route: RouteOptions,
   raw: CacheRouteConfig | undefined,
 ): RouteSettings {
-  const credentialed = isCredentialed(route)
+  const authenticates = configAuthenticates(route)
   if (raw === undefined) {
     return {
       read: pluginPolicy,
       vary: options.vary,
       varyAuthorization: options.varyAuthorization,
-      credentialed,
+      authenticates,
+      route,
     }
   }
   const where = `${NAME} (config.cache of ${routeName(route)})`
@@ -174,7 +185,8 @@ function resolveRoute(
     read: policyOf(where, directives),
     vary: vary === undefined ? options.vary : [...options.vary, ...vary],
     varyAuthorization: varyAuthorization ?? options.varyAuthorization,
-    credentialed,
+    authenticates,
+    route,
   }
 }
 
@@ -187,8 +199,9 @@ const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptio
     read: pluginPolicy,
     vary: options.vary,
     varyAuthorization: options.varyAuthorization,
-    // No route says what the not-found path answers by (hideRoutes asks it for a token).
-    credentialed: true,
+    // Its answers are errors and automatic OPTIONS (`no-store`): no route's credentials to read.
+    authenticates: false,
+    route: {},
   }
 
   fastify.decorateReply(OVERRIDE as unknown as string, null)

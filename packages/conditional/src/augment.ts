@@ -28,7 +28,7 @@ export interface ConditionalRouteConfig {
   ranges?: boolean
   /** A write without a precondition the check uses gets 428 (needs `getValidator`). [plugin `requirePrecondition`] */
   requirePrecondition?: boolean
-  /** Add `Vary: accept-encoding` to 200/206/304. [plugin `varyAcceptEncoding`, else auto] */
+  /** Add `Vary: Accept-Encoding` to 200/206/304. [plugin `varyAcceptEncoding`, else auto] */
   varyAcceptEncoding?: boolean
   /**
    * Top-level field of the returned object that holds a version; used as the ETag, no hashing.

@@ -20,7 +20,7 @@ export const ConditionalOptionsSchema = Type.Object(
  * @param ranges Answer `Range: bytes=` on GET routes with a byte body (string or Buffer). [true]
  * @param maxRanges Most range-specs in one Range header; a longer set is ignored (200). [8]
  * @param requirePrecondition Writes on routes with `getValidator` must carry a precondition the check uses (If-Match, a parsable If-None-Match, a valid If-Unmodified-Since on a resource with a date), else 428. [false]
- * @param varyAcceptEncoding Add `Vary: accept-encoding` to 200/206/304 of GET routes. [true when @fastify/compress is registered and the route does not set `compress: false`]
+ * @param varyAcceptEncoding Add `Vary: Accept-Encoding` to 200/206/304 of GET routes. [true when @fastify/compress is registered and the route does not set `compress: false`]
  */
 export type ConditionalOptions = Static<typeof ConditionalOptionsSchema>
 

@@ -226,7 +226,7 @@ function dropValidators(reply: FastifyReply): void {
 function notModified(reply: FastifyReply, tag: EntityTag | null, settings: RouteSettings): null {
   reply.code(304)
   if (tag !== null) reply.header('etag', formatEntityTag(tag))
-  if (settings.vary) appendVary(reply, 'accept-encoding')
+  if (settings.vary) appendVary(reply, 'Accept-Encoding')
   return null
 }
 
@@ -444,7 +444,7 @@ function buildRouteHooks(settings: RouteSettings) {
       }
       return notModified(reply, outcome.etag ?? null, settings)
     }
-    if (vary) appendVary(reply, 'accept-encoding')
+    if (vary) appendVary(reply, 'Accept-Encoding')
     if (!settings.ranges || !bytes || encoded) return undefined
     if (request.method === 'GET' && request.headers.range !== undefined) {
       const ranged = applyRange(

@@ -78,6 +78,18 @@ export function apiVersionsOf(request: object): ReadonlySet<number> | undefined 
   return (request as { [API_VERSIONS]?: ReadonlySet<number> })[API_VERSIONS]
 }
 
+/**
+ * Set on a route's options (as `onRoute` hooks get them) by `@restwell/auth` when its guard
+ * applies to the route: the answer depends on the credentials. Read by
+ * `@restwell/cache-control` (`private`, `Vary: Authorization`).
+ */
+export const AUTHENTICATES: unique symbol = Symbol.for('restwell.route.authenticates')
+
+/** Whether an authentication plugin marked the route's options (`AUTHENTICATES`). */
+export function authenticates(route: object): boolean {
+  return (route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] === true
+}
+
 /** Reads the page info a plugin left on a reply, if any. */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]

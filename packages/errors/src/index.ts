@@ -76,7 +76,9 @@ export { restwellErrors }
 export default restwellErrors
 export {
   API_VERSIONS,
+  AUTHENTICATES,
   apiVersionsOf,
+  authenticates,
   declareState,
   IDENTITY_DIGEST,
   identityDigest,

@@ -6,8 +6,27 @@ import { fieldText } from './http.js'
 export const MAX_VARY_FIELDS = 64
 
 /**
+ * The spelling `Vary` gives the request fields restwell varies on, whoever adds them and in
+ * whatever case: one casing on every answer (field names are case-insensitive, RFC 9110 §5.1).
+ */
+const CANONICAL: ReadonlyMap<string, string> = new Map(
+  [
+    'Accept',
+    'Accept-Charset',
+    'Accept-Encoding',
+    'Accept-Language',
+    'Access-Control-Request-Headers',
+    'Access-Control-Request-Method',
+    'Authorization',
+    'Cookie',
+    'Origin',
+  ].map((name) => [name.toLowerCase(), name]),
+)
+
+/**
  * Merges field names into a `Vary` value: a name already present (in any case) is not added
- * again, the first spelling is kept, `*` absorbs everything. Returns the new value (`''` when
+ * again, the first spelling is kept (the canonical one for the standard fields, `Accept-Encoding`
+ * for `accept-encoding`), `*` absorbs everything. Returns the new value (`''` when
  * there is nothing). Linear; never throws; keeps at most `MAX_VARY_FIELDS` names.
  */
 export function mergeVary(existing: unknown, names: readonly string[]): string {
@@ -75,7 +94,7 @@ function keep(name: string, out: string[], keys: string[]): boolean {
   const key = trimmed.toLowerCase()
   if (out.length < MAX_VARY_FIELDS && !keys.includes(key)) {
     keys.push(key)
-    out.push(trimmed)
+    out.push(CANONICAL.get(key) ?? trimmed)
   }
   return true
 }

@@ -13,7 +13,9 @@ import {
   httpErrors,
   identityDigest,
   API_VERSIONS,
+  AUTHENTICATES,
   apiVersionsOf,
+  authenticates,
   isHttpError,
   normalizeError,
   OptionsError,
@@ -29,6 +31,12 @@ test('apiVersionsOf reads the API_VERSIONS contract, undefined where no plugin s
   t.equal(apiVersionsOf({ [API_VERSIONS]: versions }), versions)
   t.equal(apiVersionsOf({}), undefined)
   t.equal(API_VERSIONS, Symbol.for('restwell.api-versions'), 'shared by every copy of a package')
+})
+
+test('authenticates reads the AUTHENTICATES mark of a route, false where none was set', async (t) => {
+  t.equal(authenticates({ [AUTHENTICATES]: true }), true)
+  t.equal(authenticates({}), false)
+  t.equal(AUTHENTICATES, Symbol.for('restwell.route.authenticates'), 'shared by every copy')
 })
 
 test('identityDigest: the SHA-1 of the bytes, base64url, the same for a string and its UTF-8 Buffer', async (t) => {

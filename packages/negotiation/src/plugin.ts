@@ -1,5 +1,4 @@
 /** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
-import multipart from '@fastify/multipart'
 import { type SendStep, useSendStep } from '@restwell/core'
 import {
   apiVersionsOf,
@@ -14,6 +13,7 @@ import {
   pageOf,
   pathOf,
   publicUrl,
+  schemaAccess,
   validateOptions,
 } from '@restwell/errors'
 import type {
@@ -31,7 +31,16 @@ import { acceptsUtf8 } from './accept-charset.js'
 import { parseAcceptLanguage, pickLanguage } from './accept-language.js'
 import { type MediaOffer, negotiateMediaType, parseAccept, remembered, toOffer } from './accept.js'
 import type { Negotiated } from './augment.js'
-import { addParserUnlessPresent, utf8FormParser, utf8JsonParser } from './bodies.js'
+import {
+  addParserUnlessPresent,
+  checkFormParsers,
+  declaredOnly,
+  describeFormBodies,
+  hasFormType,
+  schemaConsumes,
+  utf8FormParser,
+  utf8JsonParser,
+} from './bodies.js'
 import { type ContentType, parseContentType } from './content-type.js'
 import { createErrorRenderer } from './error-body.js'
 import { itemQuery, shownPage } from './forms.js'
@@ -65,6 +74,13 @@ const SERIALIZED: ReadonlySet<string> = new Set(SUPPORTED_MEDIA_TYPES)
 /** Methods whose request body is checked against `consumes` (PATCH is `@restwell/patch`'s). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE'])
 
+/** Set on a request whose route consumes a form type, for the form parser. */
+const FORM_ROUTE: unique symbol = Symbol('restwell.negotiation.formRoute')
+
+function formRoute(request: FastifyRequest): boolean {
+  return (request as { [FORM_ROUTE]?: true })[FORM_ROUTE] === true
+}
+
 /** `parseContentType` with `null` for "not one media type", as a memo's verdict. */
 const parseOrNull = (header: string): ContentType | null => parseContentType(header) ?? null
 
@@ -85,6 +101,8 @@ interface RouteSettings {
   /** `Accept` response header of a 406: the types the route produces. */
   produces: string
   consumes: ReadonlySet<string> | undefined
+  /** The route consumes a form type: its requests may reach the form parser. */
+  forms: boolean
   /** `Accept` response header of a 415: the types the route consumes. */
   consumesHeader: string
   languages: readonly string[]
@@ -192,7 +210,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
 
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
-  declareState(fastify, 'request', MEDIA_TYPE)
+  declareState(fastify, 'request', MEDIA_TYPE, FORM_ROUTE)
 
   // Request bodies are UTF-8 (RFC 8259 §8.1): the JSON and form parsers check the bytes before
   // decoding them (else they become U+FFFD). Parsers the app registered itself are kept, and so
@@ -204,9 +222,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     })
   }
   if (options.formbody !== false && !fastify.hasContentTypeParser(FORM_URLENCODED)) {
-    addParserUnlessPresent(fastify, FORM_URLENCODED, utf8FormParser(options.formbody))
+    const parser = declaredOnly(utf8FormParser(options.formbody), FORM_URLENCODED, formRoute)
+    addParserUnlessPresent(fastify, FORM_URLENCODED, parser)
   }
   if (options.multipart !== false && !fastify.hasContentTypeParser(MULTIPART)) {
+    const { default: multipart } = await import('@fastify/multipart')
     await fastify.register(multipart, {
       limits: options.multipart.limits,
       throwFileSizeLimit: true,
@@ -237,8 +257,9 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       : produced
     const offers = ordered.map((type) => toOffer(type)!)
     const methods = Array.isArray(routeOptions.method) ? routeOptions.method : [routeOptions.method]
-    const consumesList = (route.consumes ?? options.consumes).map((t) => t.toLowerCase())
-    const checksBody = route.consumes !== undefined || methods.some((m) => BODY_METHODS.has(m))
+    const declared = route.consumes ?? schemaConsumes(routeOptions.schema)
+    const consumesList = (declared ?? options.consumes).map((t) => t.toLowerCase())
+    const checksBody = declared !== undefined || methods.some((m) => BODY_METHODS.has(m))
     const languages = route.languages ?? options.languages
     const name = route.type ?? resourceName(routeOptions.url)
     return {
@@ -254,11 +275,16 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       byType: new Map(offers.map((offer) => [offer.mediaType, offer])),
       produces: ordered.join(', '),
       consumes: checksBody ? new Set(consumesList) : undefined,
+      forms: hasFormType(consumesList),
       consumesHeader: consumesList.join(', '),
       languages,
       defaultLanguage: route.defaultLanguage ?? route.languages?.[0] ?? options.defaultLanguage,
       choices: route.choices ?? false,
-      vary: languages.length > 0 ? ['Accept', 'Accept-Language'] : ['Accept'],
+      // Only what can change the representation of this route (RFC 9110 §12.5.5).
+      vary: [
+        ...(offers.length > 1 ? ['Accept'] : []),
+        ...(languages.length > 1 ? ['Accept-Language'] : []),
+      ],
       itemPath: route.itemPath,
       context: {
         type: name,
@@ -471,8 +497,17 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
             config,
           ) as NegotiationRouteConfig)
     const settings = settingsFor(route, routeOptions)
+    const consumed = [...(settings.consumes ?? [])]
+    checkFormParsers(
+      this,
+      `${PLUGIN} route ${String(routeOptions.method)} ${routeOptions.url}`,
+      consumed,
+    )
+    const multipartObject = options.multipart !== false && options.multipart.attachBody
+    describeFormBodies(routeOptions, consumed, schemaAccess(this, routeOptions), multipartObject)
 
     const onRequest: onRequestHookHandler = function negotiationOnRequest(request, reply, done) {
+      if (settings.forms) (request as { [FORM_ROUTE]?: true })[FORM_ROUTE] = true
       let answered: boolean
       try {
         answered = negotiate(request, reply, settings)
@@ -485,10 +520,10 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     routeOptions.onRequest = [onRequest, ...asList(routeOptions.onRequest)]
 
     const onSend: SendStep = function negotiationOnSend(request, reply) {
-      // An error is not localized (no Content-Language): it varies by Accept alone, and with
+      // An error is not localized (no Content-Language): its form varies by Accept alone, and with
       // auth's hideRoutes an anonymous 401 from a route then looks like one from an unknown path.
       if (reply.statusCode < 400) {
-        appendVary(reply, ...settings.vary)
+        if (settings.vary.length > 0) appendVary(reply, ...settings.vary)
         // The handler knows the language of what it sent (a missing translation may fall back
         // to another one): its own Content-Language stands (RFC 9110 §8.5).
         if (request.language !== undefined && !reply.hasHeader('content-language')) {

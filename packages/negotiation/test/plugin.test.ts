@@ -356,6 +356,22 @@ test('Accept-Language: choice, Content-Language, Vary, fallback to the default',
   t.equal(err.headers['content-language'], undefined, 'no Content-Language on errors')
 })
 
+test('Vary names only what the route negotiates: one type, one language vary on nothing', async (t) => {
+  const app = await build({ languages: ['en', 'de'] })
+  const one = { produces: ['application/json' as const], languages: ['en'] }
+  app.get('/genres', { config: { negotiation: one } }, async () => ['sf'])
+  app.get('/tags', { config: { negotiation: { ...one, languages: ['en', 'de'] } } }, async () => [])
+  app.get('/labels', { config: { negotiation: { languages: ['en'] } } }, async () => [])
+  const genres = await app.inject({ url: '/genres', headers: { 'accept-language': 'de' } })
+  t.equal(genres.headers.vary, undefined, 'one representation, one language')
+  t.equal(genres.headers['content-language'], 'en')
+  t.equal((await app.inject('/tags')).headers.vary, 'Accept-Language')
+  t.equal((await app.inject('/labels')).headers.vary, 'Accept')
+  const refused = await app.inject({ url: '/genres', headers: { accept: 'text/html' } })
+  t.equal(refused.statusCode, 406)
+  t.equal(refused.headers.vary, 'Accept', 'an error still varies on what chose it')
+})
+
 test("a handler's own Content-Language stands; the negotiated one fills in (RFC 9110 §8.5)", async (t) => {
   const app = await build({ languages: ['en', 'de', 'fr'] })
   const titles: Record<string, string> = { en: 'The Trial', de: 'Der Process' }
@@ -703,7 +719,7 @@ test("a route's own media type (produces: ['text/csv']) is negotiated and sent a
   t.equal(exact.statusCode, 200, 'exactly the type it sends: not 406 (RFC 9110 §15.5.7)')
   t.equal(exact.headers['content-type'], 'text/csv')
   t.equal(exact.body, csv)
-  t.equal(exact.headers.vary, 'Accept')
+  t.equal(exact.headers.vary, undefined, 'one representation: Accept changes nothing')
   t.equal((await app.inject('/exports')).statusCode, 200, 'no Accept: its first type')
   const wild = await app.inject({ url: '/exports', headers: { accept: 'text/*' } })
   t.equal(wild.statusCode, 200)

@@ -204,7 +204,7 @@ export function compression(maxBytes: number): Compression {
   /** Sends a stored body with the headers compression sets; it is now the newest. */
   function serve(reply: FastifyReply, key: string, hit: Entry): Buffer {
     if (entries.delete(key)) entries.set(key, hit)
-    appendVary(reply, 'accept-encoding')
+    appendVary(reply, 'Accept-Encoding')
     if (hit.type !== undefined) reply.header('content-type', hit.type)
     reply.header('content-encoding', hit.coding)
     reply.header('content-length', hit.body.length)
@@ -230,7 +230,7 @@ export function compression(maxBytes: number): Compression {
     }
 
     function streamed(reply: FastifyReply, coding: Coding, body: Readable): Readable {
-      appendVary(reply, 'accept-encoding')
+      appendVary(reply, 'Accept-Encoding')
       reply.header('content-encoding', coding)
       reply.removeHeader('content-length')
       const zipped = stream[coding]()
@@ -303,7 +303,7 @@ export function compression(maxBytes: number): Compression {
         if (hit !== undefined) return serve(reply, key, hit)
       }
       const body = sync[coding](Buffer.isBuffer(payload) ? payload : Buffer.from(payload))
-      appendVary(reply, 'accept-encoding')
+      appendVary(reply, 'Accept-Encoding')
       reply.header('content-encoding', coding)
       reply.header('content-length', body.length)
       if (key !== undefined) keep(key, { coding, body, type })

@@ -105,6 +105,12 @@ export interface CorsContext {
 export interface CorsPlan {
   /** `Access-Control-Allow-Origin` for a request's `Origin`, or false: no CORS headers. */
   allowOrigin: (origin: string) => string | false
+  /**
+   * The answer depends on `Origin` (a list, a RegExp, reflection): `Vary: Origin`. False for
+   * `'*'`, sent to every request then, and for `false` (RFC 9110 §12.5.5; Fetch, "CORS protocol
+   * and HTTP caches").
+   */
+  varies: boolean
   /** Send `Access-Control-Allow-Credentials: true` with an allowed origin. */
   credentials: boolean
   /** `Access-Control-Expose-Headers`, joined once. */
@@ -155,6 +161,7 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
   })
   return {
     allowOrigin: originRule(origin),
+    varies: origin !== false && (!anyOrigin || origin === true),
     credentials,
     exposedHeaders: unique([...exposed, ...(settings.exposedHeaders ?? [])]).join(', '),
     preflightHeaders: {
@@ -195,13 +202,14 @@ function allowActual(plan: CorsPlan, reply: FastifyReply, origin: string): strin
 
 /**
  * One root `onRequest` hook, before rate limits and auth, on every answer (errors and 404/405
- * included). A CORS request is one with an `Origin` header (Fetch standard, "CORS protocol"):
- * from an allowed origin it gets `Access-Control-Allow-Origin`, `-Credentials` (when set) and
- * `-Expose-Headers`; from another origin, and without `Origin` (a server, a mobile app, curl),
- * no `Access-Control-*` header: a browser never reads them there, and they are some 300 bytes
- * on every answer. Every answer varies with `Origin` and says so (`Vary: Origin`), so no cache
- * hands a non-CORS answer to a CORS request ("CORS protocol and HTTP caches"); `corsVaryHook`
- * keeps it there when a handler sets its own `Vary`. A route with
+ * included). With `origin: '*'` every answer gets `Access-Control-Allow-Origin: *` and
+ * `-Expose-Headers`, `Origin` or not: the answer does not depend on it, so no `Vary: Origin`.
+ * Otherwise a CORS request (one with an `Origin` header, Fetch standard, "CORS protocol") from
+ * an allowed origin gets `Access-Control-Allow-Origin`, `-Credentials` (when set) and
+ * `-Expose-Headers`; from another origin, and without `Origin`, no `Access-Control-*` header;
+ * such answers vary with `Origin` and say so (`Vary: Origin`), so no cache hands a non-CORS
+ * answer to a CORS request ("CORS protocol and HTTP caches"); `corsSendStep` keeps it there when
+ * a handler sets its own `Vary`. A route with
  * `config.cors: false` gets neither, and so does a preflight asking about it
  * (`preflightCors`, see `preflightTargetCors`): the browser then never sends the request.
  *
@@ -229,8 +237,8 @@ export function corsHook(
     const preflight = isPreflight(request)
     let allowed: string | false = false
     if (routeCors(request) !== false && (!preflight || preflightCors(request))) {
-      appendVary(reply, 'Origin')
-      if (origin !== undefined) allowed = allowActual(plan, reply, origin)
+      if (plan.varies) appendVary(reply, 'Origin')
+      if (origin !== undefined || !plan.varies) allowed = allowActual(plan, reply, origin ?? '')
     }
     if (!preflight) return done()
     if (allowed !== false) reply.headers(preflightHeaders)
@@ -240,7 +248,7 @@ export function corsHook(
 }
 
 /**
- * The send step: keeps `Origin` in the final answer's `Vary`. The `onRequest` hook put it there
+ * The send step: keeps `Origin` in the final answer's `Vary` (when the plan varies). The `onRequest` hook put it there
  * first, but a handler or an error that *sets* `Vary` (`reply.header('vary', 'Accept-Language')`,
  * an `HttpError`'s `headers.vary`) replaces it, and the answer, which still differs by `Origin`,
  * would no longer say so to caches. The usual value still starts with the `Origin` the hook
@@ -252,16 +260,19 @@ export function corsHook(
 export function corsSendStep(plan: CorsPlan): SendStep {
   return function restwellCorsVary(request, reply) {
     const vary = reply.getHeader('vary')
-    if (typeof vary !== 'string' || (vary !== 'Origin' && !vary.startsWith('Origin,'))) {
+    if (
+      plan.varies &&
+      (typeof vary !== 'string' || (vary !== 'Origin' && !vary.startsWith('Origin,')))
+    ) {
       appendVary(reply, 'Origin')
     }
     const origin = request.headers.origin
     if (
-      origin !== undefined &&
+      (origin !== undefined || !plan.varies) &&
       !reply.hasHeader('access-control-allow-origin') &&
       !isPreflight(request)
     ) {
-      allowActual(plan, reply, origin)
+      allowActual(plan, reply, origin ?? '')
     }
     return undefined
   }

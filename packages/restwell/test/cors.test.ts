@@ -96,8 +96,21 @@ test('actual requests expose the headers scripts need', async (t) => {
   t.equal(error.headers['access-control-allow-origin'], '*', 'errors carry CORS headers too')
 })
 
-test('a request without Origin gets no CORS headers, and every answer varies with Origin', async (t) => {
+test("with '*', every answer gets the CORS headers, Origin or not, and none varies with Origin", async (t) => {
   const app = await build()
+  for (const headers of [{}, { origin: 'https://app.example' }]) {
+    for (const request of [{ url: '/books' }, { method: 'DELETE' as const, url: '/books' }]) {
+      const res = await app.inject({ ...request, headers })
+      const label = `${request.method ?? 'GET'} ${JSON.stringify(headers)}`
+      t.equal(res.headers['access-control-allow-origin'], '*', label)
+      t.match(res.headers['access-control-expose-headers'], /^ETag, Location/, label)
+      t.notMatch(String(res.headers.vary), /origin/i, `${label}: the answer does not depend on it`)
+    }
+  }
+})
+
+test('a request without Origin gets no CORS headers from a list, and every answer varies with Origin', async (t) => {
+  const app = await build({ cors: { origin: ['https://app.example'] } })
   const plain = await app.inject({ url: '/books' })
   t.equal(plain.statusCode, 200)
   for (const name of [
@@ -113,7 +126,7 @@ test('a request without Origin gets no CORS headers, and every answer varies wit
       .map((name) => name.trim().toLowerCase())
   t.ok(varies(plain.headers.vary).includes('origin'), 'Vary: Origin on the non-CORS answer')
   const cors = await app.inject({ url: '/books', headers: { origin: 'https://app.example' } })
-  t.equal(cors.headers['access-control-allow-origin'], '*')
+  t.equal(cors.headers['access-control-allow-origin'], 'https://app.example')
   t.ok(varies(cors.headers.vary).includes('origin'), 'and on the CORS answer')
   t.equal(
     cors.headers['access-control-expose-headers'],
@@ -134,7 +147,7 @@ test('Vary: Origin stays on the final answer when a handler, a hook or an error 
   // onRequest was lost, and a shared cache could hand the non-CORS answer to a browser.
   const app = Fastify()
   apps.push(app)
-  await app.register(restwell, { rateLimit: false })
+  await app.register(restwell, { rateLimit: false, cors: { origin: ['https://app.example'] } })
   // A multi-tenant app's own hook, after restwell's: every answer it reaches varies by tenant.
   app.addHook('onRequest', (request, reply, done) => {
     if (request.headers['x-tenant'] !== undefined) reply.header('vary', 'X-Tenant')
@@ -311,7 +324,8 @@ test('each origin rule: who gets Access-Control-Allow-Origin, and what', async (
         expected !== undefined,
         `exposed headers only with an allowed origin: ${label}`,
       )
-      t.match(res.headers.vary, /Origin/)
+      const constant = expected === '*' || (cors as { origin: unknown }).origin === false
+      t.equal(/Origin/.test(String(res.headers.vary)), !constant, `Vary: Origin: ${label}`)
     }
   }
 })
@@ -532,7 +546,7 @@ test('answers refused before the CORS hook ran still carry the CORS headers', as
   t.equal(unmet.headers['access-control-allow-origin'], '*', 'a script can read the 417')
   t.match(unmet.headers['access-control-expose-headers'], /X-Request-Id/)
   const plain = await app.inject({ url: '/books', headers: { expect: 'something' } })
-  t.equal(plain.headers['access-control-allow-origin'], undefined, 'none without Origin')
+  t.equal(plain.headers['access-control-allow-origin'], '*', "'*' without Origin too")
 
   const listed = await build({ cors: { origin: ['https://app.example'], credentials: true } })
   const refused = await listed.inject({

@@ -118,7 +118,7 @@ test('CORS before rerouting: what a rewriter refuses and a moved 301 carry CORS 
     const res = await app.inject({ ...request, headers: { ...origin, ...request.headers } })
     t.ok(res.statusCode >= 300, `${request.url}: ${res.statusCode}`)
     t.equal(res.headers['access-control-allow-origin'], '*', `${request.url}: readable by the page`)
-    t.match(res.headers.vary, /Origin/)
+    t.notMatch(String(res.headers.vary), /Origin/, "'*' for every origin: no Vary: Origin")
   }
   // A rerouted request gets the CORS answer of the route it reaches: once, and not at all
   // where that route opts out.
@@ -129,7 +129,8 @@ test('CORS before rerouting: what a rewriter refuses and a moved 301 carry CORS 
     String(rerouted.headers.vary)
       .split(', ')
       .filter((name) => name === 'Origin'),
-    ['Origin'],
+    [],
+    "'*' for every origin: no Vary: Origin",
   )
   const optedOut = await app.inject({ url: '/private', headers: origin })
   t.equal(optedOut.statusCode, 200)

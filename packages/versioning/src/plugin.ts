@@ -330,9 +330,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       if (options.responseHeader !== false && reply.statusCode < 400) {
         reply.header(options.responseHeader, String(version))
       }
+      // With the Accept carrier, `Accept` may pick this version and its media type: every answer
+      // of the route says so, the plain one too, or a cache serves it for a versioned Accept.
+      if (options.accept) appendVary(reply, 'Accept')
       const info = (request.raw as InfoHolder)[VERSION_INFO]
       if (info !== undefined) {
-        if (options.accept) appendVary(reply, 'Accept')
         const type = reply.getHeader('content-type')
         if (
           info.accept &&

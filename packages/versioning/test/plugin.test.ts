@@ -87,7 +87,7 @@ test('URL prefix: /v<N>/ serves that version and states it', async (t) => {
   t.equal(res.statusCode, 200)
   t.match(res.json(), { served: 'v1', apiVersion: 1, from: null })
   t.equal(res.headers['api-version'], '1')
-  t.equal(res.headers.vary, undefined, 'the URL alone decides: no Vary')
+  t.equal(res.headers.vary, 'Accept', 'a versioned Accept would change the media type: Vary')
   t.match(res.headers['content-type'], /^application\/json/)
 })
 
@@ -832,7 +832,7 @@ test('existing headers and route hooks are kept: Vary, Link lists, onSend hooks,
     url: '/v3/pair',
     headers: { accept: 'application/vnd.api.v3+json' },
   })
-  t.equal(pair.headers.vary, 'accept', 'no duplicate Accept in Vary')
+  t.equal(pair.headers.vary, 'Accept', 'no duplicate Accept in Vary, one spelling')
   t.equal(pair.headers.link, '</a>; rel="a", </b>; rel="b", </v4/pair>; rel="successor-version"')
   t.same(marks, ['route hook'])
   const star = await app.inject({
