@@ -5,7 +5,9 @@
  * swagger nothing is touched, so an app that publishes no description pays nothing.
  */
 import { type ErrorFormat, isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/errors'
+import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import { completeDocument, type DocumentPlan, documentSchema } from './openapi-document.js'
 
 /** The `$id` of the shared error body schema (`components.schemas.RestwellError`). */
 export const ERROR_SCHEMA_ID = 'RestwellError'
@@ -87,13 +89,30 @@ export interface OpenapiPlan {
   patch: false | { everyPatchRoute: boolean }
   /** `@restwell/soft-delete` on, and its `gone` (410 for a deleted item). */
   softDelete: false | { gone: boolean }
+  /**
+   * For the document only: what negotiation produces (every route's types unless its own
+   * `produces`), whether it answers 300 choices, negotiates error bodies, serves languages.
+   * [JSON only, none of them]
+   */
+  representations?: {
+    produces: readonly string[]
+    choices: boolean
+    errors: boolean
+    languages: boolean
+  }
+  /** `@restwell/methods` answers OPTIONS on every path (documented per path). [false] */
+  autoOptions?: boolean
+  /** `@restwell/jobs`' `basePath`, when it is registered. [none] */
+  jobs?: string
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
+/** The route's methods, HEAD read as GET (it answers what GET does, without the body). */
 function methodsOf(route: RouteOptions): string[] {
-  return Array.isArray(route.method) ? route.method : [route.method]
+  const methods = Array.isArray(route.method) ? route.method : [route.method]
+  return methods.map((m) => (m === 'HEAD' ? 'GET' : m))
 }
 
 function configOf(route: RouteOptions): Json {
@@ -292,13 +311,84 @@ function describeResponses(
   return response
 }
 
+/** What negotiation's options say of the representations, for the document. */
+export function representationsOf(
+  options: NegotiationOptions | false | undefined,
+): OpenapiPlan['representations'] {
+  if (options === false) return undefined
+  return {
+    produces: options?.produces ?? SUPPORTED_MEDIA_TYPES,
+    choices: options?.choicesFormat !== false && options?.formatParam !== false,
+    errors: options?.errors ?? true,
+    languages: (options?.languages?.length ?? 0) > 0,
+  }
+}
+
+/** What the document transform needs of the plan. */
+export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
+  const representations = plan.representations ?? {
+    produces: ['application/json'],
+    choices: false,
+    errors: false,
+    languages: false,
+  }
+  return {
+    errors: plan.errors === false ? false : plan.errors === 'problem' ? 'problem' : 'other',
+    negotiation: plan.negotiation ? representations : false,
+    rateLimit: plan.rateLimit,
+    conditional: plan.conditional,
+    autoOptions: plan.autoOptions ?? false,
+    jobs: plan.jobs,
+  }
+}
+
+/** Where the route transforms leave the plan for `restwellOpenapi`'s `transformObject`. */
+const DOCUMENT_PLAN = Symbol('restwell.documentPlan')
+
+export interface SwaggerTransformInput {
+  schema: Record<string, unknown> | undefined
+  url: string
+  route: RouteOptions
+  openapiObject?: Record<string | symbol, unknown>
+}
+export type SwaggerTransform = (input: SwaggerTransformInput) => { schema?: unknown; url?: string }
+
+/**
+ * The route's `config.swaggerTransform`: the document shows `documentSchema` (after the
+ * route's own transform, if it has one); the route's schema itself is left as it is.
+ */
+export function swaggerTransformFor(plan: DocumentPlan, own: unknown): SwaggerTransform {
+  return (input) => {
+    const before = typeof own === 'function' ? (own as SwaggerTransform)(input) : {}
+    const openapi = input.openapiObject
+    // Swagger 2.0 (`swaggerObject`) is left as @fastify/swagger makes it.
+    if (openapi === undefined) return before
+    openapi[DOCUMENT_PLAN] = plan
+    const given = (before.schema ?? input.schema) as Record<string, unknown> | undefined
+    return { ...before, schema: documentSchema(given, input.route, plan) }
+  }
+}
+
 /** Turns the descriptions on when `@fastify/swagger` is registered. */
 export function installOpenapi(fastify: FastifyInstance, plan: OpenapiPlan): boolean {
   if (!fastify.hasDecorator('swagger')) return false
   if (plan.errors !== false)
     fastify.addSchema({ $id: ERROR_SCHEMA_ID, ...errorBodySchema(plan.errors) })
+  const documentPlan = documentPlanOf(plan)
+  const ours = new WeakSet<SwaggerTransform>()
   fastify.addHook('onRoute', function restwellOpenapi(this: FastifyInstance, route) {
-    describeRoute(route, plan, schemaAccess(this, route))
+    const access = schemaAccess(this, route)
+    describeRoute(route, plan, access)
+    const config = configOf(route)
+    const own = config.swaggerTransform
+    // `false`: the route shows its schema as given; ours already (HEAD copies GET's config).
+    if (own === false || ours.has(own as SwaggerTransform)) return
+    // A type provider's schemas go through the app's own `transform` (`jsonSchemaTransform`),
+    // which a route's `swaggerTransform` would replace: those routes keep it.
+    if (!access.validation || !access.response) return
+    const transform = swaggerTransformFor(documentPlan, own)
+    ours.add(transform)
+    route.config = { ...route.config, swaggerTransform: transform } as RouteOptions['config']
   })
   return true
 }
@@ -313,12 +403,23 @@ export type OpenapiTop = Record<string, unknown> & { components?: Record<string,
  */
 export function restwellOpenapi(openapi: OpenapiTop = {}): {
   openapi: OpenapiTop
+  exposeHeadRoutes: boolean
+  transformObject: (input: { openapiObject?: Json; swaggerObject?: Json }) => Json
   refResolver: {
     buildLocalReference: (json: Json, baseUri: unknown, fragment: unknown, i: number) => string
   }
 } {
   const components = openapi.components ?? {}
   return {
+    // HEAD is served for every GET: documented as such.
+    exposeHeadRoutes: true,
+    transformObject: ({ openapiObject, swaggerObject }) => {
+      if (openapiObject === undefined) return swaggerObject ?? {}
+      const plan = (openapiObject as Record<symbol, unknown>)[DOCUMENT_PLAN] as
+        | DocumentPlan
+        | undefined
+      return completeDocument(openapiObject, plan?.autoOptions ?? false)
+    },
     openapi: {
       ...openapi,
       components: {

@@ -24,6 +24,8 @@ type Doc = {
         parameters?: { name: string; in: string }[]
         tags?: string[]
         security?: unknown[]
+        description?: string
+        operationId?: string
       }
     >
   >
@@ -83,6 +85,7 @@ async function build(options: RestwellOptions = {}): Promise<{ app: FastifyInsta
     async () => 'ok',
   )
   app.get('/hidden', { schema: { hide: true } }, async () => 'x')
+  app.get('/raw', { config: { swaggerTransform: false } }, async () => 'x')
   app.route({
     method: ['GET', 'PUT'],
     url: '/v1/authors/:id',
@@ -144,7 +147,8 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
     (list.get!.responses['200']!.headers as Record<string, unknown>).link,
     'pagination Link header',
   )
-  t.same(list.post!.security, [{ bearerAuth: ['write'] }])
+  t.same(list.post!.security, [{ bearerAuth: [] }], 'OpenAPI 3.0: no scopes on an http scheme')
+  t.match(list.post!.description, /`write`/, 'the scope is named in the description')
   t.notOk(list.post!.responses['429'], 'a route without rate limit has no 429')
   t.ok(list.post!.responses['415'])
 
@@ -166,6 +170,12 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
   t.notOk(health.responses['304'])
   t.notOk(health.responses['406'])
   t.notOk(doc.paths['/hidden'])
+  t.notOk(doc.paths['/raw']!.get!.responses.default, '`swaggerTransform: false`: as given')
+  t.notOk(doc.paths['/raw']!.head!.responses.default, 'its HEAD too')
+  t.ok(get.responses.default, 'a route as restwell describes it')
+  t.equal(get.operationId, 'getV1BooksById')
+  t.equal(item.head!.operationId, 'headV1BooksById', 'HEAD is documented')
+  t.ok(item.options, 'OPTIONS is documented')
 })
 
 test("jobs' status routes, added by the umbrella itself, are described like the app's", async (t) => {
@@ -176,7 +186,10 @@ test("jobs' status routes, added by the umbrella itself, are described like the 
     t.ok(get, `${path} is in the document`)
     t.same(get?.security, [{ bearerAuth: [] }], `${path}: the Bearer token it asks for`)
     for (const status of ['401', '404', '429']) t.ok(get?.responses[status], `${path} ${status}`)
+    t.ok(get?.responses['303'], `${path}: 303 when the job is done`)
   }
+  const moved = await build({ jobs: { basePath: '/tasks' } })
+  t.ok(moved.doc.paths['/tasks/{id}']?.get?.responses['303'], 'at its basePath')
 })
 
 test('patch and soft-delete routes list their own errors (409/422, 410 when gone)', async (t) => {
@@ -235,7 +248,7 @@ test('the error schema follows the body form; nothing is added without swagger',
   t.match(JSON.stringify(get.responses['404']), /application\/problem\+json/)
   t.notOk(get.responses['304'])
   t.notOk(get.responses['503'])
-  t.notOk(get.tags)
+  t.same(get.tags, ['books'], 'an untagged route: tagged by its first segment past /v<N>')
   for (const format of ['simple', 'validation', 'structured', 'problem'] as const) {
     t.equal(errorBodySchema(format).type, 'object', format)
   }

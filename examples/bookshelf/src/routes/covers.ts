@@ -90,6 +90,8 @@ export async function coversRoutes(app: FastifyInstance, opts: { db: Database })
         summary: "Upload a book's cover",
         description: `Body: the image bytes, Content-Type one of ${COVER_TYPES.join(', ')} (at most 2 MiB). 201 when created (send \`If-None-Match: *\`), 204 when replaced (send \`If-Match\`).`,
         tags: ['covers'],
+        // The media types of the body, for OpenAPI (Fastify reads no `consumes`).
+        consumes: [...COVER_TYPES],
         params: IdParams,
         response: {
           201: NoBody('Created: `Location` names the cover'),

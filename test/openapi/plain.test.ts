@@ -1,0 +1,108 @@
+/**
+ * A plain app (restwell + `@fastify/swagger`, no example code) gets the whole description:
+ * every representation, the conventions' statuses and headers, HEAD and OPTIONS, operationIds
+ * and tags, security valid for its version. Checked by swagger-parser and Spectral.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser'
+import fastifySwagger from '@fastify/swagger'
+import spectralCore from '@stoplight/spectral-core'
+import spectralRulesets from '@stoplight/spectral-rulesets'
+import Fastify from 'fastify'
+import restwell, { restwellOpenapi } from 'restwell'
+import { test } from 'tap'
+
+type Json = Record<string, unknown>
+
+const book = {
+  type: 'object',
+  required: ['id', 'title'],
+  properties: { id: { type: 'integer' }, title: { type: 'string' } },
+}
+
+async function documentOf(openapi: string): Promise<Json> {
+  const app = Fastify()
+  await app.register(
+    fastifySwagger,
+    restwellOpenapi({ openapi, info: { title: 'books', version: '1.0.0' } }),
+  )
+  await app.register(restwell, {
+    auth: { verify: () => ({ scopes: ['read', 'write'] }) },
+    conditional: { requirePrecondition: true },
+  })
+  app.get(
+    '/books',
+    {
+      schema: {
+        response: { 200: { type: 'object', properties: { data: { type: 'array', items: book } } } },
+      },
+      config: { pagination: {} },
+    },
+    async (_request, reply) => reply.paginate([], { total: 0 }),
+  )
+  app.get('/books/:id', { schema: { response: { 200: book } } }, async () => ({
+    id: 1,
+    title: 'x',
+  }))
+  app.patch(
+    '/books/:id',
+    {
+      schema: { response: { 200: book } },
+      config: { auth: { scopes: ['write'] }, conditional: { getValidator: () => ({ etag: '1' }) } },
+    },
+    async () => ({ id: 1, title: 'y' }),
+  )
+  await app.ready()
+  const document = app.swagger() as unknown as Json
+  await app.close()
+  return document
+}
+
+async function spectral(document: Json): Promise<string[]> {
+  const linter = new spectralCore.Spectral()
+  linter.setRuleset({ extends: [[spectralRulesets.oas as never, 'recommended']] })
+  const results = await linter.run(JSON.stringify(document))
+  return results
+    .filter(
+      (r) => r.severity === 0 || /scope|operationId|operation-tag|security/.test(String(r.code)),
+    )
+    .map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`)
+}
+
+for (const version of ['3.0.3', '3.1.0']) {
+  test(`OpenAPI ${version}: valid, Spectral-clean, complete`, async (t) => {
+    const document = await documentOf(version)
+    await t.resolves(SwaggerParser.validate(structuredClone(document) as never), 'swagger-parser')
+    t.same(await spectral(document), [], 'Spectral: no error, nothing on scopes, ids or tags')
+    const paths = document.paths as Record<string, Record<string, Json>>
+    const item = paths['/books/{id}']!
+    t.same(Object.keys(item).sort(), ['get', 'head', 'options', 'patch'])
+    const ok = (item.get!.responses as Record<string, Json>)['200']!
+    t.same(Object.keys(ok.content as Json), [
+      'application/json',
+      'application/xml',
+      'application/hal+json',
+      'application/vnd.api+json',
+      'application/vnd.siren+json',
+    ])
+    const patch = item.patch!
+    t.match(patch.description, /`write`/, 'the scope named in the description')
+    t.same(
+      patch.security,
+      [{ bearerAuth: [] }],
+      'no scopes on an http scheme (Spectral flags them in 3.1 too)',
+    )
+    const statuses = Object.keys(patch.responses as Json)
+    for (const status of ['409', '412', '415', '422', '428', '429', '503', 'default'])
+      t.ok(statuses.includes(status), `PATCH documents ${status}`)
+    t.ok(
+      ((patch.requestBody as Json).content as Json)['application/merge-patch+json'],
+      'the merge patch body',
+    )
+    t.ok(paths['/books']!.get!.operationId, 'operationIds')
+    t.same(
+      (document.tags as Json[]).map((tag) => tag.name),
+      ['books'],
+      'every tag an operation uses is defined',
+    )
+  })
+}
