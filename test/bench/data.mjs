@@ -113,6 +113,17 @@ export const PATCH_BODY = JSON.stringify({
 /** The full representation the override workload PUTs. */
 export const PUT_BODY = JSON.stringify(makeItem(1))
 
+/** Operations in the batch workload: 20 GETs of distinct items (identical ones would be 208). */
+export const BATCH_OPERATIONS = 20
+export const BATCH_BODY = JSON.stringify({
+  requests: Array.from({ length: BATCH_OPERATIONS }, (_, i) => ({
+    id: String(i + 1),
+    method: 'GET',
+    url: `/items/${i + 1}`,
+    headers: { accept: 'application/json' },
+  })),
+})
+
 /**
  * The workloads. `spec` is what a server following the conventions answers. A stack without
  * the feature declares its own answer (see each server's `expect`), and the output says so.
@@ -191,6 +202,19 @@ export const WORKLOADS = [
     },
     body: PUT_BODY,
     spec: 200,
+  },
+  {
+    // CPU is reported per operation (per request / `operations`): compare with get1k.
+    id: 'batch20',
+    title: 'POST /batch of 20 GETs',
+    method: 'POST',
+    path: '/batch',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: BATCH_BODY,
+    operations: BATCH_OPERATIONS,
+    spec: 207,
+    // A stack without a batch endpoint, unless it declares otherwise.
+    absent: { status: 404, note: 'no batch endpoint' },
   },
 ]
 

@@ -31,10 +31,12 @@ export function summarize(rounds, servers, workloadIds) {
         rpsMax: Math.max(...rps),
         p50: median(runs.map((r) => r.p50)),
         p99: median(runs.map((r) => r.p99)),
-        cpu: median(runs.map((r) => r.cpuPerRequest)),
+        // Per operation: per request for every workload but a batch (see data.mjs).
+        cpu: median(runs.map((r) => r.cpuPerRequest / (r.operations ?? 1))),
         answered: runs.reduce((n, r) => n + r.answered, 0),
         mismatched: runs.reduce((n, r) => n + r.mismatched, 0),
         expectedStatus: runs[0].expected.status,
+        absent: runs[0].expected.absent === true,
         note:
           new Set(runs.map((r) => r.expected.status)).size > 1
             ? `expected status changed between rounds (${runs.map((r) => r.expected.status).join(', ')}): the umbrella was edited during the run`
@@ -87,8 +89,12 @@ function cpuRatioTarget({ id, text, threshold, summary, other, only }) {
   const base = { id, text, threshold, wanted, unit: 'x' }
   const mine = summary.restwell?.workloads ?? {}
   const theirs = summary[other]?.workloads ?? {}
+  // A workload the other stack has no endpoint for (a batch: 404) is not a comparison.
   const ids = Object.keys(mine).filter(
-    (w) => theirs[w] !== undefined && (only === undefined || only.includes(w)),
+    (w) =>
+      theirs[w] !== undefined &&
+      (only === undefined || only.includes(w)) &&
+      !(theirs[w].absent && !mine[w].absent),
   )
   if (ids.length === 0) {
     const which = only === undefined ? '' : ` on ${only.join(', ')}`

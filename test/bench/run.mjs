@@ -279,11 +279,12 @@ const WORKLOAD_BY_ID = new Map(WORKLOADS.map((w) => [w.id, w]))
 
 /** What this server must answer to a workload: the spec, unless the server declares otherwise. */
 function expectationFor(workload, declared) {
-  const own = declared[workload.id]
+  const own = declared[workload.id] ?? workload.absent
   return {
     status: own?.status ?? workload.spec,
     gzip: own?.gzip ?? workload.id === 'page-gzip',
     note: own?.note,
+    absent: own !== undefined && own === workload.absent,
   }
 }
 
@@ -411,6 +412,8 @@ async function measure(entry, id, opts, log) {
     // Server CPU µs per answered request over the measured window: what the stack costs,
     // whether or not the load generator keeps the server busy.
     cpuPerRequest: check.answered > 0 ? (cpuAfter - cpuBefore) / check.answered : undefined,
+    // A batch answers several operations per request: its CPU per operation compares with one GET.
+    operations: expected.status === workload.spec ? (workload.operations ?? 1) : 1,
     answered: check.answered,
     warmAnswered: warmCheck.answered,
     mismatched: check.mismatched + warmCheck.mismatched,

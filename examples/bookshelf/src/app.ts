@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import restwell, { clientErrorHandler, frameworkErrors, genReqId, restwellOpenapi } from 'restwell'
+import { ambientTransactions } from './batch-transaction.js'
 import type { Database } from './db.js'
 import { DASHBOARD_PATH, dashboardRoutes } from './dashboard.js'
 import { guarded } from './db-errors.js'
@@ -78,13 +79,18 @@ export { MIGRATION_LOCK, prepareDatabase } from './prepare.js'
 
 /** Builds the app over an open, migrated database. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const db = guarded(options.db)
+  // Atomic batches: the requests of one run in its transaction (src/batch-transaction.ts).
+  const ambient = ambientTransactions(options.db)
+  const db = guarded(ambient.db)
   // clientErrorHandler: what Node's HTTP parser refuses (a malformed request, a header section
   // over 16 KB, a request timeout) is answered in the error form too; frameworkErrors: what
   // Fastify's router refuses (a malformed %-escape in the path, a too-long path parameter);
   // return503OnClosing: false lets restwell answer requests that arrive during a shutdown
-  // (a 503 in the error form with Retry-After and Connection: close).
+  // (a 503 in the error form with Retry-After and Connection: close); removeAdditional: false
+  // makes an unknown body field a 400 naming it, as an unknown query parameter is, where
+  // Fastify's default Ajv would drop it silently (the schemas set additionalProperties: false).
   const app = Fastify({
+    ajv: { customOptions: { removeAdditional: false } },
     logger: options.logger ?? false,
     genReqId,
     clientErrorHandler,
@@ -169,6 +175,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       worker: options.jobWorker ?? true,
       ...(redis === undefined ? {} : { store: { redis, ...JOB_QUEUE, jobOptions: JOB_OPTIONS } }),
     },
+    // POST /batch: up to 50 operations, `"atomic": true` in one database transaction.
+    batch: { maxOperations: 50, transaction: ambient.transaction },
   })
   const { queue } = app.jobs
   if (queue !== undefined) await app.register(dashboardRoutes, { queue })

@@ -71,3 +71,33 @@ export async function start(
     json: async <T>(response: Response) => (await response.json()) as T,
   }
 }
+
+/** A database of its own, so a shared POSTGRES_URL (CI) starts from an empty schema. */
+export async function freshDatabase(
+  postgres: { url: string },
+  tag: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = new URL(postgres.url)
+  const name = `bookshelf_${tag}_${process.pid}_${Date.now()}`
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: admin.toString() })
+  await client.connect()
+  await client.query(`create database ${name}`)
+  await client.end()
+  const url = new URL(postgres.url)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: admin.toString() })
+      try {
+        await cleanup.connect()
+        await cleanup.query(`drop database if exists ${name} with (force)`)
+      } catch {
+        // The private server was stopped on purpose (the 503 test): nothing left to drop.
+      } finally {
+        await cleanup.end().catch(() => {})
+      }
+    },
+  }
+}

@@ -4,37 +4,7 @@ import { startPostgres } from '../../../test/helpers/services.js'
 import { prepareDatabase } from '../src/app.js'
 import { openDatabase } from '../src/db.js'
 import { allConventions } from './conventions.js'
-import { READ, start } from './helpers.js'
-
-/** A database of its own, so a shared POSTGRES_URL (CI) starts from an empty schema. */
-async function freshDatabase(
-  postgres: { url: string },
-  tag: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  const admin = new URL(postgres.url)
-  const name = `bookshelf_${tag}_${process.pid}_${Date.now()}`
-  const { default: pg } = await import('pg')
-  const client = new pg.Client({ connectionString: admin.toString() })
-  await client.connect()
-  await client.query(`create database ${name}`)
-  await client.end()
-  const url = new URL(postgres.url)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const cleanup = new pg.Client({ connectionString: admin.toString() })
-      try {
-        await cleanup.connect()
-        await cleanup.query(`drop database if exists ${name} with (force)`)
-      } catch {
-        // The private server was stopped on purpose (the 503 test): nothing left to drop.
-      } finally {
-        await cleanup.end().catch(() => {})
-      }
-    },
-  }
-}
+import { freshDatabase, READ, start } from './helpers.js'
 
 test('instances starting at once on an empty database migrate and seed it once', async (t) => {
   const postgres = await startPostgres()

@@ -1,5 +1,6 @@
 /** Options of the umbrella: one key per plugin, each `false` (off) or that plugin's options. */
 import type { AuthOptions } from '@restwell/auth'
+import type { BatchOptions } from '@restwell/batch'
 import type { CacheControlOptions } from '@restwell/cache-control'
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { ErrorsOptions } from '@restwell/errors'
@@ -37,6 +38,7 @@ export const PLUGIN_KEYS = [
   'softDelete',
   'naming',
   'jobs',
+  'batch',
 ] as const
 export type PluginKey = (typeof PLUGIN_KEYS)[number]
 
@@ -63,6 +65,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     softDelete: Type.Optional(pluginSetting),
     naming: Type.Optional(pluginSetting),
     jobs: Type.Optional(pluginSetting),
+    batch: Type.Optional(pluginSetting),
   },
   { additionalProperties: false },
 )
@@ -85,6 +88,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
  * @param softDelete `@restwell/soft-delete` options, or false. [{}]
  * @param naming `@restwell/naming` options, or false. [{ mode: 'warn' }]
  * @param jobs `@restwell/jobs` options; off unless given (it adds the job status routes). [off]
+ * @param batch `@restwell/batch` options; off unless given (it adds `POST /batch`). [off]
  */
 export interface RestwellOptions {
   errors?: ErrorsOptions | false
@@ -104,4 +108,5 @@ export interface RestwellOptions {
   softDelete?: SoftDeleteOptions | false
   naming?: NamingOptions | false
   jobs?: JobsOptions | false
+  batch?: BatchOptions | false
 }

@@ -1,6 +1,4 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
-import fastifyCompress from '@fastify/compress'
-import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, {
   adoptionBatch,
@@ -11,6 +9,7 @@ import restwellErrors, {
   validateOptions,
 } from '@restwell/errors'
 import restwellAuth from '@restwell/auth'
+import restwellBatch from '@restwell/batch'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
 import restwellJobs from '@restwell/jobs'
@@ -45,7 +44,7 @@ import {
 } from './compress.js'
 import { type CompressionSettings, compression } from './compression.js'
 import { corsHook, corsPlan, corsSendStep } from './cors.js'
-import { installOpenapi } from './openapi.js'
+import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { underPressureOptions } from './overload.js'
 import { planNotFound, planRoute } from './pipeline.js'
@@ -219,7 +218,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     // its window is checked, and a GET's HEAD twin shares the GET's counter.
     limits = routeLimits(settings)
     fastify.addHook('onRoute', limits.onRoute)
-    await fastify.register(fastifyRateLimit, rateLimitPluginOptions(settings))
+    // Imported here, not at the top: an app that turns rate limits off never loads it.
+    await fastify.register(import('@fastify/rate-limit'), rateLimitPluginOptions(settings))
     fastify.addHook('onRequest', rateLimitHook(fastify, settings))
   }
 
@@ -255,7 +255,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     compressor.decorate(fastify)
     onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
     onEveryRoute(fastify, noDecompressWithoutBody)
-    await fastify.register(fastifyCompress, compressOptions())
+    // Imported here, not at the top: an app that turns compression off never loads it.
+    await fastify.register(import('@fastify/compress'), compressOptions())
     onEveryRoute(fastify, requestCodingFirst)
   }
 
@@ -311,12 +312,29 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     patch:
       options.patch === false ? false : { everyPatchRoute: options.patch?.everyPatchRoute ?? true },
     softDelete: options.softDelete === false ? false : { gone: options.softDelete?.gone ?? false },
+    representations: representationsOf(options.negotiation),
+    autoOptions: options.methods !== false && (options.methods?.autoOptions ?? true),
+    ...(options.jobs === undefined || options.jobs === false
+      ? {}
+      : { jobs: options.jobs.basePath ?? '/jobs' }),
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.
   if (options.naming !== false) await fastify.register(restwellNaming, options.naming ?? {})
   if (options.jobs !== undefined && options.jobs !== false) {
     await fastify.register(restwellJobs, options.jobs)
+  }
+  // 14. batch: its operations are injected, so they pass every hook above, the rate limit
+  //     included; they may not use this app's method override header or parameter.
+  if (options.batch !== undefined && options.batch !== false) {
+    const override = options.methodOverride
+    const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
+    const query = override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY)
+    await fastify.register(restwellBatch, {
+      ...options.batch,
+      forbiddenHeaders: [...(options.batch.forbiddenHeaders ?? []), ...(header ? [header] : [])],
+      forbiddenQuery: [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])],
+    })
   }
   adoptEarlierRoutes()
 }

@@ -32,6 +32,7 @@ const {
 
 /** Feature -> the plugin name the umbrella registers it under. */
 const FEATURES = {
+  batch: '@restwell/batch',
   conditional: '@restwell/conditional',
   compression: '@fastify/compress',
   patch: '@restwell/patch',
@@ -68,7 +69,7 @@ const NOT_YET = 'feature not yet in restwell'
 export async function build(variant = 'all') {
   const optOut = variant === 'optout'
   const app = Fastify({ genReqId })
-  await app.register(restwell, { rateLimit: { max: RATE_LIMIT_MAX } })
+  await app.register(restwell, { rateLimit: { max: RATE_LIMIT_MAX }, batch: {} })
   const has = Object.fromEntries(
     Object.entries(FEATURES).map(([feature, name]) => [feature, app.hasPlugin(name)]),
   )
@@ -183,6 +184,8 @@ export async function build(variant = 'all') {
       note: `no method override: ${NOT_YET} (methodOverride)`,
     }
   }
+
+  expect.batch20 = has.batch ? { status: 207 } : { status: 404, note: `${NOT_YET} (batch)` }
 
   return {
     listen: async () => {
