@@ -1,5 +1,5 @@
 /** The `Authorization` header, read as RFC 6750 §2.1 Bearer credentials (scheme per RFC 9110 §11). */
-import { isTchar } from '@restwell/errors'
+import { isTchar } from '@restwell/core'
 
 /** What one `Authorization` header value holds. */
 export type ParsedAuthorization =

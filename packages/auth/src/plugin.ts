@@ -1,7 +1,5 @@
 /** The `@restwell/auth` plugin: Bearer credentials (RFC 6750), scopes, HTTPS enforcement. */
 import {
-  AUTHENTICATES,
-  asList,
   ErrorCode,
   errorStatus,
   HttpError,
@@ -9,10 +7,10 @@ import {
   isHttpError,
   notFoundInScope,
   OptionsError,
-  onEveryRoute,
   statusCode,
   validateOptions,
 } from '@restwell/errors'
+import { AUTHENTICATES, asList, onEveryRoute } from '@restwell/core'
 import type {
   FastifyPluginAsync,
   FastifyReply,

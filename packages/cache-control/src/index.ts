@@ -23,6 +23,6 @@ export {
   resolveCacheControlOptions,
 } from './options.js'
 export { NO_STORE } from './plugin.js'
-export { appendVary, MAX_VARY_FIELDS, mergeVary } from '@restwell/errors'
+export { appendVary, MAX_VARY_FIELDS, mergeVary } from '@restwell/core'
 export { restwellCacheControl }
 export default restwellCacheControl

@@ -1,6 +1,7 @@
 /** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
 import { type SendStep, useNotFoundSendStep, useSendStep } from '@restwell/core'
-import { appendVary, authenticates, onEveryRoute, validateOptions } from '@restwell/errors'
+import { validateOptions } from '@restwell/errors'
+import { appendVary, authenticates, onEveryRoute } from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -1,5 +1,6 @@
 import compress from '@fastify/compress'
-import { AUTHENTICATES, httpErrors, restwellErrors } from '@restwell/errors'
+import { httpErrors, restwellErrors } from '@restwell/errors'
+import { AUTHENTICATES } from '@restwell/core'
 import Fastify, { type FastifyContextConfig, type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 // @restwell/conditional is not a dependency of this package: its source is imported for one

@@ -11,18 +11,15 @@ import {
   type SendStep,
   sendHook,
 } from '@restwell/core'
+import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
   appendVary,
   declareState,
-  ErrorCode,
-  type HttpError,
-  httpErrors,
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
   onEveryRoute,
-  validateOptions,
-} from '@restwell/errors'
+} from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -6,7 +6,6 @@ export {
   installPipeline,
   type Pipeline,
   pipelineOf,
-  type RouteEntry,
   type SendStep,
   sendHook,
   sendStepsOf,
@@ -14,3 +13,42 @@ export {
   useSendStep,
 } from './plan.js'
 export { type RouteLookup, routeLookup } from './route-lookup.js'
+export { developerWarning, WARNING_TYPE } from './warning.js'
+export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
+export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
+export {
+  ACCEPT_CACHE_SIZE,
+  type ListElement,
+  MAX_LIST_ELEMENTS,
+  MAX_PARAMS,
+  type ParsedList,
+  parseList,
+  parseQ,
+  remembered,
+} from './header-list.js'
+export { appendLink, safePath } from './link.js'
+export {
+  adoptionBatch,
+  EarlierRoutesError,
+  onEveryRoute,
+  type RouteEntry,
+  routesBefore,
+  routesOutOfReach,
+} from './routes.js'
+export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
+export {
+  API_VERSIONS,
+  AUTHENTICATES,
+  apiVersionsOf,
+  authenticates,
+  declareState,
+  IDENTITY_DIGEST,
+  identityDigest,
+  ITEMS_DIGEST_PREFIX,
+  MEDIA_TYPE,
+  mediaTypeOf,
+  PAGE,
+  type PageInfo,
+  type PageLinks,
+  pageOf,
+} from './contracts.js'

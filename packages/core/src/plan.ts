@@ -3,16 +3,8 @@
  * route is added. Used alone, a plugin runs its steps from hooks of its own; under a pipeline
  * (the umbrella's), it hands them over and the pipeline runs them in the order it lists.
  */
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  onRouteHookHandler,
-  onSendHookHandler,
-} from 'fastify'
-
-/** The options of one route, as Fastify gives them to `onRoute` hooks. */
-export type RouteEntry = Parameters<onRouteHookHandler>[0]
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
+import type { RouteEntry } from './routes.js'
 
 /**
  * A step of the send phase: gets the payload, returns the one to send on (`undefined` keeps it).

@@ -5,9 +5,9 @@
  * not which one, so the routes are kept in a router of their own: find-my-way, Fastify's, with
  * the matching options the app gave Fastify.
  */
-import { onEveryRoute, type RouteEntry } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import Router from 'find-my-way'
+import { onEveryRoute, type RouteEntry } from './routes.js'
 
 /** The router options that decide which path a route matches. */
 const MATCHING_OPTIONS = [

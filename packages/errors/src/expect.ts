@@ -7,7 +7,7 @@
 import type { EventEmitter } from 'node:events'
 import type { FastifyRequest } from 'fastify'
 import { ErrorCode } from './codes.js'
-import { fieldText, isOws } from './http.js'
+import { fieldText, isOws } from '@restwell/core'
 import { type HttpError, httpErrors } from './http-error.js'
 
 const CONTINUE = '100-continue'

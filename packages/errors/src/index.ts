@@ -46,47 +46,8 @@ export {
 } from './request-id.js'
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { OptionsError, validateOptions } from './validate-options.js'
-export { developerWarning, WARNING_TYPE } from './warning.js'
-export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
-export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
-export {
-  ACCEPT_CACHE_SIZE,
-  type ListElement,
-  MAX_LIST_ELEMENTS,
-  MAX_PARAMS,
-  type ParsedList,
-  parseList,
-  parseQ,
-  remembered,
-} from './header-list.js'
-export { appendLink, safePath } from './link.js'
 export { invalidUtf8 } from './utf8.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'
-export {
-  adoptionBatch,
-  EarlierRoutesError,
-  onEveryRoute,
-  type RouteEntry,
-  routesBefore,
-  RoutesOutOfReachError,
-  routesOutOfReach,
-} from './routes.js'
-export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
+export { RoutesOutOfReachError } from './out-of-reach.js'
 export { restwellErrors }
 export default restwellErrors
-export {
-  API_VERSIONS,
-  AUTHENTICATES,
-  apiVersionsOf,
-  authenticates,
-  declareState,
-  IDENTITY_DIGEST,
-  identityDigest,
-  ITEMS_DIGEST_PREFIX,
-  MEDIA_TYPE,
-  mediaTypeOf,
-  PAGE,
-  type PageInfo,
-  type PageLinks,
-  pageOf,
-} from './contracts.js'

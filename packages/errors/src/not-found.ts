@@ -7,7 +7,7 @@
  * therefore be where that handler is set, or its hooks never run there.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { pathOf } from './http.js'
+import { pathOf } from '@restwell/core'
 import { type HttpError, httpErrors } from './http-error.js'
 
 /** Longest path echoed in the 404 message. */

@@ -1,6 +1,6 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
 import type { OutgoingHttpHeaders } from 'node:http'
-import { asList, pathOf } from './http.js'
+import { asList, pathOf } from '@restwell/core'
 import Fastify, {
   type FastifyInstance,
   type FastifyPluginAsync,
@@ -18,7 +18,7 @@ import { isHeaderError, setIfValid, writeRaw } from './last-resort.js'
 import { routeNotFound } from './not-found.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
-import { onEveryRoute, routesBefore } from './routes.js'
+import { onEveryRoute, routesBefore } from '@restwell/core'
 import { validateOptions } from './validate-options.js'
 
 /** What a route of Fastify's default error handler threw (see `defaulted`). */

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { declareState, ErrorCode, httpErrors, restwellErrors } from '../src/index.js'
+import { ErrorCode, httpErrors, restwellErrors } from '../src/index.js'
 import type { ErrorsOptions } from '../src/index.js'
 
 async function build(options: ErrorsOptions = {}): Promise<FastifyInstance> {
@@ -367,30 +367,6 @@ test('bad options fail registration naming the option', async (t) => {
   })
   // Fastify's own keys are not the plugin's concern
   await register({ prefix: '/x', logLevel: 'warn' })()
-})
-
-test('declareState: request and reply state exists from construction, declared once', async (t) => {
-  const ON_REQUEST = Symbol('on-request')
-  const ON_REPLY = Symbol('on-reply')
-  const app = Fastify()
-  declareState(app, 'request', ON_REQUEST)
-  declareState(app, 'reply', ON_REPLY)
-  // A second plugin, or the same one again, may declare what is already there.
-  declareState(app, 'request', ON_REQUEST)
-  declareState(app, 'reply', ON_REPLY)
-  await app.register(async (child) => {
-    declareState(child, 'request', ON_REQUEST)
-    child.get('/child', async (request) => ({ own: Object.hasOwn(request, ON_REQUEST) }))
-  })
-  app.get('/', async (request, reply) => {
-    const before = {
-      request: Object.hasOwn(request, ON_REQUEST) && request[ON_REQUEST as never] === undefined,
-      reply: Object.hasOwn(reply, ON_REPLY) && reply[ON_REPLY as never] === undefined,
-    }
-    return before
-  })
-  t.same((await app.inject('/')).json(), { request: true, reply: true })
-  t.same((await app.inject('/child')).json(), { own: true })
 })
 
 test('a 4xx the handler set before sending or throwing a plain Error is kept, with its message', async (t) => {

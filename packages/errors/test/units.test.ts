@@ -11,11 +11,6 @@ import {
   genReqId,
   HttpError,
   httpErrors,
-  identityDigest,
-  API_VERSIONS,
-  AUTHENTICATES,
-  apiVersionsOf,
-  authenticates,
   isHttpError,
   normalizeError,
   OptionsError,
@@ -25,25 +20,6 @@ import {
   validateOptions,
   validationDetails,
 } from '../src/index.js'
-
-test('apiVersionsOf reads the API_VERSIONS contract, undefined where no plugin set it', async (t) => {
-  const versions: ReadonlySet<number> = new Set([1, 2])
-  t.equal(apiVersionsOf({ [API_VERSIONS]: versions }), versions)
-  t.equal(apiVersionsOf({}), undefined)
-  t.equal(API_VERSIONS, Symbol.for('restwell.api-versions'), 'shared by every copy of a package')
-})
-
-test('authenticates reads the AUTHENTICATES mark of a route, false where none was set', async (t) => {
-  t.equal(authenticates({ [AUTHENTICATES]: true }), true)
-  t.equal(authenticates({}), false)
-  t.equal(AUTHENTICATES, Symbol.for('restwell.route.authenticates'), 'shared by every copy')
-})
-
-test('identityDigest: the SHA-1 of the bytes, base64url, the same for a string and its UTF-8 Buffer', async (t) => {
-  t.equal(identityDigest('abc'), 'qZk-NkcGgWq6PiVxeFDCbJzQ2J0')
-  t.equal(identityDigest(Buffer.from('é€', 'utf8')), identityDigest('é€'))
-  t.not(identityDigest('abc'), identityDigest('abd'))
-})
 
 test('a factory for every 4xx and 5xx status of the spec', async (t) => {
   const statuses = Object.keys(ERROR_STATUSES).map(Number)
@@ -238,18 +214,6 @@ test('validateOptions returns typed options or names the bad one', async (t) => 
   t.throws(() => validateOptions('p', Type.Object({}, { minProperties: 1 }), {}), {
     message: 'p: option "(options)" must be a non-empty object (got {})',
   })
-})
-
-test('contracts: page info and media type are read back from symbol keys', async (t) => {
-  const { PAGE, MEDIA_TYPE, pageOf, mediaTypeOf } = await import('../src/index.js')
-  const reply = {}
-  t.equal(pageOf(reply), undefined)
-  const info = { items: [1], links: { self: '/a' }, meta: { limit: 1 } }
-  Object.assign(reply, { [PAGE]: info })
-  t.equal(pageOf(reply), info)
-  const request = { [MEDIA_TYPE]: 'application/hal+json' }
-  t.equal(mediaTypeOf(request), 'application/hal+json')
-  t.equal(PAGE, Symbol.for('restwell.page'))
 })
 
 test('details[].field: a missing or additional property name is escaped as a JSON Pointer token', async (t) => {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { httpErrors, MEDIA_TYPE, mediaTypeOf, restwellErrors } from '@restwell/errors'
+import { httpErrors, restwellErrors } from '@restwell/errors'
+import { MEDIA_TYPE, mediaTypeOf } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { type JobContext, type JobsOptions, restwellJobs } from '../src/index.js'

@@ -1,5 +1,6 @@
 /** The `@restwell/methods` plugin: 405 + Allow, automatic OPTIONS, 501, TRACE/CONNECT refused, 201. */
-import { ErrorCode, httpErrors, notFoundInScope, pathOf, validateOptions } from '@restwell/errors'
+import { ErrorCode, httpErrors, notFoundInScope, validateOptions } from '@restwell/errors'
+import { pathOf } from '@restwell/core'
 import type {
   FastifyPluginAsync,
   FastifyReply,

@@ -1,5 +1,6 @@
 /** The `@restwell/naming` plugin: every route's path checked against the naming rules when registered. */
-import { developerWarning, onEveryRoute, validateOptions } from '@restwell/errors'
+import { validateOptions } from '@restwell/errors'
+import { developerWarning, onEveryRoute } from '@restwell/core'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { type NamingOptions, NamingOptionsSchema, resolveNamingOptions } from './options.js'

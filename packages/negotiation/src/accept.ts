@@ -1,11 +1,5 @@
 /** `Accept` (RFC 9110 §12.5.1): media ranges with weights, and choosing a representation. */
-import {
-  ACCEPT_CACHE_SIZE,
-  isToken,
-  type ListElement,
-  parseList,
-  remembered,
-} from '@restwell/errors'
+import { ACCEPT_CACHE_SIZE, isToken, type ListElement, parseList, remembered } from '@restwell/core'
 
 /** Each distinct `Accept` (per route, and for error bodies) and `Content-Type` is read once. */
 export { ACCEPT_CACHE_SIZE, remembered }

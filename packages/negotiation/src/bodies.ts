@@ -6,14 +6,8 @@
  */
 import { isUtf8 } from 'node:buffer'
 import formbody, { type FastifyFormbodyOptions } from '@fastify/formbody'
-import {
-  ErrorCode,
-  httpErrors,
-  invalidUtf8,
-  isPlainSchema,
-  OptionsError,
-  type SchemaAccess,
-} from '@restwell/errors'
+import { ErrorCode, httpErrors, invalidUtf8, OptionsError } from '@restwell/errors'
+import { isPlainSchema, type SchemaAccess } from '@restwell/core'
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { FORM_URLENCODED, MULTIPART } from './options.js'
 

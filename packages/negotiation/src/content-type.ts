@@ -1,6 +1,6 @@
 /** `Content-Type` (RFC 9110 §8.3): one media type with parameters. */
 import { splitMediaType } from './accept.js'
-import { parseList } from '@restwell/errors'
+import { parseList } from '@restwell/core'
 
 /** A parsed `Content-Type`. */
 export interface ContentType {

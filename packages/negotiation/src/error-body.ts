@@ -1,6 +1,7 @@
 /** Error bodies of `@restwell/errors` in the other representations (XML, HAL, JSON:API, Siren). */
 import type { ErrorBody, ErrorFormat, ErrorRenderer, NormalizedError } from '@restwell/errors'
-import { apiVersionsOf, appendVary, mediaTypeOf, reasonPhrase } from '@restwell/errors'
+import { reasonPhrase } from '@restwell/errors'
+import { apiVersionsOf, appendVary, mediaTypeOf } from '@restwell/core'
 import {
   bestMatch,
   type MediaOffer,

@@ -1,5 +1,5 @@
 /** What the HAL, JSON:API and Siren forms of a response take from the request and the reply. */
-import { apiVersionsOf, type PageInfo, safePath } from '@restwell/errors'
+import { apiVersionsOf, type PageInfo, safePath } from '@restwell/core'
 
 /**
  * A page with the items as the JSON envelope (`{ data, meta, links }`) carries them once read

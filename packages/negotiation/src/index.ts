@@ -9,7 +9,7 @@ export {
   parseAcceptLanguage,
   pickLanguage,
 } from './accept-language.js'
-export { API_VERSIONS, apiVersionsOf } from '@restwell/errors'
+export { API_VERSIONS, apiVersionsOf } from '@restwell/core'
 export {
   isVersionedJson,
   type MediaOffer,
@@ -30,7 +30,7 @@ export {
   jsonApiErrors,
   PROBLEM_XML_CONTENT_TYPE,
 } from './error-body.js'
-export { type ListElement, MAX_LIST_ELEMENTS, type ParsedList, parseList } from '@restwell/errors'
+export { type ListElement, MAX_LIST_ELEMENTS, type ParsedList, parseList } from '@restwell/core'
 export {
   DEFAULT_FORMATS,
   MEDIA_TYPES,
@@ -45,7 +45,7 @@ export {
 export { resourceName } from './plugin.js'
 export { type RepresentationContext, toHal, toJsonApi, toSiren } from './representations.js'
 export { CONTENT_TYPES, serializePayload } from './serialize.js'
-export { appendVary, mergeVary } from '@restwell/errors'
+export { appendVary, mergeVary } from '@restwell/core'
 export { fromXml, MAX_XML_DEPTH, toXml, xmlName } from './xml.js'
 export { restwellNegotiation }
 export default restwellNegotiation

@@ -1,21 +1,18 @@
 /** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
 import { type SendStep, useSendStep } from '@restwell/core'
+import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
   apiVersionsOf,
   appendVary,
   asList,
   declareState,
-  ErrorCode,
-  type HttpError,
-  httpErrors,
   MEDIA_TYPE,
   onEveryRoute,
   pageOf,
   pathOf,
   publicUrl,
   schemaAccess,
-  validateOptions,
-} from '@restwell/errors'
+} from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -1,5 +1,5 @@
 /** Hypermedia representations of a resource or a collection: HAL, JSON:API and Siren. */
-import type { PageInfo, PageLinks } from '@restwell/errors'
+import type { PageInfo, PageLinks } from '@restwell/core'
 
 /** What a serializer needs to know about the response besides its payload. */
 export interface RepresentationContext {

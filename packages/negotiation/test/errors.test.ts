@@ -1,4 +1,5 @@
-import restwellErrors, { type ErrorsOptions, httpErrors, MEDIA_TYPE } from '@restwell/errors'
+import restwellErrors, { type ErrorsOptions, httpErrors } from '@restwell/errors'
+import { MEDIA_TYPE } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { ACCEPT_CACHE_SIZE } from '../src/accept.js'

@@ -1,5 +1,6 @@
 /** Form bodies (urlencoded, multipart) are accepted only on the routes that declare them. */
-import restwellErrors, { type RouteEntry } from '@restwell/errors'
+import restwellErrors from '@restwell/errors'
+import type { RouteEntry } from '@restwell/core'
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify'
 import { test } from 'tap'
 import { type NegotiationOptions, restwellNegotiation } from '../src/index.js'

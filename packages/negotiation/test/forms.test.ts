@@ -2,7 +2,8 @@
  * What HAL, JSON:API, Siren and XML are built from: the payload as JSON sends it (response
  * schema, `toJSON`), page items included; item links that keep the API version; deep XML.
  */
-import restwellErrors, { API_VERSIONS, isHttpError, PAGE, type PageInfo } from '@restwell/errors'
+import restwellErrors, { isHttpError } from '@restwell/errors'
+import { API_VERSIONS, PAGE, type PageInfo } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import {

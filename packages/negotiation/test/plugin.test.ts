@@ -1,4 +1,5 @@
-import restwellErrors, { MEDIA_TYPE, OptionsError, PAGE, type PageInfo } from '@restwell/errors'
+import restwellErrors, { OptionsError } from '@restwell/errors'
+import { MEDIA_TYPE, PAGE, type PageInfo } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { test } from 'tap'
-import type { PageInfo } from '@restwell/errors'
+import type { PageInfo } from '@restwell/core'
 import {
   fromXml,
   type RepresentationContext,

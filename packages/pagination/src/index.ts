@@ -31,4 +31,4 @@ export type { CursorPosition, CursorValue, PaginateOptions, Pagination, SortKey 
 export { restwellPagination }
 export default restwellPagination
 // `safePath` lives in @restwell/errors (versioning uses it too); re-exported as before.
-export { PAGE, type PageInfo, type PageLinks, safePath } from '@restwell/errors'
+export { PAGE, type PageInfo, type PageLinks, safePath } from '@restwell/core'

@@ -1,5 +1,5 @@
 /** RFC 8288 `Link` header and the page URLs it carries. */
-import { type PageLinks, safePath } from '@restwell/errors'
+import { type PageLinks, safePath } from '@restwell/core'
 
 /** The relations sent in `Link`, in this order. */
 export const LINK_RELATIONS = ['first', 'prev', 'next', 'last'] as const

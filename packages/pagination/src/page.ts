@@ -1,5 +1,5 @@
 /** Builds one page's links and meta from `request.pagination` and what the handler gives. */
-import type { PageInfo, PageLinks } from '@restwell/errors'
+import type { PageInfo, PageLinks } from '@restwell/core'
 import { cursorBinding, encodeCursor } from './cursor.js'
 import { CURSOR_PARAM, LIMIT_PARAM, OWN_PARAMS, PAGE_PARAM } from './query.js'
 import { formatSort } from './sort.js'

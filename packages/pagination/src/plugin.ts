@@ -1,4 +1,5 @@
 /** The `@restwell/pagination` plugin: `request.pagination`, `reply.paginate()`, per route. */
+import { validateOptions } from '@restwell/errors'
 import {
   appendLink,
   asList,
@@ -7,8 +8,7 @@ import {
   PAGE,
   publicUrl,
   schemaAccess,
-  validateOptions,
-} from '@restwell/errors'
+} from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -1,5 +1,6 @@
 /** Apps whose routes are validated or serialized by a type provider's compilers (Zod). */
-import { ErrorCode, type RouteEntry } from '@restwell/errors'
+import { ErrorCode } from '@restwell/errors'
+import type { RouteEntry } from '@restwell/core'
 import type { FastifySchema } from 'fastify'
 import { test } from 'tap'
 import { augmentRouteSchema } from '../src/index.js'

@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto'
-import { ErrorCode, type PageInfo } from '@restwell/errors'
+import { ErrorCode } from '@restwell/errors'
+import type { PageInfo } from '@restwell/core'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { applyPagination, type PaginationOptions, restwellPagination } from '../src/index.js'

@@ -1,5 +1,6 @@
 /** Shared fixtures of the pagination tests. */
-import { type PageInfo, pageOf, restwellErrors } from '@restwell/errors'
+import { restwellErrors } from '@restwell/errors'
+import { type PageInfo, pageOf } from '@restwell/core'
 import { addRewriter } from '@restwell/reroute'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { applyPagination, type PaginationOptions, restwellPagination } from '../src/index.js'

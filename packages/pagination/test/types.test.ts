@@ -1,4 +1,4 @@
-import { PAGE, type PageInfo } from '@restwell/errors'
+import { PAGE, type PageInfo } from '@restwell/core'
 import { expectTypeOf } from 'expect-type'
 import Fastify, { type FastifyPluginAsync, type FastifyReply } from 'fastify'
 import { test } from 'tap'

@@ -9,19 +9,15 @@ import {
   useNotFoundSendStep,
   useSendStep,
 } from '@restwell/core'
+import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validateOptions } from '@restwell/errors'
 import {
   asList,
   declareState,
-  ErrorCode,
-  httpErrors,
-  invalidUtf8,
   isPlainSchema,
   onEveryRoute,
-  OptionsError,
   type SchemaAccess,
   schemaAccess,
-  validateOptions,
-} from '@restwell/errors'
+} from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -1,5 +1,6 @@
 /** Apps whose routes are validated or serialized by a type provider's compilers (Zod). */
-import restwellErrors, { ErrorCode, type RouteEntry } from '@restwell/errors'
+import restwellErrors, { ErrorCode } from '@restwell/errors'
+import type { RouteEntry } from '@restwell/core'
 import Fastify, { type FastifySchema, type FastifySchemaCompiler } from 'fastify'
 import { type Test, test } from 'tap'
 import { restwellPatch } from '../src/index.js'

@@ -3,7 +3,7 @@
  * rewriters change the method and URL of a request, and, when one did, routes it afresh.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { developerWarning } from '@restwell/errors'
+import { developerWarning } from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyRequest,

@@ -21,7 +21,7 @@ import {
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
-} from '@restwell/errors'
+} from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyReply,

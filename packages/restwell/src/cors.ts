@@ -2,7 +2,8 @@
  * CORS for the spec (4.2) and the other restwell plugins: one `onRequest` hook of our own
  * (see `corsHook` for why not `@fastify/cors`).
  */
-import { appendVary, OptionsError } from '@restwell/errors'
+import { OptionsError } from '@restwell/errors'
+import { appendVary } from '@restwell/core'
 import { type Static, Type } from '@sinclair/typebox'
 import type { SendStep } from '@restwell/core'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'

@@ -4,7 +4,8 @@
  * 429, validator and precondition headers, version tags, the Bearer requirement). Without
  * swagger nothing is touched, so an app that publishes no description pays nothing.
  */
-import { type ErrorFormat, isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/errors'
+import type { ErrorFormat } from '@restwell/errors'
+import { isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/core'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { completeDocument, type DocumentPlan, documentSchema } from './openapi-document.js'

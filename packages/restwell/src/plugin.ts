@@ -1,13 +1,11 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
 import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, {
-  adoptionBatch,
   DEFAULT_REQUEST_ID_HEADER,
-  onEveryRoute,
   RoutesOutOfReachError,
-  routesOutOfReach,
   validateOptions,
 } from '@restwell/errors'
+import { adoptionBatch, onEveryRoute, routesOutOfReach } from '@restwell/core'
 import restwellAuth from '@restwell/auth'
 import restwellBatch from '@restwell/batch'
 import restwellCacheControl from '@restwell/cache-control'

@@ -5,7 +5,7 @@
  * looked up apart.
  */
 import { routeLookup } from '@restwell/core'
-import { onEveryRoute } from '@restwell/errors'
+import { onEveryRoute } from '@restwell/core'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /**

@@ -1,5 +1,5 @@
 /** One key of a request's route config, read only when some route sets it. */
-import { onEveryRoute } from '@restwell/errors'
+import { onEveryRoute } from '@restwell/core'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /**

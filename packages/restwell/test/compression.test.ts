@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { addRouteHook, sendHook } from '@restwell/core'
-import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/errors'
+import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/core'
 import Fastify, {
   type FastifyInstance,
   type LightMyRequestResponse,

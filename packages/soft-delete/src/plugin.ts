@@ -1,15 +1,6 @@
 /** The `@restwell/soft-delete` plugin: soft and hard DELETE, hidden deleted items, 410, restore. */
-import {
-  asList,
-  ErrorCode,
-  httpErrors,
-  onEveryRoute,
-  PAGE,
-  type PageInfo,
-  pageOf,
-  schemaAccess,
-  validateOptions,
-} from '@restwell/errors'
+import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
+import { asList, onEveryRoute, PAGE, type PageInfo, pageOf, schemaAccess } from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -1,5 +1,6 @@
 /** Apps whose routes are validated or serialized by a type provider's compilers (Zod). */
-import { ErrorCode, type RouteEntry, restwellErrors } from '@restwell/errors'
+import { ErrorCode, restwellErrors } from '@restwell/errors'
+import type { RouteEntry } from '@restwell/core'
 import Fastify, { type FastifySchema } from 'fastify'
 import { test } from 'tap'
 import { markDeleted, restwellSoftDelete } from '../src/index.js'

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib'
-import { ErrorCode, onEveryRoute, PAGE, type PageInfo, pageOf } from '@restwell/errors'
+import { ErrorCode } from '@restwell/errors'
+import { onEveryRoute, PAGE, type PageInfo, pageOf } from '@restwell/core'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'

@@ -16,6 +16,6 @@ export { deprecationValue, linkValue, sunsetValue, toDate } from './lifecycle.js
 export { compileMoved, type MovedPath, movedLocation } from './moved.js'
 export { RetiredVersionSchema, type VersioningOptions, VersioningOptionsSchema } from './options.js'
 export { MAX_VERSION_DIGITS, parseVersionNumber, prefixVersion } from './version.js'
-export { API_VERSIONS } from '@restwell/errors'
+export { API_VERSIONS } from '@restwell/core'
 export { restwellVersioning, VERSIONING_ORDER }
 export default restwellVersioning

@@ -1,17 +1,8 @@
 /** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
 import type { IncomingMessage } from 'node:http'
 import { type SendStep, useSendStep } from '@restwell/core'
-import {
-  API_VERSIONS,
-  appendLink,
-  appendVary,
-  ErrorCode,
-  type HttpError,
-  httpErrors,
-  onEveryRoute,
-  safePath,
-  validateOptions,
-} from '@restwell/errors'
+import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import { API_VERSIONS, appendLink, appendVary, onEveryRoute, safePath } from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -8,7 +8,7 @@ import {
   parseList,
   parseQ,
   remembered,
-} from '../src/index.js'
+} from '@restwell/core'
 
 test('parseList reads values, parameters and weights', async (t) => {
   t.same(parseList('text/html;level=1;q=0.5;ext=x, */*'), {

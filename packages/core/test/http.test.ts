@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { test } from 'tap'
-import { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from '../src/index.js'
+import { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from '@restwell/core'
 
 test('pathOf drops the query string', async (t) => {
   t.equal(pathOf('/a/b?c=1&d'), '/a/b')

@@ -1,0 +1,65 @@
+import { test } from 'tap'
+import Fastify from 'fastify'
+import {
+  API_VERSIONS,
+  AUTHENTICATES,
+  apiVersionsOf,
+  authenticates,
+  declareState,
+  identityDigest,
+} from '@restwell/core'
+
+test('apiVersionsOf reads the API_VERSIONS contract, undefined where no plugin set it', async (t) => {
+  const versions: ReadonlySet<number> = new Set([1, 2])
+  t.equal(apiVersionsOf({ [API_VERSIONS]: versions }), versions)
+  t.equal(apiVersionsOf({}), undefined)
+  t.equal(API_VERSIONS, Symbol.for('restwell.api-versions'), 'shared by every copy of a package')
+})
+
+test('identityDigest: the SHA-1 of the bytes, base64url, the same for a string and its UTF-8 Buffer', async (t) => {
+  t.equal(identityDigest('abc'), 'qZk-NkcGgWq6PiVxeFDCbJzQ2J0')
+  t.equal(identityDigest(Buffer.from('é€', 'utf8')), identityDigest('é€'))
+  t.not(identityDigest('abc'), identityDigest('abd'))
+})
+
+test('contracts: page info and media type are read back from symbol keys', async (t) => {
+  const { PAGE, MEDIA_TYPE, pageOf, mediaTypeOf } = await import('@restwell/core')
+  const reply = {}
+  t.equal(pageOf(reply), undefined)
+  const info = { items: [1], links: { self: '/a' }, meta: { limit: 1 } }
+  Object.assign(reply, { [PAGE]: info })
+  t.equal(pageOf(reply), info)
+  const request = { [MEDIA_TYPE]: 'application/hal+json' }
+  t.equal(mediaTypeOf(request), 'application/hal+json')
+  t.equal(PAGE, Symbol.for('restwell.page'))
+})
+
+test('authenticates reads the AUTHENTICATES mark of a route, false where none was set', async (t) => {
+  t.equal(authenticates({ [AUTHENTICATES]: true }), true)
+  t.equal(authenticates({}), false)
+  t.equal(AUTHENTICATES, Symbol.for('restwell.route.authenticates'), 'shared by every copy')
+})
+
+test('declareState: request and reply state exists from construction, declared once', async (t) => {
+  const ON_REQUEST = Symbol('on-request')
+  const ON_REPLY = Symbol('on-reply')
+  const app = Fastify()
+  declareState(app, 'request', ON_REQUEST)
+  declareState(app, 'reply', ON_REPLY)
+  // A second plugin, or the same one again, may declare what is already there.
+  declareState(app, 'request', ON_REQUEST)
+  declareState(app, 'reply', ON_REPLY)
+  await app.register(async (child) => {
+    declareState(child, 'request', ON_REQUEST)
+    child.get('/child', async (request) => ({ own: Object.hasOwn(request, ON_REQUEST) }))
+  })
+  app.get('/', async (request, reply) => {
+    const before = {
+      request: Object.hasOwn(request, ON_REQUEST) && request[ON_REQUEST as never] === undefined,
+      reply: Object.hasOwn(reply, ON_REPLY) && reply[ON_REPLY as never] === undefined,
+    }
+    return before
+  })
+  t.same((await app.inject('/')).json(), { request: true, reply: true })
+  t.same((await app.inject('/child')).json(), { own: true })
+})
