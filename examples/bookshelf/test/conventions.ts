@@ -442,6 +442,8 @@ export async function covers(t: Test, { base, call, json }: Running): Promise<vo
   t.equal(whole.status, 200)
   t.equal(whole.headers.get('content-type'), 'image/png')
   t.equal(whole.headers.get('accept-ranges'), 'bytes')
+  // A route that authenticates: its answers stay out of shared caches (RFC 9111 §5.2.2.7).
+  t.equal(whole.headers.get('cache-control'), 'private, no-cache')
   const bytes = Buffer.from(await whole.arrayBuffer())
   t.same(bytes, coverPng(160, 240, 0))
   const etag = whole.headers.get('etag') as string
@@ -449,6 +451,7 @@ export async function covers(t: Test, { base, call, json }: Running): Promise<vo
   const part = await call('GET', '/v1/books/1/cover', { headers: { ...read, range: 'bytes=0-99' } })
   t.equal(part.status, 206)
   t.equal(part.headers.get('content-range'), `bytes 0-99/${bytes.length}`)
+  t.equal(part.headers.get('cache-control'), 'private, no-cache')
   t.same(Buffer.from(await part.arrayBuffer()), bytes.subarray(0, 100))
   const tail = await call('GET', '/v1/books/1/cover', {
     headers: { ...read, range: 'bytes=-16', 'if-range': etag },

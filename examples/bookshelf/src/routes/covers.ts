@@ -78,7 +78,7 @@ export async function coversRoutes(app: FastifyInstance, opts: { db: Database })
         }
         throw httpErrors.notFound(`Book ${request.params.id} has no cover`)
       }
-      reply.type(cover.contentType).header('cache-control', 'no-cache')
+      reply.type(cover.contentType)
       return cover.data
     },
   )
