@@ -17,7 +17,7 @@ const PACKAGES = join(ROOT, 'packages')
 /** The issue's targets. */
 export const TARGETS = { packages: 75, importRatio: 1.5, rssOverMB: 20 }
 
-const HELP = `Usage: pnpm bench:footprint [-- options]   (or: pnpm bench -- --footprint [options])
+const HELP = `Usage: pnpm bench:footprint [-- options]
 
   --runs=N     child processes per measure; the median is kept (default 9)
   --no-build   pack the packages' current dist/ without building them first

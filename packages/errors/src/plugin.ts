@@ -1,12 +1,7 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
 import type { OutgoingHttpHeaders } from 'node:http'
 import { asList, pathOf } from '@restwell/core'
-import Fastify, {
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
 import { buildErrorBody, errorContentType, isoNow } from './body.js'
@@ -143,7 +138,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   // caught on the way out instead: the onError hook keeps what was thrown, `send` forgets it,
   // and what is left at onSend was answered by Fastify's default handler.
   const defaulted = new Set<string>()
-  if (fastify.errorHandler === fastifyDefaultErrorHandler()) {
+  if (fastify.errorHandler === (await fastifyDefaultErrorHandler())) {
     for (const route of routesBefore(fastify)) {
       if (route.errorHandler !== undefined) continue
       for (const method of asList(route.method)) defaulted.add(`${method} ${route.url}`)
@@ -255,9 +250,12 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
 
 let defaultHandler: unknown
 
-/** Fastify's own error handler, the one an instance has until one is set. */
-function fastifyDefaultErrorHandler(): unknown {
-  defaultHandler ??= Fastify().errorHandler
+/**
+ * Fastify's own error handler, the one an instance has until one is set. Imported when the
+ * plugin registers: a process that only creates errors (a job worker) never loads Fastify.
+ */
+async function fastifyDefaultErrorHandler(): Promise<unknown> {
+  defaultHandler ??= (await import('fastify')).default().errorHandler
   return defaultHandler
 }
 
