@@ -243,7 +243,9 @@ export function corsHook(
     }
     if (!preflight) return done()
     if (allowed !== false) reply.headers(preflightHeaders)
-    appendVary(reply, 'Origin', 'Access-Control-Request-Method', 'Access-Control-Request-Headers')
+    // '*' for every origin: the preflight's answer depends on the method and headers asked only.
+    if (plan.varies) appendVary(reply, 'Origin')
+    appendVary(reply, 'Access-Control-Request-Method', 'Access-Control-Request-Headers')
     reply.code(200).header('content-length', '0').send()
   }
 }
