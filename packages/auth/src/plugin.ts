@@ -10,7 +10,7 @@ import {
   statusCode,
   validateOptions,
 } from '@restwell/errors'
-import { AUTHENTICATES, asList, onEveryRoute } from '@restwell/core'
+import { AUTH_GUARD, AUTHENTICATES, asList, onEveryRoute } from '@restwell/core'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -172,9 +172,10 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
   }
 
   function routeGuard(requirement: ResolvedRequirement): onRequestHookHandler {
-    return function restwellAuth(request, _reply, done) {
+    const hook: onRequestHookHandler = function restwellAuth(request, _reply, done) {
       guard(request, requirement).then(() => done(), done)
     }
+    return Object.defineProperty(hook, AUTH_GUARD, { value: true })
   }
 
   /** The route's requirement; null for a public route. Throws on an invalid `config.auth`. */

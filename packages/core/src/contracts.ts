@@ -90,6 +90,17 @@ export function authenticates(route: object): boolean {
   return (route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] === true
 }
 
+/**
+ * Set on the `onRequest` hook of `@restwell/auth` that guards a route: a route's own rate
+ * limiter is put before it (a flood of bad tokens is limited before it is verified).
+ */
+export const AUTH_GUARD: unique symbol = Symbol.for('restwell.auth.guard')
+
+/** Whether `hook` is an authentication guard (`AUTH_GUARD`). */
+export function isAuthGuard(hook: unknown): boolean {
+  return typeof hook === 'function' && (hook as { [AUTH_GUARD]?: boolean })[AUTH_GUARD] === true
+}
+
 /** Reads the page info a plugin left on a reply, if any. */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]

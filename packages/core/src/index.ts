@@ -38,9 +38,11 @@ export {
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
 export {
   API_VERSIONS,
+  AUTH_GUARD,
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
+  isAuthGuard,
   declareState,
   IDENTITY_DIGEST,
   identityDigest,

@@ -6,6 +6,7 @@ import { isIPv6 } from 'node:net'
 import { type Static, Type } from '@sinclair/typebox'
 import { format, parse } from '@lukeed/ms'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
+import { isAuthGuard } from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyReply,
@@ -306,16 +307,13 @@ interface LimitedGet {
 function limiterFirst(entry: Record<string, unknown>, name: string, limiter: unknown): void {
   if (name !== 'onRequest') return
   const hooks = hooksOf(entry[name])
-  const guard = hooks.findIndex((hook) => (hook as { name?: unknown }).name === AUTH_GUARD)
+  const guard = hooks.findIndex(isAuthGuard)
   const at = hooks.indexOf(limiter)
   if (guard === -1 || at < guard) return
   hooks.splice(at, 1)
   hooks.splice(guard, 0, limiter)
   entry[name] = hooks
 }
-
-/** The name of `@restwell/auth`'s route guard, the hook a route's limiter must precede. */
-const AUTH_GUARD = 'restwellAuth'
 
 /**
  * Sets up each route with its own `config.rateLimit` object before `@fastify/rate-limit`'s own
