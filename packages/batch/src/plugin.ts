@@ -118,13 +118,13 @@ const plugin: FastifyPluginAsync<BatchOptions> = async (fastify, rawOptions) => 
 
   /** An answer made here (424), in the error form `@restwell/errors` uses. */
   function errorOutcome(request: FastifyRequest, error: HttpError, operation: Operation): Outcome {
-    const format = fastify.hasDecorator('restwellErrors')
-      ? fastify.restwellErrors.format
-      : 'structured'
+    const errors = fastify.hasDecorator('restwellErrors') ? fastify.restwellErrors : undefined
+    const format = errors?.format ?? 'structured'
     const body = buildErrorBody(format, normalizeError(error), {
       requestId: request.requestId ?? request.id,
       timestamp: new Date().toISOString(),
       instance: operation.url.split('?', 1)[0] as string,
+      problemTypeBase: errors?.problemTypeBase,
     })
     return { status: error.statusCode, headers: { 'content-type': errorContentType(format) }, body }
   }

@@ -19,7 +19,10 @@ async function build(
   {
     errors = true,
     server = {},
-  }: { errors?: boolean | { format: 'problem' }; server?: FastifyServerOptions } = {},
+  }: {
+    errors?: boolean | { format: 'problem'; problemTypeBase?: string }
+    server?: FastifyServerOptions
+  } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify(server)
   if (errors !== false) await app.register(restwellErrors, errors === true ? {} : errors)
@@ -239,8 +242,17 @@ test('424 bodies use the error form of @restwell/errors, or the structured form 
   t.match(problem.body.responses[1], {
     status: 424,
     headers: { 'content-type': 'application/problem+json' },
-    body: { status: 424, code: 'FAILED_DEPENDENCY', instance: '/echo' },
+    body: { status: 424, code: 'FAILED_DEPENDENCY', instance: '/echo', type: 'about:blank' },
   })
+  // The app's problem type base, as on every other error of the app.
+  const typed = await send(
+    await build({}, { errors: { format: 'problem', problemTypeBase: 'https://errors.example/' } }),
+    batch,
+  )
+  t.match(typed.body.responses, [
+    { status: 404, body: { type: 'https://errors.example/not-found' } },
+    { status: 424, body: { type: 'https://errors.example/failed-dependency' } },
+  ])
   const bare = await send(await build({}, { errors: false }), batch)
   t.match(bare.body.responses[1], {
     status: 424,

@@ -20,6 +20,8 @@ export interface RestwellErrorsApi {
   readonly format: ErrorFormat
   /** The response header that carries the request id, or false. */
   readonly requestIdHeader: string | false
+  /** The base of a problem body's `type` (`<base><code>`), or undefined for `about:blank`. */
+  readonly problemTypeBase: string | undefined
   /** Adds a renderer consulted, in order, before the default JSON body. */
   addRenderer(renderer: ErrorRenderer): void
   /** Sends any thrown value as an error response in the configured form. */

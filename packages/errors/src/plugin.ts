@@ -126,6 +126,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   const api: RestwellErrorsApi = {
     format: options.format,
     requestIdHeader: idHeader,
+    problemTypeBase: options.problemTypeBase,
     addRenderer(renderer) {
       renderers.push(renderer)
     },
