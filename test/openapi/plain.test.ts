@@ -1,7 +1,8 @@
 /**
- * A plain app (restwell + `@fastify/swagger`, no example code) gets the whole description:
- * every representation, the conventions' statuses and headers, HEAD and OPTIONS, operationIds
- * and tags, security valid for its version. Checked by swagger-parser and Spectral.
+ * A plain app (`@fastify/swagger` with nothing but `openapi.info`, then restwell; no example
+ * code) gets the whole description: every representation, the conventions' statuses and
+ * headers, HEAD and OPTIONS, operationIds and tags, security valid for its version. Checked by
+ * swagger-parser and Spectral. `restwellOpenapi()` only names shared schemas after their `$id`.
  */
 import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger from '@fastify/swagger'
@@ -19,12 +20,10 @@ const book = {
   properties: { id: { type: 'integer' }, title: { type: 'string' } },
 }
 
-async function documentOf(openapi: string): Promise<Json> {
+async function documentOf(openapi: string, convenience = false): Promise<Json> {
   const app = Fastify()
-  await app.register(
-    fastifySwagger,
-    restwellOpenapi({ openapi, info: { title: 'books', version: '1.0.0' } }),
-  )
+  const top = { openapi, info: { title: 'books', version: '1.0.0' } }
+  await app.register(fastifySwagger, convenience ? restwellOpenapi(top) : { openapi: top })
   await app.register(restwell, {
     auth: { verify: () => ({ scopes: ['read', 'write'] }) },
     conditional: { requirePrecondition: true },
@@ -51,6 +50,15 @@ async function documentOf(openapi: string): Promise<Json> {
     },
     async () => ({ id: 1, title: 'y' }),
   )
+  // One operation per method, each with its own operationId.
+  app.route({
+    method: ['PUT', 'DELETE'],
+    url: '/books/:id/cover',
+    config: { auth: { scopes: ['write'] } },
+    handler: async (_request, reply) => reply.code(204).send(),
+  })
+  // The last route the document is built from: its HEAD is restwell's own, from the route.
+  app.get('/authors/:id', { config: { auth: false } }, async () => ({ id: 1 }))
   await app.ready()
   const document = app.swagger() as unknown as Json
   await app.close()
@@ -75,7 +83,29 @@ for (const version of ['3.0.3', '3.1.0']) {
     t.same(await spectral(document), [], 'Spectral: no error, nothing on scopes, ids or tags')
     const paths = document.paths as Record<string, Record<string, Json>>
     const item = paths['/books/{id}']!
-    t.same(Object.keys(item).sort(), ['get', 'head', 'options', 'patch'])
+    t.same(Object.keys(item), ['get', 'head', 'patch', 'options'])
+    t.same(Object.keys(paths['/books']!), ['get', 'head', 'options'])
+    t.same(Object.keys(paths['/books/{id}/cover']!), ['put', 'delete', 'options'])
+    t.same(Object.keys(paths['/authors/{id}']!).sort(), ['get', 'head', 'options'])
+    const head = item.head!
+    t.equal(head.operationId, 'headBooksById')
+    t.same(head.parameters, item.get!.parameters, "HEAD takes GET's parameters")
+    for (const [status, response] of Object.entries(head.responses as Record<string, Json>)) {
+      t.notOk(response.content, `HEAD ${status}: no body`)
+    }
+    const allow = (item.options!.responses as Record<string, Json>)['200']!.description as string
+    t.match(allow, /Allow: GET, HEAD, PATCH, OPTIONS/)
+    const cover = paths['/books/{id}/cover']!
+    t.same(
+      [cover.put!.operationId, cover.delete!.operationId],
+      ['putBooksByIdCover', 'deleteBooksByIdCover'],
+    )
+    const last = paths['/authors/{id}']!
+    t.same(
+      (last.head!.parameters as Json[]).map((p) => [p.in, p.name]),
+      [['path', 'id']],
+      'the last route: HEAD from the route itself',
+    )
     const ok = (item.get!.responses as Record<string, Json>)['200']!
     t.same(Object.keys(ok.content as Json), [
       'application/json',
@@ -101,8 +131,25 @@ for (const version of ['3.0.3', '3.1.0']) {
     t.ok(paths['/books']!.get!.operationId, 'operationIds')
     t.same(
       (document.tags as Json[]).map((tag) => tag.name),
-      ['books'],
+      ['books', 'authors'],
       'every tag an operation uses is defined',
+    )
+    t.same(
+      (document.components as Record<string, Json>).securitySchemes,
+      { bearerAuth: { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' } },
+      'the Bearer scheme the operations name',
     )
   })
 }
+
+test('restwellOpenapi() gives the same document, its shared schemas named after their $id', async (t) => {
+  const plain = JSON.stringify(await documentOf('3.0.3'))
+  const convenient = await documentOf('3.0.3', true)
+  t.same(Object.keys((convenient.components as Record<string, Json>).schemas!), ['RestwellError'])
+  // What differs: the name, and the `title` the default resolver gives a schema it renames.
+  const renamed = JSON.parse(plain.replaceAll('def-0', 'RestwellError')) as Json
+  const schemas = (renamed.components as Record<string, Record<string, Json>>).schemas!
+  t.equal(schemas.RestwellError!.title, 'RestwellError')
+  delete schemas.RestwellError!.title
+  t.same(renamed, convenient)
+})

@@ -119,8 +119,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   })
 
-  // restwellOpenapi names restwell's Bearer scheme (`bearerAuth`, put on every protected route
-  // by the umbrella) and keeps shared schemas under their $id.
+  // restwell describes every route through swagger's route transforms; restwellOpenapi only
+  // keeps shared schemas under their $id (`#/components/schemas/RestwellError`).
   await app.register(
     swagger,
     restwellOpenapi({

@@ -1,8 +1,9 @@
 /**
  * What the OpenAPI document shows and Fastify never compiles: each representation negotiation
- * produces, every status and header a convention answers with, operationIds, tags, HEAD and
- * OPTIONS. Applied through `@fastify/swagger`'s per-route `config.swaggerTransform` and
- * `transformObject`, so route schemas (and so validation and serialization) stay as they are.
+ * produces, every status and header a convention answers with, operationIds, tags, security,
+ * HEAD and OPTIONS. Applied through `@fastify/swagger`'s per-route `config.swaggerTransform`,
+ * which also receives the document being built, so route schemas (and so validation and
+ * serialization) stay as they are and the app needs no swagger option of restwell's.
  */
 import type { RouteOptions } from 'fastify'
 
@@ -25,6 +26,10 @@ export interface DocumentPlan {
   autoOptions: boolean
   /** `@restwell/jobs`' `basePath`: its status and result routes answer 303. [none] */
   jobs?: string | undefined
+  /** `@restwell/auth`: Bearer tokens, and whether a route without `config.auth` needs one. */
+  auth: false | { byDefault: boolean }
+  /** `@restwell/versioning`: a `/v<N>/...` route is tagged `v<N>`. */
+  versioning: boolean
 }
 
 const str = { type: 'string' }
@@ -241,6 +246,21 @@ export function tagOf(url: string): string {
   return first ?? 'root'
 }
 
+/** The route's tag: `v<N>` under versioning for a `/v<N>/...` route, else `tagOf`. */
+function routeTag(url: string, plan: DocumentPlan): string {
+  const version = plan.versioning ? /^\/v(\d+)(?:\/|$)/.exec(url) : null
+  return version === null ? tagOf(url) : `v${version[1]}`
+}
+
+/** `[{ bearerAuth: scopes }]` on a route auth protects (`config.auth`, else `byDefault`). */
+function bearerRequirement(config: Json, plan: DocumentPlan): Json[] | undefined {
+  const own = config.auth
+  if (plan.auth === false || own === false) return undefined
+  if (own === undefined && !plan.auth.byDefault) return undefined
+  const scopes = isObject(own) && Array.isArray(own.scopes) ? own.scopes : []
+  return [{ bearerAuth: scopes }]
+}
+
 function configOf(route: RouteOptions): Json {
   return (route.config ?? {}) as Json
 }
@@ -430,18 +450,22 @@ function jobResponses(url: string, jobs: string | undefined): Json | undefined {
  * The route's schema as the document shows it (a copy; the route keeps its own): every
  * representation in each 2xx, errors in each form, the statuses and headers the conventions
  * answer with, the request body of each write, an operationId and tags, Bearer scopes named.
+ * `method`: the route's first; `path`: where the document shows it (named and tagged by it).
  */
 export function documentSchema(
   given: Json | undefined,
   route: RouteOptions,
   plan: DocumentPlan,
+  method = methodOf(route),
+  path = route.url,
 ): Json {
   const schema: Json = { ...given }
-  const method = methodOf(route)
   const url = route.url
-  schema.operationId ??= operationIdOf(method, url)
-  schema.tags ??= [tagOf(url)]
-  const { security, scopes } = securityFor(schema.security)
+  schema.operationId ??= operationIdOf(method, path)
+  schema.tags ??= [routeTag(path, plan)]
+  const { security, scopes } = securityFor(
+    schema.security ?? bearerRequirement(configOf(route), plan),
+  )
   if (security !== undefined) schema.security = security
   if (scopes.length > 0) {
     const line = `Requires the Bearer token's scope${scopes.length > 1 ? 's' : ''} ${scopes.map((s) => `\`${s}\``).join(', ')}.`
@@ -528,64 +552,370 @@ export function documentSchema(
 
 // ------------------------------------------------------------------ the whole document
 
-const OPERATIONS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const
+/** The operations of a path item, in the order `Allow` lists them. */
+const OPERATIONS = ['get', 'head', 'post', 'put', 'patch', 'delete']
 
 /**
- * The whole document: OPTIONS on every path (`@restwell/methods` answers it) with `Allow`,
- * every tag an operation uses defined at the top, operationIds made unique.
+ * The path of a route URL in the document, as `@fastify/swagger` writes it (its exported
+ * `formatParamUrl`): `:id` and `:id(^\\d+)` → `{id}`, an unnamed `(regexp)` → `{regexp1}`,
+ * `*` → `{*}`, `::` → `:`.
  */
-export function completeDocument(document: Json, autoOptions: boolean): Json {
-  const paths = isObject(document.paths) ? document.paths : {}
-  const tags = new Map<string, Json>()
-  for (const tag of Array.isArray(document.tags) ? (document.tags as Json[]) : []) {
-    if (typeof tag.name === 'string') tags.set(tag.name, tag)
+export function formatParamUrl(url: string): string {
+  let state: 'skip' | 'colon' | 'regexp' = 'skip'
+  let path = ''
+  let param = ''
+  let level = 0
+  let unnamed = 0
+  for (let i = 0; i < url.length; i++) {
+    const char = url[i]!
+    if (state === 'colon') {
+      if (/[A-Za-z0-9_]/.test(char)) param += char
+      else if (char === '(') {
+        state = 'regexp'
+        level++
+      } else {
+        state = 'skip'
+        path += `{${param}}${char}`
+        param = ''
+      }
+    } else if (state === 'regexp') {
+      if (char === '(') level++
+      else if (char === ')') level--
+      if (level === 0) {
+        state = 'skip'
+        path += `{${param === '' ? `regexp${++unnamed}` : param}}`
+        param = ''
+      }
+    } else if (char === ':' && url[i + 1] === ':') {
+      path += char
+      i++
+    } else if (char === ':') state = 'colon'
+    else if (char === '(') {
+      state = 'regexp'
+      level++
+    } else path += char === '*' ? '{*}' : char
   }
-  const ids = new Set<string>()
-  const out: Json = {}
-  for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item)) continue
-    const copy: Json = { ...item }
-    const methods: string[] = []
-    for (const name of OPERATIONS) {
-      const op = copy[name]
-      if (!isObject(op)) continue
-      methods.push(name.toUpperCase())
-      const base = typeof op.operationId === 'string' ? op.operationId : operationIdOf(name, path)
-      let id = base
-      for (let n = 2; ids.has(id); n++) id = `${base}${n}`
-      ids.add(id)
-      const opTags =
-        Array.isArray(op.tags) && op.tags.length > 0 ? (op.tags as string[]) : [tagOf(path)]
-      for (const tag of opTags) if (!tags.has(tag)) tags.set(tag, { name: tag })
-      copy[name] = { ...op, operationId: id, tags: opTags }
-    }
-    if (autoOptions && copy.options === undefined && methods.length > 0) {
-      const id = operationIdOf('options', path)
-      ids.add(id)
-      const first = copy[methods[0]!.toLowerCase()] as Json
-      copy.options = {
-        operationId: id,
-        tags: first.tags,
-        summary: 'The methods this path supports',
-        description: 'Answered by restwell on every path: `Allow` lists the methods.',
-        ...(Array.isArray(first.parameters)
-          ? { parameters: (first.parameters as Json[]).filter((p) => p.in === 'path') }
-          : {}),
-        responses: {
-          '200': {
-            description: `OK: \`Allow: ${[...methods, 'OPTIONS'].join(', ')}\``,
-            headers: {
-              allow: { description: 'The methods this path supports', schema: str },
-              'accept-patch': {
-                description: 'The patch formats, on a path with a patch route',
-                schema: str,
-              },
-            },
-          },
-        },
+  return state === 'colon' && param !== '' ? `${path}{${param}}` : path
+}
+
+/**
+ * The key of a route's path item, as `@fastify/swagger` makes it with its default
+ * `stripBasePath`: the path of each server URL (variables at their default) taken off the
+ * front, then `formatParamUrl`.
+ */
+export function pathKeyOf(url: string, servers: unknown): string {
+  let path = url
+  for (const server of Array.isArray(servers) ? servers : []) {
+    if (!isObject(server) || typeof server.url !== 'string') continue
+    const variables = isObject(server.variables) ? server.variables : {}
+    const resolved = server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+      const variable = variables[name]
+      return isObject(variable) && typeof variable.default === 'string' ? variable.default : whole
+    })
+    let base = resolved
+    if (!resolved.startsWith('/')) {
+      try {
+        base = new URL(resolved).pathname
+      } catch {
+        continue
       }
     }
-    out[path] = copy
+    if (base !== '/' && path.startsWith(base)) path = path.replace(base, '')
   }
-  return { ...document, tags: [...tags.values()], paths: out }
+  return formatParamUrl(path)
+}
+
+/**
+ * A route's operation, finished at the next transform (once @fastify/swagger has built it):
+ * each of its methods gets its own operationId, and HEAD becomes GET's operation.
+ */
+interface Pending {
+  path: string
+  /** The route's methods: @fastify/swagger shares one operation among them. */
+  methods: string[]
+  id: string
+  /** The id each other method's operation gets. */
+  others: [method: string, id: string][]
+  /** The HEAD operation restwell put there, to become the GET's without bodies. */
+  head?: { id: string; placeholder: Json }
+}
+
+/** What one build of the document has gained so far (the transforms run in route order). */
+interface Build {
+  ids: Set<string>
+  /** `<path> <method>` → its operationId. */
+  owners: Map<string, string>
+  /** The OPTIONS operation restwell put on a path, and the methods it lists. */
+  options: Map<string, { operation: Json; methods: Set<string> }>
+  pending: Pending[]
+}
+
+/** Per document being built (`openapiObject`): a new one for each build. */
+const builds = new WeakMap<object, Build>()
+
+function buildOf(document: Json): Build {
+  let build = builds.get(document)
+  if (build === undefined) {
+    build = { ids: new Set(), owners: new Map(), options: new Map(), pending: [] }
+    builds.set(document, build)
+  }
+  return build
+}
+
+/** The operationId of `<path> <method>`: the one it already has, else `wanted` made unique. */
+function idFor(build: Build, owner: string, wanted: string): string {
+  const known = build.owners.get(owner)
+  if (known !== undefined) return known
+  let id = wanted
+  for (let n = 2; build.ids.has(id); n++) id = `${wanted}${n}`
+  build.ids.add(id)
+  build.owners.set(owner, id)
+  return id
+}
+
+function pathsOf(document: Json): Json {
+  if (!isObject(document.paths)) document.paths = {}
+  return document.paths as Json
+}
+
+/** A GET's operation as HEAD's: the same, without bodies. */
+function headOf(get: Json, id: string): Json {
+  const { requestBody: _body, responses, ...rest } = get
+  const out: Json = {}
+  for (const [status, response] of Object.entries((responses ?? {}) as Record<string, Json>)) {
+    const { content: _content, links: _links, ...kept } = response
+    out[status] = kept
+  }
+  return { ...rest, operationId: id, responses: out }
+}
+
+/**
+ * Finishes the operations built since the last transform: each method of a route with several
+ * gets an operationId of its own, and HEAD becomes GET's operation without bodies. Where the
+ * GET's operation is not (hidden by a rule of the app's, a path restwell did not foresee), the
+ * HEAD and OPTIONS restwell put there go.
+ */
+function settle(document: Json, build: Build): void {
+  const paths = pathsOf(document)
+  for (const pending of build.pending) {
+    const item = paths[pending.path]
+    if (!isObject(item)) continue
+    const built = item[pending.methods[0]!]
+    if (!isObject(built) || built.operationId !== pending.id) {
+      if (item.head === pending.head?.placeholder) delete item.head
+      const options = build.options.get(pending.path)?.operation
+      if (item.options === options && OPERATIONS.every((m) => item[m] === undefined)) {
+        delete paths[pending.path]
+      }
+      continue
+    }
+    for (const [method, id] of pending.others) {
+      if (item[method] === built) {
+        item[method] = method === 'head' ? headOf(built, id) : { ...built, operationId: id }
+      }
+    }
+    const ours = pending.head
+    if (ours !== undefined) {
+      // Ours, or the one @fastify/swagger built from its copy of the route (`exposeHeadRoutes`,
+      // a GET with an operationId of its own) without restwell's transform.
+      const head = item.head as Json
+      if (head === ours.placeholder || head.operationId === ours.id) {
+        item.head = headOf(built, ours.id)
+      }
+    }
+    paths[pending.path] = inOrder(item)
+  }
+  build.pending = []
+}
+
+const ITEM_ORDER = [...OPERATIONS, 'options']
+
+/** A path item's keys in the usual order: the rest, then GET, HEAD, ..., DELETE, OPTIONS. */
+function inOrder(item: Json): Json {
+  const rank = (key: string): number => ITEM_ORDER.indexOf(key)
+  return Object.fromEntries(Object.entries(item).sort(([a], [b]) => rank(a) - rank(b)))
+}
+
+/** `@fastify/swagger`'s header objects: the schema, its description beside it. */
+function headerObjects(headers: Json): Json {
+  const out: Json = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isObject(value)) continue
+    const { description, ...schema } = value
+    out[name] = description === undefined ? { schema } : { schema, description }
+  }
+  return out
+}
+
+/** The path parameters of `path`, each with its schema in `params` when a plain one. */
+function pathParameters(path: string, params: unknown): Json[] {
+  const properties = isObject(params) && isObject(params.properties) ? params.properties : {}
+  return [...path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => {
+    const own = properties[name!]
+    const plain: Json = isObject(own) && !JSON.stringify(own).includes('$ref') ? own : str
+    const { description, ...schema } = plain
+    return {
+      name,
+      in: 'path',
+      required: true,
+      schema,
+      ...(typeof description === 'string' ? { description } : {}),
+    }
+  })
+}
+
+/**
+ * HEAD's operation until GET's is built (the document's last route keeps it): the route's HEAD
+ * description, its path parameters, each status with its headers.
+ */
+function headPlaceholder(schema: Json, path: string): Json {
+  const operation: Json = {}
+  for (const key of ['summary', 'tags', 'description', 'deprecated', 'security']) {
+    if (schema[key] !== undefined) operation[key] = schema[key]
+  }
+  const parameters = pathParameters(path, schema.params)
+  if (parameters.length > 0) operation.parameters = parameters
+  const responses: Json = {}
+  const given = isObject(schema.response) ? schema.response : { 200: {} }
+  for (const [status, response] of Object.entries(given)) {
+    if (!isObject(response)) continue
+    responses[status] = {
+      description: response.description ?? 'Default Response',
+      ...(isObject(response.headers) ? { headers: headerObjects(response.headers) } : {}),
+    }
+  }
+  operation.responses = responses
+  return operation
+}
+
+const ALLOW_ORDER = OPERATIONS.map((method) => method.toUpperCase())
+const rank = (method: string): number => {
+  const at = ALLOW_ORDER.indexOf(method)
+  return at === -1 ? ALLOW_ORDER.length : at
+}
+
+/** OPTIONS on the route's path (once per path; an OPTIONS route of the app's own wins). */
+function addOptions(
+  document: Json,
+  build: Build,
+  path: string,
+  methods: string[],
+  first: { tags: unknown; params: unknown },
+): void {
+  const paths = pathsOf(document)
+  const item = isObject(paths[path]) ? (paths[path] as Json) : undefined
+  let entry = build.options.get(path)
+  if (entry === undefined) {
+    if (item?.options !== undefined) return
+    const operation: Json = {
+      operationId: idFor(build, `${path} options`, operationIdOf('OPTIONS', path)),
+      tags: first.tags,
+      summary: 'The methods this path supports',
+      description: 'Answered by restwell on every path: `Allow` lists the methods.',
+    }
+    const parameters = pathParameters(path, first.params)
+    if (parameters.length > 0) operation.parameters = parameters
+    entry = { operation, methods: new Set() }
+    build.options.set(path, entry)
+    paths[path] = { ...item, options: operation }
+  } else if (item?.options !== entry.operation) return
+  for (const method of methods) entry.methods.add(method.toUpperCase())
+  const allow = [...entry.methods].sort((a, b) => rank(a) - rank(b))
+  entry.operation.responses = {
+    '200': {
+      description: `OK: \`Allow: ${[...allow, 'OPTIONS'].join(', ')}\``,
+      headers: {
+        allow: { description: 'The methods this path supports', schema: str },
+        'accept-patch': {
+          description: 'The patch formats, on a path with a patch route',
+          schema: str,
+        },
+      },
+    },
+  }
+}
+
+/** Every tag `tags` names is defined at the top of the document. */
+function defineTags(document: Json, tags: unknown): void {
+  const list = Array.isArray(document.tags) ? (document.tags as unknown[]) : []
+  const names = new Set(list.map((tag) => (isObject(tag) ? tag.name : undefined)))
+  const missing = (Array.isArray(tags) ? tags : []).filter(
+    (tag): tag is string => typeof tag === 'string' && !names.has(tag),
+  )
+  if (missing.length > 0) document.tags = [...list, ...missing.map((name) => ({ name }))]
+}
+
+const BEARER = { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' }
+
+/** `bearerAuth` among the security schemes, once an operation names it. */
+function defineBearer(document: Json, security: unknown): void {
+  const named =
+    Array.isArray(security) && security.some((r) => isObject(r) && r.bearerAuth !== undefined)
+  const components = isObject(document.components) ? document.components : {}
+  const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {}
+  if (!named || schemes.bearerAuth !== undefined) return
+  document.components = { ...components, securitySchemes: { ...schemes, bearerAuth: BEARER } }
+}
+
+/** A schema `@fastify/swagger` leaves out of the document (its default hiding rules). */
+function hidden(schema: Json): boolean {
+  return schema.hide === true || (Array.isArray(schema.tags) && schema.tags.includes('X-HIDDEN'))
+}
+
+/**
+ * The route's schema as the document shows it (`documentSchema`), and what the document being
+ * built gains with it: the operationId made unique, its tags defined at the top, the Bearer
+ * scheme, OPTIONS on its path (`autoOptions`), HEAD beside a GET (`headServed`: Fastify answers
+ * HEAD there). `url` is the route's URL as the transforms before this one left it.
+ */
+export function describeInDocument(
+  document: Json,
+  given: Json | undefined,
+  route: RouteOptions,
+  url: string,
+  plan: DocumentPlan,
+  headServed: boolean,
+): Json {
+  const build = buildOf(document)
+  settle(document, build)
+  const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) =>
+    String(m).toLowerCase(),
+  )
+  const path = pathKeyOf(url, document.servers)
+  const schema = documentSchema(given, route, plan, methods[0]!.toUpperCase(), path)
+  if (hidden(schema)) return schema
+  const own = typeof given?.operationId === 'string' ? given.operationId : undefined
+  const wanted = (method: string): string =>
+    own === undefined ? operationIdOf(method, path) : `${own}-${method}`
+  schema.operationId = idFor(build, `${path} ${methods[0]}`, schema.operationId as string)
+  const pending: Pending = {
+    path,
+    methods,
+    id: schema.operationId as string,
+    others: methods.slice(1).map((m) => [m, idFor(build, `${path} ${m}`, wanted(m))]),
+  }
+  defineTags(document, schema.tags)
+  defineBearer(document, schema.security)
+  const head = headServed && methods.includes('get') && !methods.includes('head')
+  if (head) {
+    const found = pathsOf(document)[path]
+    const item = isObject(found) ? found : {}
+    if (item.head === undefined) {
+      const id = idFor(build, `${path} head`, wanted('head'))
+      const placeholder = {
+        ...headPlaceholder(documentSchema(given, route, plan, 'HEAD', path), path),
+        operationId: id,
+      }
+      pathsOf(document)[path] = { ...item, head: placeholder }
+      pending.head = { id, placeholder }
+    }
+  }
+  if (plan.autoOptions && !methods.includes('options')) {
+    addOptions(document, build, path, head ? [...methods, 'head'] : methods, {
+      tags: schema.tags,
+      params: schema.params,
+    })
+  }
+  build.pending.push(pending)
+  return schema
 }

@@ -1,14 +1,16 @@
 /**
  * OpenAPI: with `@fastify/swagger` registered before restwell, every route's schema gains what
- * restwell adds to it (error responses in the configured body form, 304/405/406/412/415/428/
- * 429, validator and precondition headers, version tags, the Bearer requirement). Without
- * swagger nothing is touched, so an app that publishes no description pays nothing.
+ * Fastify checks of restwell's (error responses in the configured body form, 304/405/406/412/
+ * 415/428/429, validator and precondition headers), and each route's `config.swaggerTransform`
+ * shows the rest in the document (representations, statuses and headers, tags, security,
+ * HEAD and OPTIONS). Without swagger nothing is touched: an app that publishes no description
+ * pays nothing.
  */
 import type { ErrorFormat } from '@restwell/errors'
 import { isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/core'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { completeDocument, type DocumentPlan, documentSchema } from './openapi-document.js'
+import { type DocumentPlan, describeInDocument } from './openapi-document.js'
 
 /** The `$id` of the shared error body schema (`components.schemas.RestwellError`). */
 export const ERROR_SCHEMA_ID = 'RestwellError'
@@ -105,6 +107,13 @@ export interface OpenapiPlan {
   autoOptions?: boolean
   /** `@restwell/jobs`' `basePath`, when it is registered. [none] */
   jobs?: string
+  /**
+   * The app's `transform` of `@fastify/swagger` (e.g. fastify-type-provider-zod's
+   * `jsonSchemaTransform`): restwell's route transforms take the place of the global one, so
+   * they run it first. Without it, a route with a type provider's schemas is left to the app's
+   * transform, without restwell's additions. [none]
+   */
+  transform?(input: SwaggerTransformInput): SwaggerTransformResult
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
@@ -218,7 +227,8 @@ function asObject(value: unknown): Json | undefined {
 const EVERY_PART: SchemaAccess = { validation: true, response: true }
 
 /**
- * Adds what restwell does to one route's schema (a copy: shared schemas are not mutated).
+ * Adds what restwell does to one route's schema (a copy: shared schemas are not mutated), the
+ * parts Fastify compiles; the rest is for the document alone (`documentSchema`).
  * `access` says which parts may gain JSON Schema (`schemaAccess` from `@restwell/errors`: only
  * those Fastify's own compilers read; a Zod or other type provider's compilers would be handed
  * it and fail on every request): `response` (error responses, validator headers) and `headers`
@@ -229,9 +239,20 @@ export function describeRoute(
   plan: OpenapiPlan,
   access: SchemaAccess = EVERY_PART,
 ): void {
-  if (route.schema !== undefined && !isPlainSchema(route.schema)) return
-  const schema: Json = { ...(route.schema as Json | undefined) }
-  if (schema.hide === true) return
+  const schema = describedSchema(route.schema, route, plan, access)
+  if (schema !== undefined) route.schema = schema
+}
+
+/** `given` with what `describeRoute` adds (a copy), or undefined: nothing to add to it. */
+function describedSchema(
+  given: unknown,
+  route: RouteOptions,
+  plan: OpenapiPlan,
+  access: SchemaAccess,
+): Json | undefined {
+  if (given !== undefined && !isPlainSchema(given)) return undefined
+  const schema: Json = { ...given }
+  if (schema.hide === true) return undefined
   const methods = methodsOf(route)
   const config = configOf(route)
   const conditional = plan.conditional && config.conditional !== false
@@ -265,17 +286,9 @@ export function describeRoute(
       properties: { ...asObject(headers?.properties), ...headerProps(requestHeaders) },
     }
   }
-  const version = plan.versioning ? /^\/v(\d+)(?:\/|$)/.exec(route.url) : null
-  if (version !== null && schema.tags === undefined) schema.tags = [`v${version[1]}`]
-  const protectedRoute =
-    plan.auth && config.auth !== false && (config.auth !== undefined || plan.authByDefault)
-  if (protectedRoute && schema.security === undefined) {
-    const scopes = asObject(config.auth)?.scopes
-    schema.security = [{ bearerAuth: Array.isArray(scopes) ? scopes : [] }]
-  }
   // Nothing to say (a route Fastify does not validate nor serialize itself): none stays none.
-  if (route.schema === undefined && Object.keys(schema).length === 0) return
-  route.schema = schema
+  if (given === undefined && Object.keys(schema).length === 0) return undefined
+  return schema
 }
 
 /** A copy of a route's plain response map with restwell's responses and validator headers. */
@@ -340,34 +353,73 @@ export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
     conditional: plan.conditional,
     autoOptions: plan.autoOptions ?? false,
     jobs: plan.jobs,
+    auth: plan.auth ? { byDefault: plan.authByDefault } : false,
+    versioning: plan.versioning,
   }
 }
 
-/** Where the route transforms leave the plan for `restwellOpenapi`'s `transformObject`. */
-const DOCUMENT_PLAN = Symbol('restwell.documentPlan')
-
+/** What `@fastify/swagger` hands a route transform (`openapiObject`: the document being built). */
 export interface SwaggerTransformInput {
-  schema: Record<string, unknown> | undefined
+  schema?: unknown
   url: string
   route: RouteOptions
-  openapiObject?: Record<string | symbol, unknown>
+  openapiObject?: object
+  swaggerObject?: object
 }
-export type SwaggerTransform = (input: SwaggerTransformInput) => { schema?: unknown; url?: string }
+export interface SwaggerTransformResult {
+  schema?: unknown
+  url?: string
+}
+export type SwaggerTransform = (input: SwaggerTransformInput) => SwaggerTransformResult
 
 /**
- * The route's `config.swaggerTransform`: the document shows `documentSchema` (after the
- * route's own transform, if it has one); the route's schema itself is left as it is.
+ * The route's `config.swaggerTransform`: the route's own transform, else the app's
+ * (`plan.transform`), runs first; the document shows that schema with what `describeRoute`
+ * adds (where the route's own schema could not take it: a type provider's) and what
+ * `describeInDocument` adds, and gains what goes with it. The route's schema is left as it is.
+ * `headServed`: whether Fastify answers HEAD on a URL.
  */
-export function swaggerTransformFor(plan: DocumentPlan, own: unknown): SwaggerTransform {
+export function swaggerTransformFor(
+  plan: OpenapiPlan,
+  own: unknown,
+  headServed: (url: string) => boolean = () => false,
+): SwaggerTransform {
+  const documentPlan = documentPlanOf(plan)
   return (input) => {
-    const before = typeof own === 'function' ? (own as SwaggerTransform)(input) : {}
-    const openapi = input.openapiObject
+    const before =
+      typeof own === 'function' ? (own as SwaggerTransform)(input) : (plan.transform?.(input) ?? {})
+    const document = input.openapiObject as Json | undefined
     // Swagger 2.0 (`swaggerObject`) is left as @fastify/swagger makes it.
-    if (openapi === undefined) return before
-    openapi[DOCUMENT_PLAN] = plan
-    const given = (before.schema ?? input.schema) as Record<string, unknown> | undefined
-    return { ...before, schema: documentSchema(given, input.route, plan) }
+    if (document === undefined) return before
+    const { route } = input
+    const given = before.schema ?? input.schema
+    const described = describedSchema(given, route, plan, EVERY_PART) ?? (given as Json | undefined)
+    const url = before.url ?? input.url
+    const served = headServed(route.url)
+    return {
+      ...before,
+      schema: describeInDocument(document, described, route, url, documentPlan, served),
+    }
   }
+}
+
+/** An object that is not plain: a Zod or other type provider's schema. */
+function foreign(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !isPlainSchema(value)
+}
+
+/** No schema, or JSON Schema throughout (no type provider's schema object in its parts). */
+function jsonSchemaOnly(schema: unknown): boolean {
+  if (!isPlainSchema(schema)) return !foreign(schema)
+  const parts = [schema.body, schema.querystring, schema.query, schema.params, schema.headers]
+  const response = schema.response
+  parts.push(response)
+  for (const value of isPlainSchema(response) ? Object.values(response) : []) {
+    parts.push(value)
+    const content = isPlainSchema(value) ? asObject(value.content) : undefined
+    for (const media of Object.values(content ?? {})) parts.push(asObject(media)?.schema)
+  }
+  return !parts.some(foreign)
 }
 
 /** Turns the descriptions on when `@fastify/swagger` is registered. */
@@ -375,19 +427,26 @@ export function installOpenapi(fastify: FastifyInstance, plan: OpenapiPlan): boo
   if (!fastify.hasDecorator('swagger')) return false
   if (plan.errors !== false)
     fastify.addSchema({ $id: ERROR_SCHEMA_ID, ...errorBodySchema(plan.errors) })
-  const documentPlan = documentPlanOf(plan)
   const ours = new WeakSet<SwaggerTransform>()
+  // The URLs Fastify answers HEAD on (a GET's HEAD route, which @fastify/swagger leaves out).
+  const heads = new Set<string>()
+  const headServed = (url: string): boolean => heads.has(url)
   fastify.addHook('onRoute', function restwellOpenapi(this: FastifyInstance, route) {
+    if ((Array.isArray(route.method) ? route.method : [route.method]).includes('HEAD')) {
+      heads.add(route.url)
+    }
     const access = schemaAccess(this, route)
     describeRoute(route, plan, access)
     const config = configOf(route)
     const own = config.swaggerTransform
-    // `false`: the route shows its schema as given; ours already (HEAD copies GET's config).
+    // `false`: the route shows its schema as given; ours already (a config object reused).
     if (own === false || ours.has(own as SwaggerTransform)) return
-    // A type provider's schemas go through the app's own `transform` (`jsonSchemaTransform`),
-    // which a route's `swaggerTransform` would replace: those routes keep it.
-    if (!access.validation || !access.response) return
-    const transform = swaggerTransformFor(documentPlan, own)
+    // A type provider's schemas reach the document through the app's transform
+    // (`jsonSchemaTransform`), which a route's `swaggerTransform` takes the place of: without
+    // it, such a route keeps the app's.
+    if (typeof own !== 'function' && plan.transform === undefined && !jsonSchemaOnly(route.schema))
+      return
+    const transform = swaggerTransformFor(plan, own, headServed)
     ours.add(transform)
     route.config = { ...route.config, swaggerTransform: transform } as RouteOptions['config']
   })
@@ -395,42 +454,21 @@ export function installOpenapi(fastify: FastifyInstance, plan: OpenapiPlan): boo
 }
 
 /** An OpenAPI document's top: `info`, `servers`, `tags`, `components`... */
-export type OpenapiTop = Record<string, unknown> & { components?: Record<string, unknown> }
+export type OpenapiTop = Record<string, unknown>
 
 /**
- * Options for `@fastify/swagger` that name restwell's Bearer scheme and keep shared schemas
- * under their `$id` (`#/components/schemas/RestwellError`, not `def-0`):
- * `app.register(swagger, restwellOpenapi({ info: { title: 'Books', version: '1.0.0' } }))`.
+ * Options for `@fastify/swagger` that keep shared schemas under their `$id` in the document
+ * (`#/components/schemas/RestwellError`, not `def-0`); everything else restwell adds needs no
+ * option: `app.register(swagger, restwellOpenapi({ info: { title: 'Books', version: '1.0.0' } }))`.
  */
 export function restwellOpenapi(openapi: OpenapiTop = {}): {
   openapi: OpenapiTop
-  exposeHeadRoutes: boolean
-  transformObject: (input: { openapiObject?: Json; swaggerObject?: Json }) => Json
   refResolver: {
     buildLocalReference: (json: Json, baseUri: unknown, fragment: unknown, i: number) => string
   }
 } {
-  const components = openapi.components ?? {}
   return {
-    // HEAD is served for every GET: documented as such.
-    exposeHeadRoutes: true,
-    transformObject: ({ openapiObject, swaggerObject }) => {
-      if (openapiObject === undefined) return swaggerObject ?? {}
-      const plan = (openapiObject as Record<symbol, unknown>)[DOCUMENT_PLAN] as
-        | DocumentPlan
-        | undefined
-      return completeDocument(openapiObject, plan?.autoOptions ?? false)
-    },
-    openapi: {
-      ...openapi,
-      components: {
-        ...components,
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' },
-          ...(components.securitySchemes as Json | undefined),
-        },
-      },
-    },
+    openapi,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,

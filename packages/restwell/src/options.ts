@@ -16,6 +16,7 @@ import type { VersioningOptions } from '@restwell/versioning'
 import { type TSchema, Type } from '@sinclair/typebox'
 import { type CompressSettings, CompressSettingsSchema } from './compress.js'
 import { type CorsSettings, CorsSettingsSchema } from './cors.js'
+import type { OpenapiPlan } from './openapi.js'
 import { type UnderPressureSettings, UnderPressureSettingsSchema } from './overload.js'
 import { type RateLimitSettings, RateLimitSettingsSchema } from './rate-limit.js'
 
@@ -66,9 +67,25 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     naming: Type.Optional(pluginSetting),
     jobs: Type.Optional(pluginSetting),
     batch: Type.Optional(pluginSetting),
+    openapi: Type.Optional(
+      Type.Object(
+        { transform: Type.Optional(Type.Unsafe<OpenapiSettings['transform']>(Type.Any())) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 )
+
+/**
+ * What restwell adds to the OpenAPI document when `@fastify/swagger` is registered.
+ * @param transform The app's global `transform` of `@fastify/swagger` (e.g.
+ *   fastify-type-provider-zod's `jsonSchemaTransform`): it runs first on every route restwell
+ *   describes, whose own transform takes the global one's place. [none]
+ */
+export interface OpenapiSettings {
+  transform?: OpenapiPlan['transform']
+}
 
 /**
  * @param errors `@restwell/errors` options, or false to keep Fastify's own error handling. [{}]
@@ -81,7 +98,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
  * @param methods `@restwell/methods` options, or false. [{}]
  * @param negotiation `@restwell/negotiation` options, or false. [{ multipart: false }]
  * @param conditional `@restwell/conditional` options, or false. [{}]
- * @param compress `@fastify/compress`, or false. [{}]
+ * @param compress Response compression settings (request bodies are decoded too), or false. [{}]
  * @param cacheControl `@restwell/cache-control` options, or false. [{}]
  * @param patch `@restwell/patch` options, or false. [{}]
  * @param pagination `@restwell/pagination` options, or false. [{}]
@@ -89,6 +106,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
  * @param naming `@restwell/naming` options, or false. [{ mode: 'warn' }]
  * @param jobs `@restwell/jobs` options; off unless given (it adds the job status routes). [off]
  * @param batch `@restwell/batch` options; off unless given (it adds `POST /batch`). [off]
+ * @param openapi The OpenAPI description's settings (see `OpenapiSettings`). [{}]
  */
 export interface RestwellOptions {
   errors?: ErrorsOptions | false
@@ -109,4 +127,5 @@ export interface RestwellOptions {
   naming?: NamingOptions | false
   jobs?: JobsOptions | false
   batch?: BatchOptions | false
+  openapi?: OpenapiSettings
 }

@@ -1,11 +1,15 @@
+import { formatParamUrl as swaggerFormatParamUrl } from '@fastify/swagger'
+import fc from 'fast-check'
 import type { RouteOptions } from 'fastify'
 import { test } from 'tap'
 import {
-  completeDocument,
   type DocumentPlan,
+  describeInDocument,
   documentSchema,
   errorContent,
+  formatParamUrl,
   operationIdOf,
+  pathKeyOf,
   representationSchemas,
   tagOf,
 } from '../src/openapi-document.js'
@@ -49,6 +53,8 @@ const FULL: DocumentPlan = {
   rateLimit: true,
   conditional: true,
   autoOptions: true,
+  auth: false,
+  versioning: false,
 }
 
 function route(method: string, url: string, config: Json = {}): RouteOptions {
@@ -286,51 +292,219 @@ test('writes: Location, Accept-Patch, merge patch schema, binary uploads', async
   t.notOk(noTypes.body)
 })
 
-test('the whole document: OPTIONS per path, tags defined, operationIds unique', async (t) => {
-  const document = {
+test('paths as @fastify/swagger writes them', async (t) => {
+  for (const url of [
+    '/v1/books/:id',
+    '/v1/books/:id(^\\d+)/cover',
+    '/files/*',
+    '/a::b',
+    '/a/(^\\d+)/(x)',
+    '/a/:id-:name',
+    '/:a(x(y))z',
+    '/a/:',
+    '/a/:/b',
+    '/a/(open',
+    '',
+  ]) {
+    t.equal(formatParamUrl(url), swaggerFormatParamUrl(url), url)
+  }
+  const urls = fc
+    .array(fc.constantFrom('/', ':', '(', ')', '*', 'a', 'B', '_', '-', '1', '{'), {
+      maxLength: 24,
+    })
+    .map((chars) => chars.join(''))
+  fc.assert(fc.property(urls, (url) => formatParamUrl(url) === swaggerFormatParamUrl(url)))
+
+  t.equal(pathKeyOf('/api/books/:id', [{ url: '/api' }]), '/books/{id}', 'a base path')
+  t.equal(pathKeyOf('/api/books', [{ url: 'https://x.test/api' }]), '/books', 'from a full URL')
+  const variable = { url: 'https://x.test/{base}', variables: { base: { default: 'api' } } }
+  t.equal(pathKeyOf('/api/books', [variable]), '/books', 'a variable at its default')
+  t.equal(pathKeyOf('/api/books', [{ url: '/{base}' }]), '/api/books', 'no default: as is')
+  t.equal(
+    pathKeyOf('/api/books', [{ url: 'not a url' }, 'odd', { url: '/' }, { url: '/other' }]),
+    '/api/books',
+    'nothing to take off',
+  )
+  t.equal(pathKeyOf('/books/:id', undefined), '/books/{id}')
+})
+
+/** What @fastify/swagger does after a route's transform: one operation for all its methods. */
+function built(document: Json, path: string, methods: string[], operation: Json): void {
+  const paths = document.paths as Record<string, Json>
+  const item: Json = { ...paths[path] }
+  for (const method of methods) item[method] = operation
+  paths[path] = item
+}
+
+const BEARER = { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' }
+
+test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS', async (t) => {
+  const plan: DocumentPlan = {
+    ...FULL,
+    negotiation: false,
+    rateLimit: false,
+    conditional: false,
+    auth: { byDefault: true },
+    versioning: true,
+  }
+  const document: Json = {
     openapi: '3.0.3',
-    tags: [{ name: 'books', description: 'Books' }, { description: 'no name' }],
-    paths: {
-      '/v1/books/{id}': {
-        get: {
-          operationId: 'same',
-          tags: ['books'],
-          parameters: [
-            { in: 'path', name: 'id' },
-            { in: 'header', name: 'x' },
-          ],
-          responses: {},
-        },
-        put: { operationId: 'same', responses: {} },
-        summary: 'not an operation',
-      },
-      '/v1/authors': { post: { tags: [], responses: {} } },
-      '/v1/things': { options: { operationId: 'own', responses: {} }, get: { responses: {} } },
-      '/empty': {},
-      '/odd': 'not an object',
+    tags: [{ name: 'v1', description: 'Version 1' }, 'odd'],
+    components: { schemas: {} },
+    paths: { '/v1/books/{id}': { summary: 'One book' } },
+  }
+  const paths = document.paths as Record<string, Record<string, Json>>
+  const get = route('GET', '/v1/books/:id', { auth: { scopes: ['read'] } })
+  const given = {
+    params: { type: 'object', properties: { id: { type: 'integer', description: 'The id' } } },
+    response: {
+      200: { description: 'A book', headers: { etag: { type: 'string', description: 'Tag' } } },
+      204: { type: 'null', headers: { 'x-none': { type: 'string' }, 'x-odd': true } },
+      418: true,
     },
   }
-  const done = completeDocument(document, true)
-  const paths = done.paths as Record<string, Record<string, Json>>
+  const schema = describeInDocument(document, given, get, '/v1/books/:id', plan, true)
+  t.equal(schema.operationId, 'getV1BooksById')
+  t.same(schema.tags, ['v1'])
+  t.same(schema.security, [{ bearerAuth: [] }])
+  t.same(document.tags, [{ name: 'v1', description: 'Version 1' }, 'odd'], 'v1: defined already')
+  t.same((document.components as Json).securitySchemes, { bearerAuth: BEARER })
+  const placeholder = paths['/v1/books/{id}']!.head!
+  t.equal(placeholder.operationId, 'headV1BooksById')
+  t.same(placeholder.parameters, [
+    { name: 'id', in: 'path', required: true, schema: { type: 'integer' }, description: 'The id' },
+  ])
+  const placed = placeholder.responses as Record<string, Json>
+  t.same(placed['200'], {
+    description: 'A book',
+    headers: { etag: { schema: { type: 'string' }, description: 'Tag' } },
+  })
+  t.same(placed['204'], {
+    description: 'No body (HEAD)',
+    headers: { 'x-none': { schema: { type: 'string' } } },
+  })
+  t.notOk(placed['418'], 'what is not a response')
+  t.match(placeholder.description, /`read`/)
+  const options = paths['/v1/books/{id}']!.options!
+  t.equal(options.operationId, 'optionsV1BooksById')
+  t.same(options.tags, ['v1'])
+
+  const parameters = [
+    { in: 'path', name: 'id' },
+    { in: 'query', name: 'fields' },
+  ]
+  built(document, '/v1/books/{id}', ['get'], {
+    operationId: 'getV1BooksById',
+    parameters,
+    responses: { 200: { description: 'A book', content: {}, links: {} } },
+  })
+  const patch = route('PATCH', '/v1/books/:id', { auth: false })
+  const patched = describeInDocument(document, undefined, patch, '/v1/books/:id', plan, false)
+  t.notOk(patched.security, 'config.auth: false')
+  const item = paths['/v1/books/{id}']!
+  t.same(item.head, {
+    operationId: 'headV1BooksById',
+    parameters,
+    responses: { 200: { description: 'A book' } },
+  })
+  t.same(Object.keys(item), ['summary', 'get', 'head', 'options'], 'in the usual order')
+  const ok = (item.options!.responses as Record<string, Json>)['200']!
+  t.match(ok.description, /Allow: GET, HEAD, PATCH, OPTIONS/)
+  built(document, '/v1/books/{id}', ['patch'], { operationId: 'patchV1BooksById' })
+
+  // Several methods, one operation from @fastify/swagger: each gets an id of its own.
+  const multi = route(['PUT', 'DELETE', 'HEAD'] as never, '/v1/books/:id/cover')
+  const owned = { operationId: 'cover' }
+  t.equal(describeInDocument(document, owned, multi, multi.url, plan, true).operationId, 'cover')
+  const shared = { operationId: 'cover', responses: { 200: { content: {} } } }
+  built(document, '/v1/books/{id}/cover', ['put', 'delete', 'head'], shared)
+  const search = route(['SEARCH', 'GET'] as never, '/v1/books/:id/cover')
+  describeInDocument(document, undefined, search, search.url, plan, true)
+  const cover = paths['/v1/books/{id}/cover']!
   t.same(
-    (done.tags as Json[]).map((tag) => tag.name),
-    ['books', 'authors', 'things'],
+    [cover.put!.operationId, cover.delete!.operationId, cover.head!.operationId],
+    ['cover', 'cover-delete', 'cover-head'],
   )
-  t.equal(paths['/v1/books/{id}']?.put?.operationId, 'same2')
-  t.same(paths['/v1/books/{id}']?.options?.parameters, [{ in: 'path', name: 'id' }])
+  t.same(cover.head!.responses, { 200: {} }, 'HEAD: no body')
   t.match(
-    ((paths['/v1/books/{id}']!.options!.responses as Json)['200'] as Json).description,
-    /GET, PUT, OPTIONS/,
+    ((cover.options!.responses as Record<string, Json>)['200'] as Json).description,
+    /Allow: GET, HEAD, PUT, DELETE, SEARCH, OPTIONS/,
   )
-  t.equal(paths['/v1/authors']?.post?.operationId, 'postV1Authors')
-  t.same(paths['/v1/authors']?.post?.tags, ['authors'])
-  t.notOk(paths['/v1/authors']?.options?.parameters)
-  t.equal(paths['/v1/things']?.options?.operationId, 'own', 'an OPTIONS route of its own is kept')
-  t.notOk(paths['/empty']?.options, 'no OPTIONS where nothing is served')
-  t.notOk(paths['/odd'])
-  const without = completeDocument(document, false).paths as Record<string, Json>
-  t.notOk(without['/v1/authors']?.options, 'no OPTIONS when methods does not answer it')
-  t.same(completeDocument({}, true), { tags: [], paths: {} })
+  // An operation that is not the one the route shared is left; so is a HEAD of its own.
+  const own = { operationId: 'searchCover' }
+  built(document, '/v1/books/{id}/cover', ['search', 'get'], {
+    operationId: 'searchV1BooksByIdCover',
+  })
+  cover.get = own
+  paths['/v1/books/{id}/cover']!.get = own
+  paths['/v1/books/{id}/cover']!.head = { operationId: 'ownHead' }
+  describeInDocument(document, { hide: true }, route('GET', '/v1/hidden'), '/v1/hidden', plan, true)
+  t.equal(paths['/v1/books/{id}/cover']!.get, own)
+  t.same(paths['/v1/books/{id}/cover']!.head, { operationId: 'ownHead' })
+  t.notOk(paths['/v1/hidden'], 'a hidden route adds nothing')
+  const tagged = { tags: ['X-HIDDEN'] }
+  describeInDocument(document, tagged, route('GET', '/v1/secret'), '/v1/secret', plan, true)
+  t.notOk(paths['/v1/secret'])
+})
+
+test('the document being built: what swagger leaves out, OPTIONS of the app, ids', async (t) => {
+  const plan: DocumentPlan = { ...FULL, errors: false, negotiation: false, conditional: false }
+  const document: Json = { openapi: '3.0.3' }
+  const describe = (method: string, url: string, given?: Json, head = true): Json =>
+    describeInDocument(document, given, route(method, url), url, plan, head)
+  describe('GET', '/gone')
+  const paths = document.paths as Record<string, Record<string, Json>>
+  t.same((paths['/gone']!.head!.responses as Json)['200'], { description: 'Default Response' })
+  t.same(document.tags, [{ name: 'gone' }])
+  t.notOk(document.components, 'no Bearer scheme without auth')
+  // @fastify/swagger did not build it (a hiding rule of the app's): restwell's HEAD and OPTIONS go.
+  describe('POST', '/mixed')
+  t.notOk(paths['/gone'], 'nothing left there')
+  built(document, '/mixed', ['post'], { operationId: 'postMixed' })
+  describe('GET', '/mixed')
+  describe('GET', '/other', undefined, false)
+  t.same(Object.keys(paths['/mixed']!), ['post', 'options'], 'the HEAD goes, the path stays')
+  built(document, '/other', ['get'], { operationId: 'getOther' })
+
+  // An OPTIONS route of the app's own: restwell adds none there, before or after it.
+  describe('OPTIONS', '/own')
+  built(document, '/own', ['options'], { operationId: 'ownOptions' })
+  describe('GET', '/own', { tags: 'not a list' })
+  t.same(paths['/own']!.options, { operationId: 'ownOptions' })
+  built(document, '/own', ['get'], { operationId: 'getOwn' })
+  describe('GET', '/late')
+  built(document, '/late', ['get'], { operationId: 'getLate' })
+  paths['/late']!.options = { operationId: 'lateOptions' }
+  paths['/late']!.head = { operationId: 'lateHead' }
+  describe('PUT', '/late')
+  t.same(paths['/late']!.options, { operationId: 'lateOptions' })
+  t.same(paths['/late']!.head, { operationId: 'lateHead' }, 'a HEAD of the app’s own is kept')
+  built(document, '/late', ['put'], { operationId: 'putLate' })
+
+  // The same operation again (another constraint): the same id; another wanting one: a suffix.
+  t.equal(describe('PUT', '/late').operationId, 'putLate')
+  t.equal(describe('GET', '/a', { operationId: 'same' }).operationId, 'same')
+  t.equal(describe('GET', '/b', { operationId: 'same' }).operationId, 'same2')
+  t.equal(describe('GET', '/c', { operationId: 'same' }).operationId, 'same3')
+  t.equal(paths['/c']!.head!.operationId, 'same-head3', "HEAD: the route's id, -head")
+
+  const quiet: Json = { openapi: '3.1.0', paths: {}, components: {} }
+  const off = { ...plan, autoOptions: false, auth: { byDefault: false } }
+  const mine = { security: [{ bearerAuth: ['admin'] }, { apiKey: [] }] }
+  describeInDocument(quiet, mine, route('GET', '/x', { auth: true }), '/x', off, false)
+  t.same(quiet.paths, {}, 'no HEAD, no OPTIONS: nothing on the path before it is built')
+  t.same(quiet.components, { securitySchemes: { bearerAuth: BEARER } })
+  const open = describeInDocument(quiet, undefined, route('GET', '/y'), '/y', off, false)
+  t.notOk(open.security, 'no config.auth, and routes are not protected by default')
+  const defined = { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } }
+  const custom: Json = { openapi: '3.0.3', paths: {}, components: defined }
+  describeInDocument(custom, mine, route('GET', '/x'), '/x', off, false)
+  t.same(custom.components, defined, "the app's own bearerAuth")
+  const params = { type: 'object', properties: { id: { $ref: 'Id#' } } }
+  describeInDocument(custom, { params }, route('GET', '/x/:id'), '/x/:id', plan, true)
+  t.same(((custom.paths as Json)['/x/{id}'] as Record<string, Json>).head!.parameters, [
+    { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+  ])
 })
 
 test('what negotiation options say of the representations', async (t) => {
@@ -378,18 +552,44 @@ test('the plan for the document, and the route transform', async (t) => {
   t.equal(plan.autoOptions, false)
   t.equal(documentPlanOf({ ...base, errors: false, negotiation: false }).negotiation, false)
   t.equal(documentPlanOf({ ...base, errors: 'structured' }).errors, 'other')
+  t.same(documentPlanOf({ ...base, auth: true, authByDefault: true }).auth, { byDefault: true })
 
   const bare = route('GET', '/books')
   delete (bare as { config?: unknown }).config
-  const openapiObject: Record<string | symbol, unknown> = { openapi: '3.0.3' }
-  const transform = swaggerTransformFor(plan, undefined)
+  const openapiObject: Json = { openapi: '3.0.3' }
+  const transform = swaggerTransformFor(base, undefined)
   const out = transform({ schema: undefined, url: '/books', route: bare, openapiObject })
   t.equal((out.schema as Json).operationId, 'getBooks', 'a route without config')
   t.same(transform({ schema: undefined, url: '/books', route: bare }), {}, 'Swagger 2.0: as is')
-  const own = swaggerTransformFor(plan, () => ({ url: '/renamed', schema: { summary: 'Own' } }))
-  const renamed = own({ schema: undefined, url: '/books', route: bare, openapiObject })
+  const own = swaggerTransformFor(base, () => ({ url: '/renamed', schema: { summary: 'Own' } }))
+  const renamed = own({ schema: undefined, url: '/books', route: bare, openapiObject: {} })
   t.equal(renamed.url, '/renamed', "the route's own transform runs first")
   t.equal((renamed.schema as Json).summary, 'Own')
+  t.equal((renamed.schema as Json).operationId, 'getRenamed', 'named where the document shows it')
+  const seen: unknown[] = []
+  const app = swaggerTransformFor(
+    {
+      ...base,
+      transform(input) {
+        seen.push(this, input.url)
+        return { schema: { ...(input.schema as Json), summary: 'App' } }
+      },
+    },
+    undefined,
+  )
+  const chained = app({
+    schema: { description: 'x' },
+    url: '/books',
+    route: bare,
+    openapiObject: {},
+  })
+  t.match(chained.schema, { summary: 'App', description: 'x', operationId: 'getBooks' })
+  t.equal(seen[1], '/books', "the app's transform runs first")
+  t.match(seen[0], { errors: 'problem' }, 'called as a method of the plan')
+  const hidden = swaggerTransformFor(base, () => ({ schema: { hide: true } }))
+  const document: Json = {}
+  t.match(hidden({ url: '/books', route: bare, openapiObject: document }).schema, { hide: true })
+  t.same(document, { paths: {} }, 'a hidden route: the document gains nothing')
 
   const head = documentSchema(
     { response: { 200: book, 418: true } },
@@ -398,16 +598,11 @@ test('the plan for the document, and the route transform', async (t) => {
   )
   t.equal(responses(head)['418'], true)
 
-  const options = restwellOpenapi()
-  t.same(options.transformObject({ swaggerObject: { swagger: '2.0' } }), { swagger: '2.0' })
-  t.same(options.transformObject({}), {})
-  t.same(
-    (options.transformObject({ openapiObject: { paths: { '/a': { get: {} } } } }).paths as Json)[
-      '/a'
-    ],
-    { get: { operationId: 'getA', tags: ['a'] } },
-    'no OPTIONS without a plan from restwell',
-  )
+  const options = restwellOpenapi({ info: { title: 't', version: '1' } })
+  t.same(options.openapi, { info: { title: 't', version: '1' } })
+  t.equal(options.refResolver.buildLocalReference({ $id: 'Book' }, '', '', 3), 'Book')
+  t.equal(options.refResolver.buildLocalReference({}, '', '', 3), 'def-3')
+  t.same(restwellOpenapi().openapi, {})
 })
 
 test("the jobs' routes: the job, 303 when done, 409 from the result", async (t) => {

@@ -171,7 +171,7 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
   t.notOk(health.responses['406'])
   t.notOk(doc.paths['/hidden'])
   t.notOk(doc.paths['/raw']!.get!.responses.default, '`swaggerTransform: false`: as given')
-  t.notOk(doc.paths['/raw']!.head!.responses.default, 'its HEAD too')
+  t.notOk(doc.paths['/raw']!.head, 'nor a HEAD of restwell’s')
   t.ok(get.responses.default, 'a route as restwell describes it')
   t.equal(get.operationId, 'getV1BooksById')
   t.equal(item.head!.operationId, 'headV1BooksById', 'HEAD is documented')
@@ -192,11 +192,50 @@ test("jobs' status routes, added by the umbrella itself, are described like the 
   t.ok(moved.doc.paths['/tasks/{id}']?.get?.responses['303'], 'at its basePath')
 })
 
+test('HEAD is documented where Fastify serves it, however @fastify/swagger is set', async (t) => {
+  const documentOf = async (exposeHeadRoutes: boolean, swaggerHeads: boolean): Promise<Doc> => {
+    const app = Fastify({ exposeHeadRoutes })
+    apps.push(app)
+    await app.register(fastifySwagger, {
+      openapi: { info: { title: 'heads', version: '1.0.0' } },
+      exposeHeadRoutes: swaggerHeads,
+    })
+    await app.register(restwell, { underPressure: false })
+    app.get(
+      '/v1/books/:id',
+      { schema: { operationId: 'readBook', response: { 200: book } } },
+      () => ({
+        id: 1,
+        title: 'x',
+      }),
+    )
+    app.get('/v1/authors', async () => [])
+    await app.ready()
+    return app.swagger() as unknown as Doc
+  }
+  const fromSwagger = await documentOf(true, true)
+  await SwaggerParser.validate(structuredClone(fromSwagger) as never)
+  const item = fromSwagger.paths['/v1/books/{id}']!
+  t.equal(item.head!.operationId, 'readBook-head', "@fastify/swagger's own HEAD operation")
+  t.notOk(item.head!.responses['200']!.content, 'without a body')
+  t.equal(fromSwagger.paths['/v1/authors']!.head!.operationId, 'headV1Authors')
+  const ours = await documentOf(true, false)
+  t.equal(
+    ours.paths['/v1/books/{id}']!.head!.operationId,
+    'readBook-head',
+    'the same from restwell',
+  )
+  const none = await documentOf(false, false)
+  t.notOk(none.paths['/v1/books/{id}']!.head, 'not served: not documented')
+  const options = none.paths['/v1/books/{id}']!.options!
+  t.match(options.responses['200']!.description, /`Allow: GET, OPTIONS`/)
+})
+
 test('patch and soft-delete routes list their own errors (409/422, 410 when gone)', async (t) => {
   const described = async (options: RestwellOptions, routes: (app: FastifyInstance) => void) => {
     const app = Fastify()
     apps.push(app)
-    await app.register(fastifySwagger, restwellOpenapi({ info: { title: 't', version: '1' } }))
+    await app.register(fastifySwagger, { openapi: { info: { title: 't', version: '1' } } })
     await app.register(restwell, options)
     routes(app)
     await app.ready()
@@ -217,7 +256,8 @@ test('patch and soft-delete routes list their own errors (409/422, 410 when gone
   t.ok(has('/a/{id}', 'patch', '409') && has('/a/{id}', 'patch', '422'), 'a PATCH route')
   t.notOk(has('/b/{id}', 'patch', '409') || has('/b/{id}', 'patch', '422'), 'patch: false')
   t.ok(has('/c', 'post', '422'), 'a POST that opts in')
-  t.match(JSON.stringify(paths['/a/{id}']?.patch?.responses['422']), /RestwellError/)
+  // RestwellError, under @fastify/swagger's default name (no `restwellOpenapi()` here).
+  t.match(JSON.stringify(paths['/a/{id}']?.patch?.responses['422']), /schemas\/def-0/)
   t.ok(has('/d/{id}', 'get', '410'), 'soft delete, gone')
   t.notOk(has('/e/{id}', 'get', '410'), 'the route says not gone')
   t.notOk(has('/f/{id}', 'get', '410'), 'not a soft-delete route')
@@ -336,15 +376,20 @@ test('with Zod compilers and swagger: every route works, restwell leaves the sch
   t.equal(page.json().error.code, 'INVALID_PAGINATION')
 
   const doc = app.swagger() as unknown as Doc
+  // The umbrella is not given the app's transform: its Zod routes are the app transform's.
   const list = doc.paths['/v1/books']!.get!
-  t.same(list.tags, ['v1'], 'tags are not compiled: still added')
-  t.same(list.security, [{ bearerAuth: [] }], 'so is the Bearer requirement')
+  t.notOk(list.operationId, 'a Zod route: as the app transform describes it')
+  t.notOk(list.security, 'nothing of restwell’s')
   t.notOk(list.responses['404'], 'no error responses: the serializer is Zod’s')
   t.notOk(
     list.parameters?.some((p) => p.name === 'limit'),
     'no pagination parameters: the validator is Zod’s',
   )
   t.notOk(doc.paths['/v1/books']!.post!.parameters?.some((p) => p.name === 'if-match'))
+  const authors = doc.paths['/v1/authors']!.get!
+  t.same(authors.tags, ['v1'], 'a route without a schema: described by restwell')
+  t.same(authors.security, [{ bearerAuth: [] }])
+  t.ok(authors.responses['404'], 'its errors, in the document only')
   t.ok(doc.paths['/v1/posts/{id}']!.get, 'described from the route as it is')
 })
 
