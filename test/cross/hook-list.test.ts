@@ -49,55 +49,54 @@ test('the hooks of a GET, its HEAD, a PATCH and an opted-out route under the umb
   const app = Fastify()
   await app.register(restwell)
   app.get('/books/:id', { config: { auth: false } }, async () => ({ id: 1 }))
-  app.patch('/books/:id', { config: { auth: false } }, async () => ({ id: 1 }))
+  app.patch(
+    '/books/:id',
+    {
+      config: {
+        auth: false,
+        conditional: { getValidator: async () => ({ etag: '1' }) },
+        softDelete: true,
+      },
+    },
+    async () => ({ id: 1 }),
+  )
   // A route opted out of everything passes only the root hooks: the hooks the not-found
   // path (404, 405, OPTIONS of @restwell/methods) passes too.
   app.get('/plain', { config: OPT_OUT, compress: false }, async () => 'plain')
   await app.ready()
   t.teardown(() => app.close())
 
+  // The pipeline's root hooks: what every request runs (request id, CORS, reroute, overload,
+  // rate limit, auth, 405/OPTIONS; see pipeline.ts) and the send phase of the answers of no
+  // route. What a route's `reply.callNotFound()` runs is the not-found handler's own.
   const root = {
-    onRequest: [
-      'restwellRequest',
-      'restwellCors',
-      'restwellReroute',
-      'onRequest',
-      'restwellRateLimit',
-      'onNotFound',
-    ],
-    preHandler: ['onNotFound'],
-    // The pipeline's send phase of the answers of no route.
+    onRequest: ['restwellRequest'],
     onSend: ['restwellSendNotFound'],
   }
-  // What a route that keeps its conventions adds to the root hooks, before its own.
+  // What a route that keeps its conventions adds: one hook per phase running the route's plan.
   const routed = {
-    onRequest: [...root.onRequest, 'negotiationOnRequest'],
-    preSerialization: ['negotiationSerialize'],
-    // The route's plan: every send step in the pipeline's order, one hook.
+    onRequest: [...root.onRequest, 'restwellRoute'],
+    preSerialization: ['restwellSerialize'],
     onSend: [...root.onSend, 'restwellSend'],
   }
   t.same(hookLists(app), {
     'GET /books/:id': {
       onRequest: routed.onRequest,
-      preSerialization: [
-        ...routed.preSerialization,
-        'beforeSerialization',
-        'restwellCompressEarly',
-      ],
-      preHandler: root.preHandler,
+      preSerialization: routed.preSerialization,
       onSend: routed.onSend,
     },
     'HEAD /books/:id': {
       onRequest: routed.onRequest,
-      preSerialization: [...routed.preSerialization, 'beforeSerialization'],
-      preHandler: root.preHandler,
+      preSerialization: routed.preSerialization,
       onSend: [...routed.onSend, 'headRouteOnSendHandler'],
     },
     'PATCH /books/:id': {
-      onRequest: [...routed.onRequest, 'checkContentType'],
+      onRequest: routed.onRequest,
+      // Request bodies decoded (gzip, br, deflate) by @fastify/compress, after restwell's check.
       preParsing: ['restwellRequestCoding', 'preParsing'],
+      // The stored validators (412/428) and a soft-delete restore, read once the body is.
+      preHandler: ['restwellPreHandler'],
       preSerialization: routed.preSerialization,
-      preHandler: root.preHandler,
       onSend: routed.onSend,
     },
     'GET /plain': root,

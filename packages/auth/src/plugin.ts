@@ -10,7 +10,7 @@ import {
   statusCode,
   validateOptions,
 } from '@restwell/errors'
-import { AUTH_GUARD, AUTHENTICATES, asList, onEveryRoute } from '@restwell/core'
+import { AUTH_GUARD, AUTHENTICATES, asList, onEveryRoute, useRootRequestStep } from '@restwell/core'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -249,16 +249,21 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     return undefined
   }
 
-  fastify.addHook('onRequest', function restwellAuthRoot(request, reply, done) {
-    if (httpsRequired && !isSecure(request, trustProxy)) {
-      const refusal = refuseInsecure(request, reply)
-      if (refusal !== undefined) done(refusal)
-      return
-    }
-    // Unknown paths: with hideRoutes, a client without a valid token learns nothing of them.
-    if (!hideRoutes || !request.is404) return done()
-    guard(request, ANY_VALID_TOKEN).then(() => done(), done)
-  })
+  useRootRequestStep(
+    fastify,
+    'auth',
+    function restwellAuthRoot(request, reply) {
+      if (httpsRequired && !isSecure(request, trustProxy)) {
+        const refusal = refuseInsecure(request, reply)
+        if (refusal !== undefined) throw refusal
+        return true
+      }
+      // Unknown paths: with hideRoutes, a client without a valid token learns nothing of them.
+      if (!hideRoutes || !request.is404) return undefined
+      return guard(request, ANY_VALID_TOKEN).then(() => undefined)
+    },
+    'restwellAuthRoot',
+  )
 }
 
 /** The `@restwell/auth` plugin. */

@@ -10,6 +10,7 @@ import {
   type RouteEntry,
   type SendStep,
   sendHook,
+  useRouteStep,
 } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
@@ -173,9 +174,6 @@ function collectionDigest(
   return identityDigest(text)
 }
 
-type Done = (error?: Error | null, payload?: unknown) => void
-type SendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) => void
-
 function contentCoding(reply: FastifyReply): string | undefined {
   const value = reply.getHeader('content-encoding')
   if (typeof value !== 'string') return undefined
@@ -286,7 +284,10 @@ function buildRouteHooks(settings: RouteSettings) {
   const vary = settings.vary
 
   /** Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. */
-  async function checkStoredState(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  async function checkStoredState(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<true | undefined> {
     const read = isSafeReadMethod(request.method)
     const preconditions = readPreconditions(request.method, request.headers)
     if (!read) {
@@ -313,7 +314,8 @@ function buildRouteHooks(settings: RouteSettings) {
       }
       if (outcome.result === 'not-modified') {
         stateOf(reply).notModified = outcome.etag ?? null
-        return reply.send()
+        reply.send()
+        return true
       }
       return undefined
     }
@@ -346,10 +348,10 @@ function buildRouteHooks(settings: RouteSettings) {
   }
 
   /** Checks handler-given validators before the body is serialized, so a 304 costs no serialization. */
-  const beforeSerialization: SendHook = (request, reply, payload, done) => {
-    if (reply.statusCode !== 200 || !isSafeReadMethod(request.method)) return done()
+  const beforeSerialization: SendStep = (request, reply, payload) => {
+    if (reply.statusCode !== 200 || !isSafeReadMethod(request.method)) return undefined
     const known = peekState(reply)
-    if (known?.evaluated === true) return done()
+    if (known?.evaluated === true) return undefined
     if (payload !== null && typeof payload === 'object') {
       const record = payload as Record<string, unknown>
       if (settings.etagField !== undefined && known?.etag === undefined) {
@@ -375,15 +377,15 @@ function buildRouteHooks(settings: RouteSettings) {
     }
     const state = peekState(reply)
     // a state that exists here holds a handler-given validator (it is made by setting one)
-    if (state === null) return done()
+    if (state === null) return undefined
     // An ETag still to come (hashed from the bytes, or set by hand as a header) decides
     // If-Match and If-None-Match and goes on a 304 (RFC 9110 §15.4.5): decide in onSend then.
-    if (state.etag === undefined && (settings.etag || reply.hasHeader('etag'))) return done()
+    if (state.etag === undefined && (settings.etag || reply.hasHeader('etag'))) return undefined
     const outcome = evaluate(request, state)
-    if (outcome === undefined) return done()
+    if (outcome === undefined) return undefined
     if (outcome.result === 'failed') {
       dropValidators(reply)
-      return done(preconditionFailed(outcome.field))
+      throw preconditionFailed(outcome.field)
     }
     if (outcome.result === 'not-modified') {
       state.notModified = outcome.etag ?? null
@@ -393,7 +395,7 @@ function buildRouteHooks(settings: RouteSettings) {
         reply.statusCode === 200 ? '' : typeof value === 'string' ? value : JSON.stringify(value),
       )
     }
-    done()
+    return undefined
   }
 
   /** ETag from the bytes (when none is known), 304/412, Accept-Ranges, 206/416. */
@@ -597,10 +599,14 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     const settings = resolveRoute(this, options, route, config)
     const hooks = buildRouteHooks(settings)
     if (settings.getValidator !== undefined) {
-      addRouteHook(route, 'preHandler', hooks.checkStoredState)
+      useRouteStep(this, route, 'preHandler', 'conditional', hooks.checkStoredState, {
+        hookName: 'checkStoredState',
+      })
     }
     if (!read) return
-    addRouteHook(route, 'preSerialization', hooks.beforeSerialization)
+    useRouteStep(this, route, 'preSerialization', 'conditional', hooks.beforeSerialization, {
+      hookName: 'beforeSerialization',
+    })
     if (pipelineOf(this) !== undefined) {
       contributeSend(route, 'conditional', hooks.validate)
       contributeSend(route, 'conditionalCoding', codingTag)

@@ -3,7 +3,15 @@
  * route is added. Used alone, a plugin runs its steps from hooks of its own; under a pipeline
  * (the umbrella's), it hands them over and the pipeline runs them in the order it lists.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preSerializationHookHandler,
+} from 'fastify'
 import type { RouteEntry } from './routes.js'
 
 /**
@@ -12,25 +20,51 @@ import type { RouteEntry } from './routes.js'
  */
 export type SendStep = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => unknown
 
+/**
+ * A step of the request phase (before the body is read). It returns `true` once it has answered
+ * (`reply.send`) or handed the request on (`reply.hijack`): the steps after it do not run. It
+ * may return a promise of that; a step that throws or rejects answers with that error.
+ */
+export type RequestStep = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => boolean | undefined | PromiseLike<boolean | undefined>
+
+/**
+ * A step of the serialization phase: gets the handler's value, returns the one to serialize
+ * (`undefined` keeps it). A step that throws answers with that error.
+ */
+export type SerializeStep = SendStep
+
 /** What a pipeline collects from the plugins registered under it. */
 export interface Pipeline {
   /** Steps for answers of no route (404, 405, automatic OPTIONS, refusals before routing). */
   readonly notFound: Map<string, SendStep>
+  /** Steps every request runs before routing decides anything else (request id, CORS, limits). */
+  readonly request: Map<string, RequestStep>
+  /**
+   * Steps of the not-found handler's `preHandler` (what a route's `reply.callNotFound()` runs),
+   * once a not-found handler has taken them (`notFoundPreHandler`).
+   */
+  notFoundPreHandler?: Map<string, RequestStep>
 }
 
 /** `Symbol.for`: the ESM and the CJS build of this package share the slots. */
 const PIPELINE = Symbol.for('restwell.pipeline')
 const STEPS = Symbol.for('restwell.plan.send')
+const REQUEST_STEPS = Symbol.for('restwell.plan.request')
+const SERIALIZE_STEPS = Symbol.for('restwell.plan.serialize')
+const PRE_HANDLER_STEPS = Symbol.for('restwell.plan.preHandler')
 
 type WithPipeline = { [PIPELINE]?: Pipeline }
-type WithSteps = { [STEPS]?: Map<string, SendStep> }
+type Slot = typeof STEPS | typeof REQUEST_STEPS | typeof SERIALIZE_STEPS | typeof PRE_HANDLER_STEPS
 
 /**
  * Makes `fastify` (and every instance created under it from now on) collect the steps of the
  * plugins registered on it. Called by the umbrella before it registers them.
  */
 export function installPipeline(fastify: FastifyInstance): Pipeline {
-  const pipeline: Pipeline = { notFound: new Map() }
+  const pipeline: Pipeline = { notFound: new Map(), request: new Map() }
   fastify.decorate(PIPELINE as unknown as string, pipeline)
   return pipeline
 }
@@ -40,9 +74,85 @@ export function pipelineOf(fastify: FastifyInstance): Pipeline | undefined {
   return (fastify as FastifyInstance & WithPipeline)[PIPELINE]
 }
 
+/** The step each route phase runs. */
+export interface PhaseSteps {
+  onRequest: RequestStep
+  preHandler: RequestStep
+  preSerialization: SerializeStep
+  onSend: SendStep
+}
+
+const PHASE_SLOTS: Record<keyof PhaseSteps, Slot> = {
+  onRequest: REQUEST_STEPS,
+  preHandler: PRE_HANDLER_STEPS,
+  preSerialization: SERIALIZE_STEPS,
+  onSend: STEPS,
+}
+
+/** The steps of `phase` contributed to `route` so far, by name. */
+export function stepsOf<P extends keyof PhaseSteps>(
+  route: RouteEntry,
+  phase: P,
+): ReadonlyMap<string, PhaseSteps[P]> {
+  const slots = route as unknown as Record<Slot, Map<string, PhaseSteps[P]> | undefined>
+  return slots[PHASE_SLOTS[phase]] ?? new Map()
+}
+
 /** The send steps contributed to `route` so far, by name. */
 export function sendStepsOf(route: RouteEntry): ReadonlyMap<string, SendStep> {
-  return (route as RouteEntry & WithSteps)[STEPS] ?? new Map()
+  return stepsOf(route, 'onSend')
+}
+
+function isThenable(value: unknown): value is PromiseLike<boolean | undefined> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function'
+}
+
+/** Runs `steps` from `from` on; a step's promise continues the run when it settles. */
+function runSteps(
+  steps: readonly RequestStep[],
+  from: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  for (let i = from; i < steps.length; i++) {
+    let out: ReturnType<RequestStep>
+    try {
+      out = (steps[i] as RequestStep)(request, reply)
+    } catch (error) {
+      done(error as Error)
+      return
+    }
+    if (out === true) return
+    if (out !== undefined && isThenable(out)) {
+      out.then(
+        (answered) =>
+          answered === true ? undefined : runSteps(steps, i + 1, request, reply, done),
+        (error: unknown) => done(error as Error),
+      )
+      return
+    }
+  }
+  done()
+}
+
+/**
+ * One `onRequest` (or `preHandler`) hook that runs `steps` in order, named `name`. Synchronous
+ * steps run in one call; the first step that returns a promise continues the run when it settles.
+ */
+export function requestHook(name: string, steps: readonly RequestStep[]): onRequestHookHandler {
+  const hook: onRequestHookHandler = (request, reply, done) =>
+    runSteps(steps, 0, request, reply, done)
+  return Object.defineProperty(hook, 'name', { value: name })
+}
+
+/** One `preSerialization` hook that runs `steps` in order, named `name`. */
+export function serializeHook(
+  name: string,
+  steps: readonly SerializeStep[],
+): preSerializationHookHandler<unknown> {
+  const send = sendHook(name, steps)
+  return send as unknown as preSerializationHookHandler<unknown>
 }
 
 /**
@@ -81,22 +191,95 @@ export function addRouteHook(
   slots[phase] = where === 'last' ? [...list, hook] : [hook, ...list]
 }
 
-/** Hands a convention's send step for `route` to the pipeline, under `name`. */
-export function contributeSend(route: RouteEntry, name: string, step: SendStep): void {
-  const holder = route as RouteEntry & WithSteps
-  let steps = holder[STEPS]
+function contribute<Step>(route: RouteEntry, slot: Slot, name: string, step: Step): void {
+  const holder = route as unknown as Record<Slot, Map<string, Step> | undefined>
+  let steps = holder[slot]
   if (steps === undefined) {
     steps = new Map()
-    holder[STEPS] = steps
+    holder[slot] = steps
   }
   steps.set(name, step)
 }
 
+/** Hands a convention's send step for `route` to the pipeline, under `name`. */
+export function contributeSend(route: RouteEntry, name: string, step: SendStep): void {
+  contribute(route, STEPS, name, step)
+}
+
 /**
- * Puts a convention's send step on `route` (from an `onRoute` hook; `instance` is its `this`).
- * Under a pipeline the step is handed over under `name`; otherwise the route runs it from a hook
- * of its own, named `name`, added last, or first when `where` says so.
+ * Puts a convention's step for `phase` on `route` (from an `onRoute` hook; `instance` is its
+ * `this`). Under a pipeline it is handed over under `name`; otherwise the route runs it from a
+ * hook of its own, named `hookName` (default `name`), added last or, with `where: 'first'`,
+ * before the route's other hooks of that phase.
  */
+export function useRouteStep<P extends keyof PhaseSteps>(
+  instance: FastifyInstance,
+  route: RouteEntry,
+  phase: P,
+  name: string,
+  step: PhaseSteps[P],
+  alone: { where?: 'last' | 'first'; hookName?: string } = {},
+): void {
+  if (pipelineOf(instance) !== undefined) {
+    contribute(route, PHASE_SLOTS[phase], name, step)
+    return
+  }
+  const hookName = alone.hookName ?? name
+  const hook =
+    phase === 'onRequest' || phase === 'preHandler'
+      ? requestHook(hookName, [step as RequestStep])
+      : sendHook(hookName, [step as SendStep])
+  addRouteHook(route, phase, hook, alone.where)
+}
+
+/**
+ * The `preHandler` for a not-found handler set on `fastify`: it runs the steps the plugins hand
+ * over with `useNotFoundPreHandlerStep`. Undefined without a pipeline (each plugin then adds a
+ * root hook of its own).
+ */
+export function notFoundPreHandler(fastify: FastifyInstance): onRequestHookHandler | undefined {
+  const pipeline = pipelineOf(fastify)
+  if (pipeline === undefined) return undefined
+  const steps = new Map<string, RequestStep>()
+  pipeline.notFoundPreHandler = steps
+  let run: onRequestHookHandler | undefined
+  return function restwellNotFoundPreHandler(request, reply, done) {
+    run ??= requestHook('restwellNotFoundPreHandler', [...steps.values()])
+    run.call(this, request, reply, done)
+  }
+}
+
+/**
+ * Puts a step on what a route's `reply.callNotFound()` runs: handed to the not-found handler
+ * that took the pipeline's steps, or run from a root `preHandler` hook named `hookName`.
+ */
+export function useNotFoundPreHandlerStep(
+  fastify: FastifyInstance,
+  name: string,
+  step: RequestStep,
+  hookName = name,
+): void {
+  const steps = pipelineOf(fastify)?.notFoundPreHandler
+  if (steps !== undefined) steps.set(name, step)
+  else fastify.addHook('preHandler', requestHook(hookName, [step]) as preHandlerHookHandler)
+}
+
+/**
+ * Puts a step on every request of `fastify`'s scope, before routing decides anything else:
+ * handed to the pipeline under `name`, or run from a root `onRequest` hook named `name`.
+ */
+export function useRootRequestStep(
+  fastify: FastifyInstance,
+  name: string,
+  step: RequestStep,
+  hookName = name,
+): void {
+  const pipeline = pipelineOf(fastify)
+  if (pipeline !== undefined) pipeline.request.set(name, step)
+  else fastify.addHook('onRequest', requestHook(hookName, [step]))
+}
+
+/** `useRouteStep` for the send phase. */
 export function useSendStep(
   instance: FastifyInstance,
   route: RouteEntry,
@@ -104,9 +287,7 @@ export function useSendStep(
   step: SendStep,
   where: 'last' | 'first' = 'last',
 ): void {
-  if (pipelineOf(instance) === undefined)
-    addRouteHook(route, 'onSend', sendHook(name, [step]), where)
-  else contributeSend(route, name, step)
+  useRouteStep(instance, route, 'onSend', name, step, { where })
 }
 
 /**

@@ -13,7 +13,7 @@ import { isHeaderError, setIfValid, writeRaw } from './last-resort.js'
 import { routeNotFound } from './not-found.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
-import { onEveryRoute, routesBefore } from '@restwell/core'
+import { notFoundPreHandler, onEveryRoute, routesBefore, useRootRequestStep } from '@restwell/core'
 import { validateOptions } from './validate-options.js'
 
 /** What a route of Fastify's default error handler threw (see `defaulted`). */
@@ -81,9 +81,11 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
 
   // The first onRequest hook: the request id, then the requests refused before anything else
   // runs (the app is closing; an unmet `Expect`, a Host-less HTTP/1.1 request, see expect.ts).
-  fastify.addHook('onRequest', function restwellRequest(request, reply, next) {
+  useRootRequestStep(fastify, 'request', function restwellRequest(request, reply) {
     if (idHeader !== false) reply.header(idHeader, requestIdOf(request))
-    next(closing ? closingRefusal() : requestRefusal(request))
+    const refusal = closing ? closingRefusal() : requestRefusal(request)
+    if (refusal !== undefined) throw refusal
+    return undefined
   })
   passExpectationsToFastify(fastify.server)
 
@@ -240,12 +242,16 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   }
 
   if (options.notFoundHandler) {
-    fastify.setNotFoundHandler(function restwellNotFound(request, reply) {
-      const error = routeNotFound(request)
-      // What this answer fails with reaches ours (the not-found scope's handler): last resort.
-      ;(reply as Answering)[ANSWERING] = { first: error }
-      return send(error, request, reply)
-    })
+    const preHandler = notFoundPreHandler(fastify)
+    fastify.setNotFoundHandler(
+      preHandler === undefined ? {} : { preHandler },
+      function restwellNotFound(request, reply) {
+        const error = routeNotFound(request)
+        // What this answer fails with reaches ours (the not-found scope's handler): last resort.
+        ;(reply as Answering)[ANSWERING] = { first: error }
+        return send(error, request, reply)
+      },
+    )
   }
 }
 

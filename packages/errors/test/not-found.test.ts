@@ -1,4 +1,5 @@
 import Fastify from 'fastify'
+import { installPipeline, useNotFoundPreHandlerStep } from '@restwell/core'
 import { test } from 'tap'
 import { notFoundInScope, restwellErrors, routeNotFound } from '../src/index.js'
 
@@ -61,4 +62,20 @@ test("notFoundInScope: a sub-plugin's own handler is kept; errors' in a parent i
   await t.rejects(async () => {
     await parent.ready()
   }, /probe: registered in a plugin whose unmatched requests are answered by the not-found handler @restwell\/errors set in a parent plugin, which does not run this plugin's hooks \(its hooks\)/)
+})
+
+test("under a pipeline, the not-found handler's preHandler runs the steps handed to it", async (t) => {
+  const app = Fastify()
+  installPipeline(app)
+  await app.register(restwellErrors)
+  const seen: string[] = []
+  useNotFoundPreHandlerStep(app, 'probe', (request) => {
+    seen.push(request.url)
+    return undefined
+  })
+  app.get('/gone', async (_request, reply) => reply.callNotFound())
+  t.equal((await app.inject('/gone')).statusCode, 404)
+  t.equal((await app.inject('/nothing')).statusCode, 404)
+  t.same(seen, ['/gone', '/nothing'], 'what callNotFound runs, and every unknown path')
+  t.notMatch(app.printRoutes({ includeHooks: true }), /preHandler/, 'no route hook of its own')
 })

@@ -1,13 +1,12 @@
 /** The `@restwell/methods` plugin: 405 + Allow, automatic OPTIONS, 501, TRACE/CONNECT refused, 201. */
 import { ErrorCode, httpErrors, notFoundInScope, validateOptions } from '@restwell/errors'
-import { pathOf } from '@restwell/core'
-import type {
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-  onRequestHookHandler,
-  preHandlerHookHandler,
-} from 'fastify'
+import {
+  pathOf,
+  type RequestStep,
+  useNotFoundPreHandlerStep,
+  useRootRequestStep,
+} from '@restwell/core'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { allowedMethods, REFUSED_METHODS, routedMethods } from './allow.js'
 import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
@@ -75,21 +74,19 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
    */
   let known: ReadonlySet<string> | undefined
 
-  const onNotFound: onRequestHookHandler & preHandlerHookHandler = (request, reply, done) => {
+  const judge: RequestStep = function onNotFound(request, reply) {
     // Matched routes pay one property check; the router is asked only on the not-found path.
-    if (!request.is404 || (request as Judged)[JUDGED]) return done()
+    if (!request.is404 || (request as Judged)[JUDGED]) return undefined
     ;(request as Judged)[JUDGED] = true
     const method = request.method
     known ??= new Set([...fastify.supportedMethods, ...REFUSED_METHODS])
     if (!known.has(method) && options.notImplemented) {
-      return done(
-        httpErrors.notImplemented(`This server does not implement the ${method} method`, {
-          code: ErrorCode.METHOD_NOT_IMPLEMENTED,
-        }),
-      )
+      throw httpErrors.notImplemented(`This server does not implement the ${method} method`, {
+        code: ErrorCode.METHOD_NOT_IMPLEMENTED,
+      })
     }
     const allow = allowedMethods(fastify, request.url, options.autoOptions, routed)
-    if (allow.length === 0) return done()
+    if (allow.length === 0) return undefined
     if (method === 'OPTIONS' && options.autoOptions) {
       reply
         .code(200)
@@ -97,31 +94,29 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
         .header('cache-control', 'no-store')
         .header('content-length', '0')
         .send()
-      return
+      return true
     }
     // The method has a route here: its handler chose not-found (`reply.callNotFound()`), so
     // this is a 404, never a 405 whose Allow lists the very method refused.
-    if (allow.includes(method)) return done()
+    if (allow.includes(method)) return undefined
     // A HEAD where GET too is refused is named as GET: its Content-Length must be the one GET's
     // 405 has (RFC 9110 §9.3.2). Where GET is allowed (`exposeHeadRoutes: false`), GET's answer
     // is not a 405 anyway, and the message names HEAD.
     const named = method === 'HEAD' && !allow.includes('GET') ? 'GET' : method
     // The router is asked about the URL that was routed (`request.url`, possibly rewritten by
     // method override or versioning); the client is shown the one it sent.
-    done(
-      httpErrors.methodNotAllowed(
-        `Method ${named} is not allowed on ${pathOf(request.originalUrl)}`,
-        {
-          code: ErrorCode.METHOD_NOT_ALLOWED,
-          headers: { allow: allow.join(', ') },
-        },
-      ),
+    throw httpErrors.methodNotAllowed(
+      `Method ${named} is not allowed on ${pathOf(request.originalUrl)}`,
+      {
+        code: ErrorCode.METHOD_NOT_ALLOWED,
+        headers: { allow: allow.join(', ') },
+      },
     )
   }
-  fastify.addHook('onRequest', onNotFound)
+  useRootRequestStep(fastify, 'methods', judge, 'onNotFound')
   // `reply.callNotFound()` (e.g. from a catch-all `OPTIONS *` route handing a plain OPTIONS on)
   // runs only the 404 context's preHandler hooks, so the same judgement is made there too.
-  fastify.addHook('preHandler', onNotFound)
+  useNotFoundPreHandlerStep(fastify, 'methods', judge, 'onNotFound')
 }
 
 /** The `@restwell/methods` plugin. */

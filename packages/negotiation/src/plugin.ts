@@ -1,5 +1,11 @@
 /** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
-import { type SendStep, useSendStep } from '@restwell/core'
+import {
+  type RequestStep,
+  type SendStep,
+  type SerializeStep,
+  useSendStep,
+  useRouteStep,
+} from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
   apiVersionsOf,
@@ -18,8 +24,6 @@ import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
-  onRequestHookHandler,
-  preSerializationHookHandler,
   preValidationHookHandler,
   RouteOptions,
 } from 'fastify'
@@ -503,18 +507,14 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     const multipartObject = options.multipart !== false && options.multipart.attachBody
     describeFormBodies(routeOptions, consumed, schemaAccess(this, routeOptions), multipartObject)
 
-    const onRequest: onRequestHookHandler = function negotiationOnRequest(request, reply, done) {
+    const onRequest: RequestStep = function negotiationOnRequest(request, reply) {
       if (settings.forms) (request as { [FORM_ROUTE]?: true })[FORM_ROUTE] = true
-      let answered: boolean
-      try {
-        answered = negotiate(request, reply, settings)
-      } catch (error) {
-        done(error as Error)
-        return
-      }
-      if (!answered) done()
+      return negotiate(request, reply, settings)
     }
-    routeOptions.onRequest = [onRequest, ...asList(routeOptions.onRequest)]
+    useRouteStep(this, routeOptions, 'onRequest', 'negotiation', onRequest, {
+      where: 'first',
+      hookName: 'negotiationOnRequest',
+    })
 
     const onSend: SendStep = function negotiationOnSend(request, reply) {
       // An error is not localized (no Content-Language): its form varies by Accept alone, and with
@@ -536,17 +536,13 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     if (
       settings.offers.some((o) => o.mediaType !== MEDIA_TYPES.json && SERIALIZED.has(o.mediaType))
     ) {
-      const preSerialization: preSerializationHookHandler<unknown> = function negotiationSerialize(
+      const preSerialization: SerializeStep = function negotiationSerialize(
         request,
         reply,
         payload,
-        done,
       ) {
         const type = (request as { [MEDIA_TYPE]?: SupportedMediaType })[MEDIA_TYPE]
-        if (type === undefined || type === MEDIA_TYPES.json) {
-          done(null, payload)
-          return
-        }
+        if (type === undefined || type === MEDIA_TYPES.json) return undefined
         const location = reply.getHeader('location')
         const filter = responseSerializer(reply, reply.statusCode)
         // The payload as JSON sends it: through the response schema, else `toJSON` applied.
@@ -560,14 +556,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
           itemQuery: versionParam === false ? undefined : itemQuery(request, url, versionParam),
           page: shownPage(pageOf(reply), data),
         })
-        if (body === undefined) {
-          done(null, payload)
-          return
-        }
+        if (body === undefined) return undefined
         reply.serializer(passThrough).type(CONTENT_TYPES[type])
-        done(null, body)
+        return body
       }
-      routeOptions.preSerialization = [...asList(routeOptions.preSerialization), preSerialization]
+      useRouteStep(this, routeOptions, 'preSerialization', 'negotiation', preSerialization)
     }
 
     if (

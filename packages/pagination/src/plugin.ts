@@ -7,7 +7,9 @@ import {
   onEveryRoute,
   PAGE,
   publicUrl,
+  type SerializeStep,
   schemaAccess,
+  useRouteStep,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -15,7 +17,6 @@ import type {
   FastifyReply,
   FastifyRequest,
   onRouteHookHandler,
-  preSerializationHookHandler,
   preValidationHookHandler,
   RouteOptions,
 } from 'fastify'
@@ -58,9 +59,9 @@ const notAPage = (request: FastifyRequest): Error =>
   )
 
 /** Fails a paginated route's reply whose payload is a plain array (see `notAPage`). */
-const onlyPages: preSerializationHookHandler<unknown> = (request, _reply, payload, done) => {
-  if (Array.isArray(payload)) done(notAPage(request))
-  else done(null, payload)
+const onlyPages: SerializeStep = function onlyPages(request, _reply, payload) {
+  if (Array.isArray(payload)) throw notAPage(request)
+  return undefined
 }
 
 /** Reads `config.pagination` of a route and decides everything once, at registration. */
@@ -201,7 +202,9 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
     }
     routeOptions.preValidation = [readPage, ...asList(routeOptions.preValidation)]
     // Before the route's other hooks: an array is refused before a serializer turns it to text.
-    routeOptions.preSerialization = [onlyPages, ...asList(routeOptions.preSerialization)]
+    useRouteStep(this, routeOptions, 'preSerialization', 'pagination', onlyPages, {
+      where: 'first',
+    })
   }
   onEveryRoute(fastify, onRoute)
 }

@@ -4,9 +4,11 @@ import {
   contributeSend,
   pipelineOf,
   routeLookup,
+  type RequestStep,
   type SendStep,
   sendHook,
   useNotFoundSendStep,
+  useRouteStep,
   useSendStep,
 } from '@restwell/core'
 import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validateOptions } from '@restwell/errors'
@@ -18,15 +20,7 @@ import {
   type SchemaAccess,
   schemaAccess,
 } from '@restwell/core'
-import type {
-  FastifyInstance,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-  HookHandlerDoneFunction,
-  onRequestHookHandler,
-  RouteOptions,
-} from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ParsedPatch, RestwellPatchApi } from './augment.js'
 import {
@@ -335,38 +329,26 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     // A route for several methods (PUT and PATCH) is a patch route for its PATCH requests only;
     // a route without PATCH that opted in (a POST) is one for all its methods.
     const onlyPatch = asList(route.method).some((method) => method.toUpperCase() === 'PATCH')
-    const checkContentType: onRequestHookHandler = (
-      request: FastifyRequest,
-      _reply: FastifyReply,
-      done: HookHandlerDoneFunction,
-    ) => {
-      if (onlyPatch && request.method !== 'PATCH') {
-        done()
-        return
-      }
+    const checkContentType: RequestStep = function checkContentType(request) {
+      if (onlyPatch && request.method !== 'PATCH') return undefined
       ;(request as PatchRequest)[ROUTE] = settings
       const format = patchFormatOf(request.headers['content-type'])
-      if (format !== undefined && settings.formats.includes(format)) {
-        done()
-        return
-      }
+      if (format !== undefined && settings.formats.includes(format)) return undefined
       const given = request.headers['content-type']
-      done(
-        httpErrors.unsupportedMediaType(
-          given === undefined
-            ? `A patch needs a Content-Type: ${settings.acceptPatch}`
-            : `Content-Type ${show(given)} is not a patch format this route accepts: ${settings.acceptPatch}`,
-          {
-            code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-            details: [
-              { field: 'headers/content-type', message: `expected ${settings.acceptPatch}` },
-            ],
-            headers: { 'accept-patch': settings.acceptPatch },
-          },
-        ),
+      throw httpErrors.unsupportedMediaType(
+        given === undefined
+          ? `A patch needs a Content-Type: ${settings.acceptPatch}`
+          : `Content-Type ${show(given)} is not a patch format this route accepts: ${settings.acceptPatch}`,
+        {
+          code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+          details: [{ field: 'headers/content-type', message: `expected ${settings.acceptPatch}` }],
+          headers: { 'accept-patch': settings.acceptPatch },
+        },
       )
     }
-    route.onRequest = [...asList(route.onRequest), checkContentType]
+    useRouteStep(this, route, 'onRequest', 'patch', checkContentType, {
+      hookName: 'checkContentType',
+    })
     describeBody(route, formats, schemaAccess(this, route))
     if ((routeConfig.status ?? options.status) === 204) useSendStep(this, route, 'patch', noContent)
   })

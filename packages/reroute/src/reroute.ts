@@ -3,13 +3,8 @@
  * rewriters change the method and URL of a request, and, when one did, routes it afresh.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { developerWarning } from '@restwell/core'
-import type {
-  FastifyInstance,
-  FastifyRequest,
-  onRequestHookHandler,
-  RawRequestDefaultExpression,
-} from 'fastify'
+import { developerWarning, type RequestStep, useRootRequestStep } from '@restwell/core'
+import type { FastifyInstance, FastifyRequest, RawRequestDefaultExpression } from 'fastify'
 
 /** What a rewriter may change. Starts as the method and URL the client sent. */
 export interface RerouteTarget {
@@ -123,20 +118,16 @@ export function reroutedFrom(request: FastifyRequest | IncomingMessage): Reroute
   return raw[REROUTED]
 }
 
-function buildHook(fastify: FastifyInstance, state: RerouteState): onRequestHookHandler {
-  return function restwellReroute(request, reply, done) {
+function buildStep(fastify: FastifyInstance, state: RerouteState): RequestStep {
+  return function restwellReroute(request, reply) {
     const raw = request.raw as MarkedRequest
     // Loop guard: a rerouted request is never rerouted again; rewriters run on the first pass only.
-    if (raw[REROUTED] !== undefined) return done()
+    if (raw[REROUTED] !== undefined) return undefined
     const method = raw.method as string
     const url = raw.url as string
     const target: RerouteTarget = { request, method, url }
-    try {
-      for (const entry of state.rewriters) entry.rewrite(target)
-    } catch (error) {
-      return done(error as Error)
-    }
-    if (target.method === method && target.url === url) return done()
+    for (const entry of state.rewriters) entry.rewrite(target)
+    if (target.method === method && target.url === url) return undefined
     raw[REROUTED] = { method, url, id: request.id }
     // The URL the client sent: Fastify's rewriteUrl (first pass) put it there, or nothing did.
     const clientUrl = raw.originalUrl ?? url
@@ -154,7 +145,8 @@ function buildHook(fastify: FastifyInstance, state: RerouteState): onRequestHook
     } else {
       routeAgain(fastify, state, request, reply.raw, clientUrl)
     }
-    done()
+    // Hijacked: this pass ends here, the request is routed afresh.
+    return true
   }
 }
 
@@ -242,7 +234,7 @@ function install(fastify: FastifyInstance): RerouteState {
     const record = (req as MarkedRequest)[REROUTED]
     return record !== undefined ? record.id : previous.call(this, req)
   })
-  fastify.addHook('onRequest', buildHook(fastify, state))
+  useRootRequestStep(fastify, 'reroute', buildStep(fastify, state), 'restwellReroute')
   return state
 }
 

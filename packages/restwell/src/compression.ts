@@ -10,6 +10,7 @@
  * from item versions (`ITEMS_DIGEST_PREFIX`) is known before serialization: the early lookup
  * then skips serializing the page. Least recently used entries go first once `maxBytes` is spent.
  */
+import { createRequire } from 'node:module'
 import { Readable, pipeline } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import zlib, { constants } from 'node:zlib'
@@ -21,14 +22,10 @@ import {
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
+  type SerializeStep,
 } from '@restwell/core'
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  preSerializationHookHandler,
-} from 'fastify'
-import mimeDb from 'mime-db'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type MimeDb from 'mime-db'
 
 /** Longest `Accept-Encoding` value used in a key; a longer one is compressed, not cached. */
 export const MAX_CACHED_ACCEPT_ENCODING = 256
@@ -55,13 +52,21 @@ const COMPRESSIBLE =
 
 const compressibleVerdicts = new Map<string, boolean>()
 
+let mimeDb: typeof MimeDb | undefined
+
+/** mime-db, read when the pattern first leaves a type undecided: JSON APIs never load it. */
+function mimeTypes(): typeof MimeDb {
+  mimeDb ??= createRequire(import.meta.url)('mime-db') as typeof MimeDb
+  return mimeDb
+}
+
 /** Whether a Content-Type is compressible: the pattern, else mime-db's `compressible`. */
 export function isCompressible(type: string): boolean {
   const known = compressibleVerdicts.get(type)
   if (known !== undefined) return known
   const verdict =
     COMPRESSIBLE.test(type) ||
-    mimeDb[type.split(';', 1)[0]!.trim().toLowerCase()]?.compressible === true
+    mimeTypes()[type.split(';', 1)[0]!.trim().toLowerCase()]?.compressible === true
   if (compressibleVerdicts.size < 256) compressibleVerdicts.set(type, verdict)
   return verdict
 }
@@ -122,7 +127,7 @@ const skipSerialization = (): string => ''
 /** What a route gets: the send step, and the early lookup of GET routes when caching. */
 export interface RouteCompression {
   send: SendStep
-  early: preSerializationHookHandler | undefined
+  early: SerializeStep | undefined
 }
 
 export interface Compression {
@@ -311,9 +316,9 @@ export function compression(maxBytes: number): Compression {
     }
 
     const methods = Array.isArray(route.method) ? route.method : [route.method]
-    const early: preSerializationHookHandler | undefined =
+    const early: SerializeStep | undefined =
       caching && methods.includes('GET')
-        ? function restwellCompressEarly(request, reply, payload, done) {
+        ? function restwellCompressEarly(request, reply) {
             const digest = (reply as Pending)[IDENTITY_DIGEST]
             if (
               digest?.startsWith(ITEMS_DIGEST_PREFIX) &&
@@ -330,7 +335,7 @@ export function compression(maxBytes: number): Compression {
                 }
               }
             }
-            done(null, payload)
+            return undefined
           }
         : undefined
     return { send, early }

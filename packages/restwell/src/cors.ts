@@ -1,12 +1,12 @@
 /**
  * CORS for the spec (4.2) and the other restwell plugins: one `onRequest` hook of our own
- * (see `corsHook` for why not `@fastify/cors`).
+ * (see `corsStep` for why not `@fastify/cors`).
  */
 import { OptionsError } from '@restwell/errors'
 import { appendVary } from '@restwell/core'
 import { type Static, Type } from '@sinclair/typebox'
-import type { SendStep } from '@restwell/core'
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { RequestStep, SendStep } from '@restwell/core'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 export const CorsSettingsSchema = Type.Object(
   {
@@ -227,13 +227,13 @@ function allowActual(plan: CorsPlan, reply: FastifyReply, origin: string): strin
  * profiles of the 1 KB GET, most of it for requests without `Origin`. `routeCors` reads the
  * route's `config.cors` (see `routeConfigKey`).
  */
-export function corsHook(
+export function corsStep(
   plan: CorsPlan,
   routeCors: (request: FastifyRequest) => unknown,
   preflightCors: (request: FastifyRequest) => boolean,
-): onRequestHookHandler {
+): RequestStep {
   const { preflightHeaders } = plan
-  return function restwellCors(request, reply, done) {
+  return function restwellCors(request, reply) {
     const origin = request.headers.origin
     const preflight = isPreflight(request)
     let allowed: string | false = false
@@ -241,12 +241,13 @@ export function corsHook(
       if (plan.varies) appendVary(reply, 'Origin')
       if (origin !== undefined || !plan.varies) allowed = allowActual(plan, reply, origin ?? '')
     }
-    if (!preflight) return done()
+    if (!preflight) return undefined
     if (allowed !== false) reply.headers(preflightHeaders)
     // '*' for every origin: the preflight's answer depends on the method and headers asked only.
     if (plan.varies) appendVary(reply, 'Origin')
     appendVary(reply, 'Access-Control-Request-Method', 'Access-Control-Request-Headers')
     reply.code(200).header('content-length', '0').send()
+    return true
   }
 }
 

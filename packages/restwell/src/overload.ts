@@ -2,7 +2,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { ErrorCode, httpErrors } from '@restwell/errors'
 import type { FastifyUnderPressureOptions as UnderPressureOptions } from '@fastify/under-pressure'
-import type { FastifyReply } from 'fastify'
+import type { RequestStep } from '@restwell/core'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 export const UnderPressureSettingsSchema = Type.Object(
   {
@@ -95,5 +96,51 @@ export function underPressureOptions(
       }
       overloaded(reply, type)
     },
+  }
+}
+
+/** What `@fastify/under-pressure` decorates its instance with. */
+export interface PressureProbe {
+  isUnderPressure(): boolean
+  memoryUsage(): {
+    eventLoopDelay: number
+    heapUsed: number
+    rssBytes: number
+    eventLoopUtilized: number
+  }
+}
+
+/**
+ * The overload step: `@fastify/under-pressure` samples the process (in a scope of its own, so
+ * its hook, which reads the route's config on every request, runs nowhere), and this step asks
+ * it once per request. Under pressure, the measure over its limit goes to the options'
+ * `pressureHandler`, as under-pressure's own hook would hand it.
+ */
+export function overloadStep(
+  settings: UnderPressureSettings,
+  options: UnderPressureOptions,
+  probe: () => PressureProbe,
+): RequestStep {
+  const maxDelay = settings.maxEventLoopDelay ?? 1000
+  const maxHeap = settings.maxHeapUsedBytes ?? 0
+  const maxRss = settings.maxRssBytes ?? 0
+  const maxUtilization = settings.maxEventLoopUtilization
+  const handler = options.pressureHandler as unknown as (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    type: string,
+  ) => void
+  return function restwellOverload(request, reply) {
+    const pressure = probe()
+    if (!pressure.isUnderPressure()) return undefined
+    const usage = pressure.memoryUsage()
+    let type = 'healthCheck'
+    if (maxDelay > 0 && usage.eventLoopDelay > maxDelay) type = 'eventLoopDelay'
+    else if (maxHeap > 0 && usage.heapUsed > maxHeap) type = 'heapUsedBytes'
+    else if (maxRss > 0 && usage.rssBytes > maxRss) type = 'rssBytes'
+    else if (maxUtilization !== undefined && usage.eventLoopUtilized > maxUtilization)
+      type = 'eventLoopUtilization'
+    handler(request, reply, type)
+    return undefined
   }
 }

@@ -1,19 +1,86 @@
 /**
- * The pipeline: the order in which restwell shapes an answer, in one place. The plugins hand
- * their steps to it (`@restwell/core`'s `installPipeline`), each route's plan is the steps that
- * apply to it, decided when the route is added, and one hook runs them.
+ * The pipeline: the order in which restwell shapes a request and its answer, in one place. The
+ * plugins hand their steps to it (`@restwell/core`'s `installPipeline`); each route's plan is
+ * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import {
+  addRouteHook,
   bodilessHead,
   notModifiedHeaders,
   type Pipeline,
+  type RequestStep,
   type RouteEntry,
+  requestHook,
   type SendStep,
+  type SerializeStep,
   sendHook,
-  sendStepsOf,
-  addRouteHook,
+  serializeHook,
+  stepsOf,
 } from '@restwell/core'
 import type { FastifyInstance, onSendHookHandler } from 'fastify'
+
+/**
+ * What every request runs first, route or not, in order: one root `onRequest` hook, before the
+ * root hooks the app adds after restwell.
+ */
+export const REQUEST_ORDER = [
+  // The request id on every answer; requests refused before anything runs (closing, Expect, Host).
+  'request',
+  // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
+  'cors',
+  // Method override and versioning route the request afresh: what follows runs once, on the final route.
+  'reroute',
+  // Overload sheds load before any other work.
+  'overload',
+  // The root rate limit, before auth: a client failing authentication is counted too.
+  'rateLimit',
+  // HTTPS only; with hideRoutes an unknown path asks for a token like a route.
+  'auth',
+  // 405, automatic OPTIONS and 501 on the not-found path, before the body is read.
+  'methods',
+] as const
+
+/**
+ * The route's own request steps, in order: one route `onRequest` hook after the route's own
+ * hooks (auth's guard and a route's own rate limit among them), so an anonymous client learns
+ * nothing of the route's representations.
+ */
+export const ROUTE_REQUEST_ORDER = [
+  // ?include=deleted read before anything looks at the query.
+  'softDelete',
+  // 406/415/300 and the representation chosen.
+  'negotiation',
+  // 415 for a body that is not a patch format this route takes.
+  'patch',
+] as const
+
+/**
+ * The route's steps once the body is read, in order: one route `preHandler` hook after the
+ * route's own.
+ */
+export const PRE_HANDLER_ORDER = [
+  // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
+  'softDelete',
+  // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
+  'conditional',
+] as const
+
+/**
+ * The serialization phase, in order: one route `preSerialization` hook after the route's own,
+ * which see the value the handler returned.
+ */
+export const SERIALIZE_ORDER = [
+  // Soft-deleted fields shaped, before any serializer turns the body to text.
+  'softDelete',
+  // A paginated route answers a page: an array is refused here.
+  'pagination',
+  // XML, HAL, JSON:API and Siren bodies made from the value.
+  'negotiation',
+  // Preconditions of a read decided on the value (304/412 without serializing).
+  'conditional',
+  // Large bodies compressed while the serializer's output is known.
+  'compress',
+] as const
 
 /**
  * The send phase of an answer from a route, in order. One `onSend` hook per route runs it,
@@ -30,6 +97,8 @@ export const SEND_ORDER = [
   'negotiation',
   // A route that answers a patch with 204 drops its body before anything hashes or compresses it.
   'patch',
+  // A hard DELETE's 200 becomes a 204 without a body, likewise.
+  'softDelete',
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
   'conditional',
   // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or not.
@@ -48,8 +117,8 @@ export const SEND_ORDER = [
 export const NOT_FOUND_SEND_ORDER = ['cors', 'cacheControl', 'acceptPatch'] as const
 
 /** The steps of `order` found in `steps`, in that order. */
-function planOf(order: readonly string[], steps: ReadonlyMap<string, SendStep>): SendStep[] {
-  const plan: SendStep[] = []
+function planOf<Step>(order: readonly string[], steps: ReadonlyMap<string, Step>): Step[] {
+  const plan: Step[] = []
   for (const name of order) {
     const step = steps.get(name)
     if (step !== undefined) plan.push(step)
@@ -62,13 +131,41 @@ function planOf(order: readonly string[], steps: ReadonlyMap<string, SendStep>):
  * such as compression), in `SEND_ORDER`, as one `onSend` hook put first. The 304 rule comes with
  * conditional, the HEAD rule on HEAD routes; a route no convention shapes gets no hook.
  */
-export function planRoute(route: RouteEntry, extra: ReadonlyMap<string, SendStep>): void {
-  const steps = new Map(sendStepsOf(route))
+export function planRoute(
+  route: RouteEntry,
+  extra: ReadonlyMap<string, SendStep>,
+  extraSerialize: ReadonlyMap<string, SerializeStep>,
+): void {
+  const requestPlan = planOf(ROUTE_REQUEST_ORDER, stepsOf(route, 'onRequest'))
+  if (requestPlan.length > 0)
+    addRouteHook(route, 'onRequest', requestHook('restwellRoute', requestPlan))
+  const preHandlerPlan = planOf(PRE_HANDLER_ORDER, stepsOf(route, 'preHandler'))
+  if (preHandlerPlan.length > 0)
+    addRouteHook(route, 'preHandler', requestHook('restwellPreHandler', preHandlerPlan))
+  const serialize = new Map(stepsOf(route, 'preSerialization'))
+  for (const [name, step] of extraSerialize) serialize.set(name, step)
+  const serializePlan = planOf(SERIALIZE_ORDER, serialize)
+  if (serializePlan.length > 0)
+    addRouteHook(route, 'preSerialization', serializeHook('restwellSerialize', serializePlan))
+  const steps = new Map(stepsOf(route, 'onSend'))
   for (const [name, step] of extra) steps.set(name, step)
   if (steps.has('conditional')) steps.set('notModified', notModifiedHeaders)
   if ([route.method].flat().includes('HEAD')) steps.set('head', bodilessHead)
   const plan = planOf(SEND_ORDER, steps)
   if (plan.length > 0) addRouteHook(route, 'onSend', sendHook('restwellSend', plan), 'first')
+}
+
+/**
+ * One root `onRequest` hook for the steps every request runs, in `REQUEST_ORDER`. It is added
+ * before the plugins are registered (so it reaches every scope they create, ahead of any root
+ * hook they add); the returned function makes its plan once they have handed their steps over.
+ */
+export function planRequest(fastify: FastifyInstance, pipeline: Pipeline): () => void {
+  const plan: RequestStep[] = []
+  fastify.addHook('onRequest', requestHook('restwellRequest', plan))
+  return () => {
+    plan.push(...planOf(REQUEST_ORDER, pipeline.request))
+  }
 }
 
 /** One root `onSend` hook for the answers of no route: the plan of the not-found path. */

@@ -25,11 +25,12 @@ import restwellReroute from '@restwell/reroute'
 import restwellSoftDelete from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import {
-  addRouteHook,
   contributeSend,
   installPipeline,
   type SendStep,
+  type SerializeStep,
   useNotFoundSendStep,
+  useRootRequestStep,
 } from '@restwell/core'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
@@ -41,14 +42,14 @@ import {
   takeRouteCompression,
 } from './compress.js'
 import { type CompressionSettings, compression } from './compression.js'
-import { corsHook, corsPlan, corsSendStep } from './cors.js'
+import { corsPlan, corsSendStep, corsStep } from './cors.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
-import { underPressureOptions } from './overload.js'
-import { planNotFound, planRoute } from './pipeline.js'
+import { overloadStep, type PressureProbe, underPressureOptions } from './overload.js'
+import { planNotFound, planRequest, planRoute } from './pipeline.js'
 import {
   type RouteLimits,
-  rateLimitHook,
+  rateLimitStep,
   rateLimitPluginOptions,
   routeLimits,
 } from './rate-limit.js'
@@ -125,6 +126,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // The plugins below hand their steps to the pipeline, which runs them in its order.
   const pipeline = installPipeline(fastify)
+  const makeRequestPlan = planRequest(fastify, pipeline)
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
@@ -159,9 +161,10 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
           onEveryRoute(instance, (route) => {
             if (route.config?.cors !== false) contributeSend(route, 'cors', step)
           })
-          instance.addHook(
-            'onRequest',
-            corsHook(
+          useRootRequestStep(
+            instance,
+            'cors',
+            corsStep(
               plan,
               routeCors,
               preflightTargetCors(instance, {
@@ -196,16 +199,24 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await fastify.register(restwellVersioning, options.versioning ?? {})
   }
 
-  // 4. overload: shed load before doing any other work.
+  // 4. overload: shed load before doing any other work. under-pressure samples the process
+  //    in a scope of its own (its hook there sees no request); the pipeline's step asks it.
   if (options.underPressure !== false) {
     const clock = { readyAt: Date.now() }
     fastify.addHook('onReady', async () => {
       clock.readyAt = Date.now()
     })
-    await fastify.register(
-      fastifyUnderPressure,
-      underPressureOptions(options.underPressure ?? {}, clock),
-    )
+    const settings = options.underPressure ?? {}
+    const pressureOptions = underPressureOptions(settings, clock)
+    let probe: PressureProbe | undefined
+    await fastify.register(async function restwellUnderPressure(scope) {
+      await scope.register(fastifyUnderPressure, pressureOptions)
+      probe = scope
+    })
+    const sampled = () => probe as PressureProbe
+    fastify.decorate('memoryUsage', () => sampled().memoryUsage())
+    fastify.decorate('isUnderPressure', () => sampled().isUnderPressure())
+    useRootRequestStep(fastify, 'overload', overloadStep(settings, pressureOptions, sampled))
   }
 
   // 5. rate limits: one root onRequest hook, before auth and before the body is read.
@@ -218,7 +229,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     fastify.addHook('onRoute', limits.onRoute)
     // Imported here, not at the top: an app that turns rate limits off never loads it.
     await fastify.register(import('@fastify/rate-limit'), rateLimitPluginOptions(settings))
-    fastify.addHook('onRequest', rateLimitHook(fastify, settings))
+    useRootRequestStep(fastify, 'rateLimit', rateLimitStep(fastify, settings))
   }
 
   // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
@@ -282,13 +293,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   onEveryRoute(fastify, function restwellPlan(route) {
     limits?.place(route)
     const extra = new Map<string, SendStep>()
+    const extraSerialize = new Map<string, SerializeStep>()
     const settings = compressed.get(route)
     if (settings !== undefined) {
       const steps = compressor.forRoute(route, settings)
       extra.set('compress', steps.send)
-      if (steps.early !== undefined) addRouteHook(route, 'preSerialization', steps.early)
+      if (steps.early !== undefined) extraSerialize.set('compress', steps.early)
     }
-    planRoute(route, extra)
+    planRoute(route, extra, extraSerialize)
   })
   planNotFound(fastify, pipeline)
 
@@ -315,6 +327,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     ...(options.jobs === undefined || options.jobs === false
       ? {}
       : { jobs: options.jobs.basePath ?? '/jobs' }),
+    ...(options.openapi?.transform === undefined ? {} : { transform: options.openapi.transform }),
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.
@@ -334,6 +347,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       forbiddenQuery: [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])],
     })
   }
+  // Every plugin that hands over request steps is registered: the root hook's plan is made.
+  makeRequestPlan()
   adoptEarlierRoutes()
 }
 

@@ -1,20 +1,13 @@
 /**
- * Rate limits: 429 in restwell's form, one root hook. In memory, a synchronous fixed-window
+ * Rate limits: 429 in restwell's form, one step of the pipeline's request phase. In memory, a synchronous fixed-window
  * counter of our own; with Redis, and for routes with their own limit, `@fastify/rate-limit`.
  */
 import { isIPv6 } from 'node:net'
 import { type Static, Type } from '@sinclair/typebox'
 import { format, parse } from '@lukeed/ms'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
-import { isAuthGuard } from '@restwell/core'
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  HookHandlerDoneFunction,
-  onRequestHookHandler,
-  onRouteHookHandler,
-} from 'fastify'
+import { isAuthGuard, type RequestStep } from '@restwell/core'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRouteHookHandler } from 'fastify'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import { Address6 } from 'ip-address'
 import { LruMap } from 'toad-cache'
@@ -187,17 +180,17 @@ interface Window {
  * awaits three promises per request (key, store callback, its own async function) for a store
  * that answers at once.
  */
-function memoryRateLimitHook(
+function memoryRateLimitStep(
   settings: RateLimitSettings,
   hasOwnLimit: (request: FastifyRequest) => boolean,
-): onRequestHookHandler {
+): RequestStep {
   const max = settings.max ?? DEFAULT_MAX
   const window = rootTimeWindow(settings)
   const allowed = new Set<string | number>(settings.allowList)
   const keyOf = settings.keyGenerator ?? ((request: FastifyRequest) => clientKey(request.ip))
   const windows = new LruMap<Window>(MEMORY_CLIENTS)
-  const count = (key: string | number, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (allowed.has(key)) return done()
+  const count = (key: string | number, reply: FastifyReply): undefined => {
+    if (allowed.has(key)) return undefined
     const now = Date.now()
     let seen = windows.get(key)
     if (seen === undefined || seen.start + window <= now) {
@@ -209,72 +202,66 @@ function memoryRateLimitHook(
     reply.header('x-ratelimit-limit', max)
     reply.header('x-ratelimit-remaining', seen.count > max ? 0 : max - seen.count)
     reply.header('x-ratelimit-reset', reset)
-    if (seen.count <= max) return done()
+    if (seen.count <= max) return undefined
     reply.header('retry-after', reset)
-    done(rateLimited(max, format(reset * 1000, true) as string))
+    throw rateLimited(max, format(reset * 1000, true) as string)
   }
-  return function restwellRateLimit(request, reply, done) {
-    if (hasOwnLimit(request)) return done()
+  return function restwellRateLimit(request, reply) {
+    if (hasOwnLimit(request)) return undefined
     const key = keyOf(request)
-    if (typeof key === 'object') key.then((resolved) => count(resolved, reply, done), done)
-    else count(key, reply, done)
+    if (typeof key === 'object') return key.then((resolved) => count(resolved, reply))
+    return count(key, reply)
   }
 }
 
 /**
- * One root `onRequest` hook applies the limit to every route, including routes registered
- * before restwell (which an `onRoute`-based limiter never sees) and the 404/405 path. Routes
- * with `config.rateLimit` (an object: their own limit; `false`: none) are left to
- * `@fastify/rate-limit`'s own per-route hook. A Redis failure is fail-open or a 503.
+ * The root limit, a step of the pipeline's request phase: it applies to every route, including
+ * routes registered before restwell (which an `onRoute`-based limiter never sees) and the
+ * 404/405 path. Routes with `config.rateLimit` (an object: their own limit; `false`: none) are
+ * left to `@fastify/rate-limit`'s own per-route hook. A Redis failure is fail-open or a 503.
  */
-export function rateLimitHook(
-  fastify: FastifyInstance,
-  settings: RateLimitSettings,
-): onRequestHookHandler {
+export function rateLimitStep(fastify: FastifyInstance, settings: RateLimitSettings): RequestStep {
   const routeLimit = routeConfigKey(fastify, 'rateLimit')
-  // A route with `config.rateLimit` (its own limit, or `false`) is not the root hook's to count.
+  // A route with `config.rateLimit` (its own limit, or `false`) is not the root step's to count.
   const hasOwnLimit = (request: FastifyRequest) => routeLimit(request) != null
-  if (settings.redis === undefined) return memoryRateLimitHook(settings, hasOwnLimit)
+  if (settings.redis === undefined) return memoryRateLimitStep(settings, hasOwnLimit)
   const limit = fastify.rateLimit()
   const failOpen = settings.failOpen ?? false
   const storeTimeout = settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT
-  const failed = (request: FastifyRequest, error: unknown): HttpError | undefined => {
-    if ((error as { statusCode?: unknown }).statusCode === 429) return error as HttpError
+  const failed = (request: FastifyRequest, error: unknown): undefined => {
+    if ((error as { statusCode?: unknown }).statusCode === 429) throw error
     request.log.error({ err: error }, 'rate-limit store failed')
     if (failOpen) return undefined
-    return httpErrors.serviceUnavailable('Rate limiting is unavailable', {
+    throw httpErrors.serviceUnavailable('Rate limiting is unavailable', {
       code: ErrorCode.OVERLOADED,
       headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
     })
   }
   // Only what the store (or its timeout) does goes through `failed`.
-  const limited = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  const limited = (request: FastifyRequest, reply: FastifyReply): Promise<undefined> =>
     withTimeout(limit.call(fastify, request, reply) as Promise<unknown>, storeTimeout).then(
-      () => done(),
-      (error: unknown) => done(failed(request, error)),
+      () => undefined,
+      (error: unknown) => failed(request, error),
     )
-  }
-  // A callback hook, not an async one: `@fastify/rate-limit`'s handler is already a promise,
-  // and awaiting it inside another would cost every request one more promise and tick.
   const keyOf = settings.keyGenerator
   if (keyOf === undefined) {
-    return function restwellRateLimit(request, reply, done) {
-      if (hasOwnLimit(request)) return done()
-      limited(request, reply, done)
+    return function restwellRateLimit(request, reply) {
+      if (hasOwnLimit(request)) return undefined
+      return limited(request, reply)
     }
   }
-  // The user's key is made here, its errors answered as in memory mode (a throw is caught by
-  // Fastify, a rejection goes to `done`); the library reads it back (`computedKeyFirst`).
+  // The user's key is made here, its errors answered as in memory mode; the library reads it
+  // back (`computedKeyFirst`).
   fastify.decorateRequest(ROOT_KEY, null)
-  return function restwellRateLimit(request, reply, done) {
-    if (hasOwnLimit(request)) return done()
+  return function restwellRateLimit(request, reply) {
+    if (hasOwnLimit(request)) return undefined
     const withKey = (resolved: string | number) => {
       ;(request as unknown as Record<symbol, string | number>)[ROOT_KEY] = resolved
-      limited(request, reply, done)
+      return limited(request, reply)
     }
     const key = keyOf(request)
-    if (typeof key === 'object') key.then(withKey, done)
-    else withKey(key)
+    if (typeof key === 'object') return key.then(withKey)
+    return withKey(key)
   }
 }
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
-import { addRouteHook, sendHook } from '@restwell/core'
+import { addRouteHook, sendHook, serializeHook } from '@restwell/core'
 import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/core'
 import Fastify, {
   type FastifyInstance,
@@ -45,7 +45,8 @@ async function withCache(maxBytes = 1_000_000) {
   app.addHook('onRoute', (route) => {
     if ((route as { compress?: unknown }).compress === false) return
     const steps = cache.forRoute(route, settings)
-    if (steps.early !== undefined) addRouteHook(route, 'preSerialization', steps.early)
+    if (steps.early !== undefined)
+      addRouteHook(route, 'preSerialization', serializeHook('restwellCompressEarly', [steps.early]))
     route.onSend = [...asList(route.onSend), sendHook('restwellCompress', [steps.send]), spy]
   })
   return { app, cache, sent }

@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import { test } from 'tap'
 import restwell from '../src/index.js'
-import { underPressureOptions } from '../src/overload.js'
+import { overloadStep, underPressureOptions } from '../src/overload.js'
 
 test('an unhealthy service answers 503 + Retry-After in the error form', async (t) => {
   let healthy = true
@@ -133,4 +133,47 @@ test('during the start-up grace, heap, RSS and a failing health check still answ
     () => (rssOnly.pressureHandler as unknown as Handler)(request, reply, 'eventLoopDelay'),
     overloaded(/rssBytes/),
   )
+})
+
+test('the overload step asks under-pressure once, and names the measure over its limit', async (t) => {
+  const usage = { eventLoopDelay: 0, heapUsed: 0, rssBytes: 0, eventLoopUtilized: 0 }
+  let pressed = false
+  const probe = { isUnderPressure: () => pressed, memoryUsage: () => usage }
+  const settings = {
+    maxEventLoopDelay: 100,
+    maxHeapUsedBytes: 100,
+    maxRssBytes: 100,
+    maxEventLoopUtilization: 0.5,
+  }
+  const handled: string[] = []
+  const options = {
+    ...underPressureOptions(settings),
+    pressureHandler: (_request: unknown, _reply: unknown, type: string) => {
+      handled.push(type)
+    },
+  }
+  const step = overloadStep(settings, options as never, () => probe)
+  const run = () => step({} as never, {} as never)
+  t.equal(run(), undefined, 'not under pressure: nothing else is asked')
+  pressed = true
+  run()
+  usage.eventLoopUtilized = 0.9
+  run()
+  usage.rssBytes = 101
+  run()
+  usage.heapUsed = 101
+  run()
+  usage.eventLoopDelay = 101
+  run()
+  t.same(handled, [
+    'healthCheck',
+    'eventLoopUtilization',
+    'rssBytes',
+    'heapUsedBytes',
+    'eventLoopDelay',
+  ])
+  handled.length = 0
+  const defaults = overloadStep({}, options as never, () => probe)
+  defaults({} as never, {} as never)
+  t.same(handled, ['healthCheck'], 'defaults: a 1 s loop delay, no memory or utilization limit')
 })

@@ -1,16 +1,23 @@
 /** The `@restwell/soft-delete` plugin: soft and hard DELETE, hidden deleted items, 410, restore. */
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
-import { asList, onEveryRoute, PAGE, type PageInfo, pageOf, schemaAccess } from '@restwell/core'
+import {
+  asList,
+  onEveryRoute,
+  PAGE,
+  type PageInfo,
+  pageOf,
+  type RequestStep,
+  type SendStep,
+  type SerializeStep,
+  schemaAccess,
+  useRouteStep,
+} from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
-  onRequestHookHandler,
   onRouteHookHandler,
-  onSendHookHandler,
-  preHandlerHookHandler,
-  preSerializationHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { readInclusion } from './inclusion.js'
@@ -55,7 +62,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
     return this.code(204).send()
   })
 
-  const readRequest: onRequestHookHandler = (request, _reply, done) => {
+  const readRequest: RequestStep = function readRequest(request) {
     request.softDelete = {
       include: readInclusion(
         request.query as Record<string, unknown>,
@@ -64,13 +71,13 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
       ),
       restore: false,
     }
-    done()
+    return undefined
   }
 
-  const detectRestore: preHandlerHookHandler = (request, _reply, done) => {
+  const detectRestore: RequestStep = function detectRestore(request) {
     // Set by readRequest, which runs first on every route this hook is on.
     ;(request.softDelete as { restore: boolean }).restore = isRestoreBody(request.body)
-    done()
+    return undefined
   }
 
   const onRoute: onRouteHookHandler = function (this: FastifyInstance, routeOptions) {
@@ -141,16 +148,10 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
       return represent(payload)
     }
 
-    const shape: preSerializationHookHandler<unknown> = (request, reply, payload, done) => {
+    const shape: SerializeStep = function shape(request, reply, payload) {
       // Only 2xx bodies are resources; error bodies and redirects pass untouched.
-      if (reply.statusCode >= 300) return done(null, payload)
-      let body: unknown
-      try {
-        body = shapeBody(request, reply, payload)
-      } catch (error) {
-        return done(error as Error)
-      }
-      done(null, body)
+      if (reply.statusCode >= 300) return undefined
+      return shapeBody(request, reply, payload)
     }
 
     // Described for OpenAPI only where Fastify's own validator reads it: a Zod or other type
@@ -162,31 +163,35 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
     ) {
       routeOptions.schema = withInclusionParam(routeOptions.schema, options.param)
     }
-    routeOptions.onRequest = [readRequest, ...asList(routeOptions.onRequest)]
+    useRouteStep(this, routeOptions, 'onRequest', 'softDelete', readRequest, { where: 'first' })
     // First, so every later hook (negotiation's HAL, JSON:API, Siren and XML serializers, which
     // turn the payload into text, conditional's validators) sees the body as it is sent, in
     // whichever order the plugins were registered.
-    routeOptions.preSerialization = [shape, ...asList(routeOptions.preSerialization)]
+    useRouteStep(this, routeOptions, 'preSerialization', 'softDelete', shape, {
+      where: 'first',
+      hookName: 'shape',
+    })
     if (methods.has('PATCH')) {
-      routeOptions.preHandler = [detectRestore, ...asList(routeOptions.preHandler)]
+      useRouteStep(this, routeOptions, 'preHandler', 'softDelete', detectRestore, {
+        where: 'first',
+        hookName: 'detectRestore',
+      })
     }
     if (mode === 'hard' && methods.has('DELETE')) {
-      const noContent: onSendHookHandler<unknown> = (request, reply, payload, done) => {
+      const noContent: SendStep = function noContent(request, reply) {
         // A 200 becomes 204; any other status (a 202 for a queued delete, errors) is kept.
-        if (request.method !== 'DELETE' || reply.statusCode !== 200) return done(null, payload)
+        if (request.method !== 'DELETE' || reply.statusCode !== 200) return undefined
         reply.code(204)
         // Headers that described the dropped body (set by the handler, or by an instance-wide
         // onSend hook, which Fastify runs before the route's): a 204 has no content to measure
         // or encode (RFC 9110 §8.6, §8.4), and Fastify sends a null body's headers as they are.
         reply.removeHeader('content-length')
         reply.removeHeader('content-encoding')
-        done(null, null)
+        return null
       }
-      // First among the route's onSend hooks, whatever the registration order: compression
-      // (@fastify/compress appends its hook in its own onRoute hook, before this one when it was
-      // registered first, as the umbrella does), conditional's and the route's own hooks then see
-      // the 204 with no body, and nothing compresses a body that is not sent.
-      routeOptions.onSend = [noContent, ...asList(routeOptions.onSend)]
+      // First among the route's onSend hooks, whatever the registration order: conditional's,
+      // compression and the route's own hooks then see the 204 with no body.
+      useRouteStep(this, routeOptions, 'onSend', 'softDelete', noContent, { where: 'first' })
     }
   }
   onEveryRoute(fastify, onRoute)

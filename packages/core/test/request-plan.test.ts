@@ -1,0 +1,157 @@
+/** The request, preHandler and serialization steps: their hooks, alone and under a pipeline. */
+import {
+  installPipeline,
+  notFoundPreHandler,
+  type RequestStep,
+  requestHook,
+  type RouteEntry,
+  type SerializeStep,
+  serializeHook,
+  stepsOf,
+  useNotFoundPreHandlerStep,
+  useRootRequestStep,
+  useRouteStep,
+} from '@restwell/core'
+import Fastify, { type FastifyInstance, type onRequestHookHandler } from 'fastify'
+import tap, { test } from 'tap'
+
+const apps: FastifyInstance[] = []
+tap.teardown(() => Promise.all(apps.map((app) => app.close())))
+
+function app(): FastifyInstance {
+  const fastify = Fastify()
+  apps.push(fastify)
+  return fastify
+}
+
+const mark =
+  (seen: string[], name: string, out?: boolean): RequestStep =>
+  () => {
+    seen.push(name)
+    return out
+  }
+
+test('requestHook: steps in order; true ends the run; a throw or rejection answers', async (t) => {
+  const fastify = app()
+  const seen: string[] = []
+  const answer: RequestStep = (_request, reply) => {
+    seen.push('answer')
+    reply.code(202).send('early')
+    return true
+  }
+  const later = async (): Promise<undefined> => {
+    seen.push('later')
+    return undefined
+  }
+  const hook = requestHook('named', [mark(seen, 'a'), later, mark(seen, 'b')])
+  t.equal(hook.name, 'named')
+  fastify.get('/all', { onRequest: hook }, async () => seen.join())
+  fastify.get('/early', { onRequest: requestHook('e', [answer, mark(seen, 'never')]) }, () => 'x')
+  fastify.get(
+    '/async-answer',
+    {
+      onRequest: requestHook('e', [
+        async (_request, reply) => {
+          reply.code(203).send('async')
+          return true
+        },
+        mark(seen, 'never'),
+      ]),
+    },
+    () => 'x',
+  )
+  const fail = (status: number): RequestStep => {
+    return () => {
+      throw Object.assign(new Error('no'), { statusCode: status })
+    }
+  }
+  fastify.get(
+    '/throws',
+    { onRequest: requestHook('t', [fail(412), mark(seen, 'never')]) },
+    () => 'x',
+  )
+  fastify.get(
+    '/rejects',
+    {
+      onRequest: requestHook('r', [
+        () => Promise.reject(Object.assign(new Error('no'), { statusCode: 429 })),
+      ]),
+    },
+    () => 'x',
+  )
+  t.equal((await fastify.inject('/all')).body, 'a,later,b')
+  t.equal((await fastify.inject('/early')).statusCode, 202)
+  t.equal((await fastify.inject('/async-answer')).body, 'async')
+  t.equal((await fastify.inject('/throws')).statusCode, 412)
+  t.equal((await fastify.inject('/rejects')).statusCode, 429)
+  t.notOk(seen.includes('never'), 'nothing after an answer or an error')
+})
+
+test('serializeHook runs serialization steps: a value replaces the payload', async (t) => {
+  const fastify = app()
+  const upper: SerializeStep = (_request, _reply, payload) => ({
+    text: String((payload as { text: string }).text).toUpperCase(),
+  })
+  fastify.get('/x', { preSerialization: serializeHook('s', [upper]) }, async () => ({ text: 'a' }))
+  t.same((await fastify.inject('/x')).json(), { text: 'A' })
+})
+
+test('useRouteStep: a hook of its own alone, handed over under a pipeline', async (t) => {
+  const seen: string[] = []
+  const add = (fastify: FastifyInstance) =>
+    fastify.addHook('onRoute', function (this: FastifyInstance, route) {
+      useRouteStep(this, route, 'onRequest', 'first', mark(seen, 'first'), { where: 'first' })
+      useRouteStep(this, route, 'preHandler', 'pre', mark(seen, 'pre'), { hookName: 'preNamed' })
+      useRouteStep(this, route, 'preSerialization', 'ser', () => undefined)
+      useRouteStep(this, route, 'onSend', 'send', () => undefined)
+    })
+  const alone = app()
+  add(alone)
+  alone.get('/x', { onRequest: mark(seen, 'own') as never }, async () => 'x')
+  await alone.ready()
+  const text = alone.printRoutes({ includeHooks: true, commonPrefix: false })
+  t.match(text, /\(onRequest\) \["first\(\)","anonymous\(\)"\]/)
+  t.match(text, /\(preHandler\) \["preNamed\(\)"\]/)
+  t.match(text, /\(preSerialization\) \["ser\(\)"\]/)
+  t.match(text, /\(onSend\) \["send\(\)"\]/)
+
+  const under = app()
+  installPipeline(under)
+  const routes: RouteEntry[] = []
+  under.addHook('onRoute', (route) => void routes.push(route))
+  add(under)
+  under.get('/y', async () => 'y')
+  await under.ready()
+  const route = routes[0] as RouteEntry
+  t.same([...stepsOf(route, 'onRequest').keys()], ['first'])
+  t.same([...stepsOf(route, 'preHandler').keys()], ['pre'])
+  t.same([...stepsOf(route, 'preSerialization').keys()], ['ser'])
+  t.same([...stepsOf(route, 'onSend').keys()], ['send'])
+  t.same([...stepsOf({ method: 'GET', url: '/' } as RouteEntry, 'onRequest').keys()], [])
+  t.notMatch(under.printRoutes({ includeHooks: true }), /first|preNamed/, 'no hook of their own')
+})
+
+test('root request steps and the not-found preHandler, alone and under a pipeline', async (t) => {
+  const seen: string[] = []
+  const alone = app()
+  t.equal(notFoundPreHandler(alone), undefined, 'no pipeline: each plugin adds its own hook')
+  useRootRequestStep(alone, 'root', mark(seen, 'root'), 'rootHook')
+  useNotFoundPreHandlerStep(alone, 'nf', mark(seen, 'nf'))
+  alone.get('/x', async () => 'x')
+  await alone.ready()
+  t.match(alone.printRoutes({ includeHooks: true }), /rootHook\(\)/)
+  await alone.inject('/x')
+  t.same(seen.splice(0), ['root', 'nf'])
+
+  const under = app()
+  const pipeline = installPipeline(under)
+  const preHandler = notFoundPreHandler(under) as onRequestHookHandler
+  useRootRequestStep(under, 'root', mark(seen, 'root'))
+  useNotFoundPreHandlerStep(under, 'nf', mark(seen, 'nf'))
+  t.same([...pipeline.request.keys()], ['root'])
+  under.setNotFoundHandler({ preHandler }, (_request, reply) => reply.code(404).send('none'))
+  under.get('/x', async (_request, reply) => reply.callNotFound())
+  t.equal((await under.inject('/x')).body, 'none')
+  t.equal((await under.inject('/nothing')).body, 'none')
+  t.same(seen, ['nf', 'nf'], 'the not-found handler runs them; routes never')
+})
