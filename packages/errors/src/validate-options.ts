@@ -1,7 +1,11 @@
 /** Option validation shared by every restwell plugin: one TypeBox schema, one clear message. */
 import { Kind, type Static, type TSchema } from '@sinclair/typebox'
-import { type ValueError, type ValueErrorIterator, ValueErrorType } from '@sinclair/typebox/errors'
-import { Value } from '@sinclair/typebox/value'
+import {
+  Errors,
+  type ValueError,
+  type ValueErrorIterator,
+  ValueErrorType,
+} from '@sinclair/typebox/errors'
 
 /** Keys Fastify itself may put on a plugin's options; never the plugin's concern. */
 const FASTIFY_KEYS = new Set(['prefix', 'logLevel', 'logSerializers'])
@@ -241,7 +245,7 @@ export function validateOptions<T extends TSchema>(
       if (!FASTIFY_KEYS.has(key)) given[key] = value
     }
   }
-  const first = pick(Value.Errors(schema, given))
+  const first = pick(Errors(schema, given))
   if (first !== undefined) {
     const error = deepest(first)
     throw new OptionsError(plugin, dotted(error.path) || '(options)', problemOf(error))

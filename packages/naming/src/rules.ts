@@ -3,8 +3,17 @@
  * hyphens; collections and ids alternate (`/{collection}/{id}/{sub-collection}/{sub_id}`);
  * nesting is at most `maxDepth` collections deep.
  */
-import pluralize from 'pluralize'
+import { createRequire } from 'node:module'
+import type Pluralize from 'pluralize'
 import type { ResolvedNamingOptions } from './options.js'
+
+let words: typeof Pluralize | undefined
+
+/** pluralize, loaded when the first route is checked: importing the package does not load it. */
+function pluralize(): typeof Pluralize {
+  words ??= createRequire(import.meta.url)('pluralize') as typeof Pluralize
+  return words
+}
 
 /** The rules, by the name reports use. */
 export type NamingRule =
@@ -74,7 +83,7 @@ export function resourceSegments(url: string, options: ResolvedNamingOptions): s
 function isPluralName(segment: string, allow: ReadonlySet<string>): boolean {
   if (allow.has(segment)) return true
   const last = segment.slice(segment.lastIndexOf('-') + 1)
-  return allow.has(last) || pluralize.isPlural(last)
+  return allow.has(last) || pluralize().isPlural(last)
 }
 
 /** Every rule the route path breaks (empty when it follows them all). */
@@ -108,7 +117,7 @@ export function checkRouteName(url: string, options: ResolvedNamingOptions): Nam
       violations.push({
         rule: 'plural-collection',
         segment,
-        message: `"${segment}" must be a plural noun (e.g. "${pluralize.plural(segment)}")`,
+        message: `"${segment}" must be a plural noun (e.g. "${pluralize().plural(segment)}")`,
       })
     }
   }

@@ -5,7 +5,8 @@
  * it stands in front of: Fastify's own JSON parser, `@fastify/formbody`'s.
  */
 import { isUtf8 } from 'node:buffer'
-import formbody, { type FastifyFormbodyOptions } from '@fastify/formbody'
+import { createRequire } from 'node:module'
+import type { FastifyFormbodyOptions } from '@fastify/formbody'
 import { ErrorCode, httpErrors, invalidUtf8, OptionsError } from '@restwell/errors'
 import { isPlainSchema, type SchemaAccess } from '@restwell/core'
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
@@ -54,6 +55,10 @@ export function utf8FormParser(options: FastifyFormbodyOptions): BodyParser {
       captured = { opts, parser }
     },
   }
+  // Loaded here, at registration: importing the package does not load it.
+  const formbody = createRequire(import.meta.url)(
+    '@fastify/formbody',
+  ) as typeof import('@fastify/formbody').default
   // formbody fails only for a `parser` option that is not a function; none is passed.
   formbody(standIn as unknown as FastifyInstance, options, () => {})
   const { opts, parser } = captured!

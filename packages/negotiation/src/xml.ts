@@ -1,10 +1,12 @@
 /**
- * `application/xml` via fast-xml-parser: JSON values as XML that round-trips (types in attributes).
- * fast-xml-parser is required on first use, so an app that never writes or reads XML never loads it.
+ * `application/xml`: JSON values as XML that round-trips (types in attributes). `toXml` writes
+ * it itself; `fromXml` reads it with fast-xml-parser, an optional peer dependency loaded on first
+ * use.
  */
 import { httpErrors } from '@restwell/errors'
 import { createRequire } from 'node:module'
-import type { XMLBuilder, XMLParser } from 'fast-xml-parser'
+import type { XMLParser } from 'fast-xml-parser'
+import { isModuleNotFound } from './peer.js'
 
 /** Element name of each array entry. */
 export const XML_ITEM = 'item'
@@ -12,8 +14,7 @@ export const XML_ITEM = 'item'
  * Deepest element nesting `toXml` writes and `fromXml` reads (the root element is 1; each
  * object or array level of a payload is one element more, an array's `<item>` one more still),
  * so what one writes the other reads back. fast-xml-parser's default (100) made a comment
- * thread 50 replies deep a 500; 1000 stays well inside the builder's recursion (it overflows
- * the call stack past ~1600) and bounds what a hostile request body costs to read.
+ * thread 50 replies deep a 500; 1000 bounds what a hostile request body costs to read.
  */
 export const MAX_XML_DEPTH = 1000
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
@@ -43,31 +44,16 @@ const TEXT_SPECIAL = /[&<>"'\r]/g
 const ATTRIBUTE_SPECIAL = /[&<>"'\t\n\r]/g
 
 /** Escapes element text (already cleaned by `xmlText`). */
-function escapeText(_name: string, value: unknown): string {
-  return String(value).replace(TEXT_SPECIAL, (c) => TEXT_ESCAPES[c] as string)
+function escapeText(value: string): string {
+  return value.replace(TEXT_SPECIAL, (c) => TEXT_ESCAPES[c] as string)
 }
 
 /**
  * Cleans and escapes an attribute value: what XML 1.0 cannot carry becomes U+FFFD (`xmlText`),
  * markup characters and tab, LF, CR become references.
  */
-function escapeAttribute(_name: string, value: unknown): string {
-  return xmlText(String(value)).replace(ATTRIBUTE_SPECIAL, (c) => ATTRIBUTE_ESCAPES[c] as string)
-}
-
-// The builder's own entity pass (`processEntities`) would escape the `&` of `&#10;`: escaping is
-// done here instead, once per value, by the value processors.
-const BUILDER_OPTIONS = {
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  textNodeName: '#text',
-  suppressEmptyNode: true,
-  suppressBooleanAttributes: false,
-  processEntities: false,
-  tagValueProcessor: escapeText,
-  attributeValueProcessor: escapeAttribute,
-  // `toNode` refuses deeper values first, with its own message; this is the builder's backstop.
-  maxNestedTags: MAX_XML_DEPTH + 1,
+function escapeAttribute(value: string): string {
+  return xmlText(value).replace(ATTRIBUTE_SPECIAL, (c) => ATTRIBUTE_ESCAPES[c] as string)
 }
 
 const PARSER_OPTIONS = {
@@ -86,20 +72,24 @@ const PARSER_OPTIONS = {
   maxNestedTags: MAX_XML_DEPTH - 1,
 }
 
-let codec: { builder: XMLBuilder; parser: XMLParser } | undefined
+let parser: XMLParser | undefined
 
-/** The builder and parser, made on first use (a synchronous require: `toXml`/`fromXml` stay sync). */
-function xmlCodec(): { builder: XMLBuilder; parser: XMLParser } {
-  if (codec === undefined) {
-    const fxp = createRequire(import.meta.url)(
-      'fast-xml-parser',
-    ) as typeof import('fast-xml-parser')
-    codec = {
-      builder: new fxp.XMLBuilder(BUILDER_OPTIONS),
-      parser: new fxp.XMLParser(PARSER_OPTIONS),
+/** The parser, made on first use (a synchronous require: `fromXml` stays sync). */
+function xmlParser(): XMLParser {
+  if (parser === undefined) {
+    let fxp: typeof import('fast-xml-parser')
+    try {
+      fxp = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser')
+    } catch (error) {
+      if (!isModuleNotFound(error)) throw error
+      throw new Error(
+        'fromXml reads XML with fast-xml-parser, an optional peer dependency: install it (npm install fast-xml-parser)',
+        { cause: error },
+      )
     }
+    parser = new fxp.XMLParser(PARSER_OPTIONS)
   }
-  return codec
+  return parser
 }
 
 function isNameStart(c: number): boolean {
@@ -175,7 +165,7 @@ export function xmlText(value: string): string {
   return out ?? value
 }
 
-type XmlNode = string | { [key: string]: XmlNode | XmlNode[] }
+export type XmlNode = string | { [key: string]: XmlNode | XmlNode[] }
 
 function withAttributes(node: XmlNode, attributes: Record<string, string>): XmlNode {
   const base: { [key: string]: XmlNode | XmlNode[] } =
@@ -248,6 +238,43 @@ function toNode(raw: unknown, ancestors: Set<object>): XmlNode | undefined {
 }
 
 /**
+ * The element a node becomes: attributes (`@_` keys) in the start tag, then text and child
+ * elements in key order; an element with neither is self-closing.
+ */
+function writeElement(name: string, node: XmlNode): string {
+  if (typeof node === 'string') {
+    return node === '' ? `<${name}/>` : `<${name}>${escapeText(node)}</${name}>`
+  }
+  let attributes = ''
+  let content = ''
+  for (const key of Object.keys(node)) {
+    const value = node[key] as XmlNode | XmlNode[]
+    if (key.startsWith('@_')) {
+      attributes += ` ${key.slice(2)}="${escapeAttribute(value as string)}"`
+    } else if (key === '#text') {
+      content += escapeText(value as string)
+    } else if (Array.isArray(value)) {
+      for (const item of value) content += writeElement(key, item)
+    } else {
+      content += writeElement(key, value)
+    }
+  }
+  return content === '' ? `<${name}${attributes}/>` : `<${name}${attributes}>${content}</${name}>`
+}
+
+/** The root element's name and node `toXml` writes. */
+export function xmlTree(
+  value: unknown,
+  root: string,
+  attributes: Record<string, string> = {},
+): [string, XmlNode] {
+  return [
+    xmlName(root),
+    withAttributes(toNode(value, new Set()) ?? { '@_nil': 'true' }, attributes),
+  ]
+}
+
+/**
  * Serializes a JSON value as an XML document under one root element. Arrays become `<item>`
  * children with `type="array"`; numbers and booleans carry `type`, null `nil="true"`, renamed
  * keys their original name in `key`, so `fromXml` gives the same JSON back.
@@ -257,8 +284,7 @@ export function toXml(
   root: string,
   attributes: Record<string, string> = {},
 ): string {
-  const node = withAttributes(toNode(value, new Set()) ?? { '@_nil': 'true' }, attributes)
-  return DECLARATION + (xmlCodec().builder.build({ [xmlName(root)]: node }) as string)
+  return DECLARATION + writeElement(...xmlTree(value, root, attributes))
 }
 
 type OrderedNode = { [name: string]: OrderedNode[] | string } & { ':@'?: Record<string, string> }
@@ -316,12 +342,15 @@ function elementsOf(children: readonly OrderedNode[]): [string, OrderedNode][] {
  * Reads a document written by `toXml` back into JSON (the root element's content). A document
  * the parser refuses (elements nested deeper than `MAX_XML_DEPTH`, an element named
  * `__proto__` or `constructor`, ...) throws a 400 `HttpError` (details `[{ field: 'body' }]`),
- * so a request body parser that passes it on answers 400 in restwell's error form.
+ * so a request body parser that passes it on answers 400 in restwell's error form. Needs
+ * `fast-xml-parser` installed (an optional peer dependency); without it, throws an `Error` that
+ * says so.
  */
 export function fromXml(xml: string): unknown {
+  const reader = xmlParser()
   let document: OrderedNode[]
   try {
-    document = xmlCodec().parser.parse(xml) as OrderedNode[]
+    document = reader.parse(xml) as OrderedNode[]
   } catch (error) {
     // fast-xml-parser throws `Error`s whose messages say what is refused.
     throw httpErrors.badRequest(`The XML body cannot be read: ${(error as Error).message}`, {

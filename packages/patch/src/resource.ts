@@ -1,7 +1,8 @@
 /** The resource a patch produces: its schema, its read-only fields, and the checks of both. */
+import { createRequire } from 'node:module'
 import { ErrorCode, type HttpError, httpErrors, validationDetails } from '@restwell/errors'
-import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv'
-import ajvFormats from 'ajv-formats'
+import type { Ajv, Options as AjvOptions, ValidateFunction } from 'ajv'
+import type ajvFormats from 'ajv-formats'
 import { readOnlyField, show } from './errors.js'
 import type { CompiledOperation } from './json-patch.js'
 import { hasOwn, isPlainObject, jsonEqual, toJsonForm } from './json.js'
@@ -97,13 +98,6 @@ export function checkReadOnly(
 }
 
 /**
- * The ajv-formats plugin. It is a CommonJS module whose `module.exports` is the plugin and also
- * carries it as `default`; TypeScript types a default import of it as the whole module, so the
- * plugin is taken from `default`, which holds it whichever way the module is loaded.
- */
-const addFormats = ajvFormats.default
-
-/**
  * Compiles resource schemas with one strict Ajv: no coercion, no defaults, no removal. It knows
  * the formats Fastify's own validator knows (@fastify/ajv-compiler loads ajv-formats with its
  * defaults: every format, full mode, and the `formatMinimum`... keywords), so a schema checks a
@@ -129,6 +123,12 @@ export class ResourceValidator {
   }
 
   #create(): Ajv {
+    // Loaded here, on the first schema compiled: an app that patches without one never loads Ajv.
+    const load = createRequire(import.meta.url)
+    const { Ajv } = load('ajv') as typeof import('ajv')
+    // ajv-formats' `module.exports` is the plugin and carries it as `default` too; TypeScript
+    // types the module as the namespace, whose `default` is the plugin.
+    const addFormats = (load('ajv-formats') as typeof ajvFormats).default
     const ajv = new Ajv({
       allErrors: true,
       strict: false,

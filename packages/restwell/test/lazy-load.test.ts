@@ -1,6 +1,7 @@
 /**
  * What only some apps use is loaded at registration, when configured: importing restwell loads
  * neither @fastify/rate-limit nor @fastify/compress, and an app that turns them off never does.
+ * Ajv (PATCH schemas) and mime-db (compressibility of unusual types) wait for first use.
  */
 import { createRequire } from 'node:module'
 import Fastify from 'fastify'
@@ -15,6 +16,8 @@ const loaded = (name: string): boolean =>
 test('rate limits and compression are loaded when registered, not on import', async (t) => {
   t.notOk(loaded('@fastify/rate-limit'), 'rate-limit: not loaded by the import')
   t.notOk(loaded('@fastify/compress'), 'compress: not loaded by the import')
+  t.notOk(loaded('ajv'), 'ajv: not loaded by the import')
+  t.notOk(loaded('mime-db'), 'mime-db: not loaded by the import')
 
   const off = Fastify()
   await off.register(restwell, { rateLimit: false, compress: false })

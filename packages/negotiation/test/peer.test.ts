@@ -1,0 +1,30 @@
+/** Optional peer dependencies: @fastify/multipart imported when multipart is on, or a clear error. */
+import { OptionsError } from '@restwell/errors'
+import { test } from 'tap'
+import { importMultipart, isModuleNotFound } from '../src/peer.js'
+
+test('isModuleNotFound: the codes of import() and require, or the message alone', async (t) => {
+  t.ok(isModuleNotFound({ code: 'ERR_MODULE_NOT_FOUND' }))
+  t.ok(isModuleNotFound({ code: 'MODULE_NOT_FOUND' }))
+  t.ok(isModuleNotFound(new Error("Cannot find package '@fastify/multipart' imported from x")))
+  t.ok(isModuleNotFound(new Error("Cannot find module 'fast-xml-parser'")))
+  t.notOk(isModuleNotFound(new SyntaxError('Unexpected token')))
+  t.notOk(isModuleNotFound(undefined))
+})
+
+test('importMultipart: the plugin when installed; an OptionsError naming it when not', async (t) => {
+  const { default: multipart } = await importMultipart()
+  t.type(multipart, 'function', 'installed (a dev dependency here)')
+
+  const missing = Object.assign(new Error("Cannot find package '@fastify/multipart'"), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  })
+  const error = await importMultipart(() => Promise.reject(missing)).catch((e: unknown) => e)
+  t.ok(error instanceof OptionsError)
+  t.match((error as OptionsError).option, 'multipart')
+  t.match((error as Error).message, /npm install @fastify\/multipart/)
+
+  const broken = new SyntaxError('Unexpected token')
+  const other = await importMultipart(() => Promise.reject(broken)).catch((e: unknown) => e)
+  t.equal(other, broken, 'any other failure is passed on as it is')
+})
