@@ -68,12 +68,9 @@ export function isSharedPolicy(directives: CacheDirectives): boolean {
 }
 
 /**
- * Builds a `Cache-Control` value. `noStore` gives `no-store` alone. Otherwise: `public` when
- * asked, else `private` unless `sMaxAge` makes the response shareable or `private: false` says
- * it is not private (neither is sent then); `no-cache` when asked,
- * or when no lifetime (`maxAge`/`sMaxAge`) is given (store, but revalidate every time — the
- * ETag makes that cheap); then the lifetimes and flags in a fixed order. Throws a `TypeError`
- * for `public` together with `private`, or a lifetime that is not an integer of seconds.
+ * Builds a `Cache-Control` value: `no-store` alone, or `public`/`private`, `no-cache` (when asked
+ * or no lifetime is given), then the lifetimes and flags in a fixed order. Throws a `TypeError`
+ * for `public` with `private`, or a lifetime that is not an integer of seconds.
  */
 export function formatCacheControl(directives: CacheDirectives): string {
   if (directives.noStore === true) return 'no-store'

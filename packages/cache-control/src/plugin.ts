@@ -80,15 +80,8 @@ function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyR
 }
 
 /**
- * Sets `Cache-Control` unless the response already has one, then completes `Vary`:
- *   - a `Cache-Control` already set (by the handler, `@restwell/errors`, `@restwell/methods`) is kept;
- *   - status ≥ 400 → `no-store`;
- *   - `reply.cacheControl(...)` for this response → that policy;
- *   - GET or HEAD → the route's policy; any other method → `no-store`.
- * A policy that leaves `private` to the default is `private` when the route authenticates or
- * the request carried credentials, and without it otherwise. A response any cache may store
- * (anything but `no-store`) of a route that authenticates gets `Vary: Authorization` (unless
- * turned off); every response gets the route's `vary` names. `Vary` has each name once.
+ * Sets `Cache-Control` unless the response already has one (errors and writes `no-store`, else
+ * `reply.cacheControl(...)` or the route's policy), then completes `Vary`.
  */
 function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSettings): void {
   settings.authenticates ??= authenticates(settings.route)

@@ -8,12 +8,9 @@ function codingName(value: string): string {
 }
 
 /**
- * True when `Accept-Encoding` accepts `coding` (a lower-case name): a member naming it with a
- * positive weight, or, when no member names it, a `*` with a positive weight. A member naming
- * it with `q=0` refuses it, whatever another member says. A request without the field is taken
- * to accept no coding: RFC 9110 lets a server send any, but such clients (curl, most HTTP
- * libraries by default) cannot decode them, and compression sends them identity bytes too.
- * Malformed members are skipped, as a server would skip them.
+ * True when `Accept-Encoding` accepts `coding` (a lower-case name): a member naming it, else a
+ * `*`, with a positive weight. A request without the field accepts no coding, as compression
+ * sends it identity bytes. Malformed members are skipped.
  */
 export function acceptsCoding(header: string | undefined, coding: string): boolean {
   if (header === undefined) return false

@@ -114,13 +114,9 @@ const isKey = (value: unknown): value is string | number =>
   typeof value === 'string' || typeof value === 'number'
 
 /**
- * The validator of a collection from what makes its bytes, without serializing them: the route
- * path, the URL (page, filters, sort, fields), the request's Accept, Accept-Language and
- * Accept-Charset (negotiation's inputs), the Content-Type and Content-Language set so far,
- * everything beside the items (a page's meta and links), and each item's id and version, in
- * order. `undefined` (the bytes are hashed instead) unless the payload is an array, or an object
- * with exactly one array-valued field, whose items are all objects carrying both fields.
- * JSON.stringify keeps `1` and `"1"` apart and needs no separator of its own.
+ * The validator of a collection from what makes its bytes, without serializing them (see the
+ * README's Decisions). `undefined` (the bytes are hashed instead) unless the payload is an array,
+ * or an object with one array-valued field, whose items all carry both id and version.
  */
 function collectionDigest(
   request: FastifyRequest,

@@ -210,12 +210,9 @@ const CREATE_POST_PUT: ReadonlySet<string> = new Set(['POST', 'PUT'])
 const CREATE_POST_PUT_PATCH: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'])
 
 /**
- * The write methods whose request may create a missing target, from a route's `creates`:
- * their preconditions are evaluated against no current representation (RFC 9110 §13.1.1:
- * If-Match fails, If-None-Match `*` passes). POST always (its target is the resource that
- * processes it, not an item it names); PUT unless `creates` is false (a PUT creates or replaces,
- * §9.3.4); PATCH only when `creates` is true (RFC 5789 §2 allows it); DELETE never. For the
- * others a missing target is the handler's 404, answered before it runs (§13.2.1).
+ * The write methods whose request may create a missing target, from a route's `creates`: POST
+ * always, PUT unless `creates` is false, PATCH only when true, DELETE never. For them a missing
+ * target is evaluated as no representation (RFC 9110 §13.1.1); for the others it is 404.
  */
 export function creatingMethods(creates: boolean | undefined): ReadonlySet<string> {
   if (creates === undefined) return CREATE_POST_PUT

@@ -108,10 +108,7 @@ export function pageOf(reply: object): PageInfo | undefined {
 
 /**
  * Declares symbol-keyed state that plugins keep on requests or replies (`undefined` until set),
- * unless the app already has it (another plugin declared it first, or this one is registered
- * again in a child scope). Every request or reply then has it from construction, so none gets
- * a property added on the way: one object shape, and no out-of-object property store per
- * request.
+ * unless the app already has it, so every request or reply keeps one object shape.
  */
 export function declareState(
   fastify: FastifyInstance,

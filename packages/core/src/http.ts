@@ -8,12 +8,8 @@ export function pathOf(url: string): string {
 
 /**
  * The URL of a request as the client knows it, for the links a response carries: the client's
- * path (`request.originalUrl`: `@restwell/reroute` and Fastify's `rewriteUrl` keep it there
- * before they rewrite `request.url`; versioning's `/v<N>` prefix of a request that carried its
- * version by query, `Accept` or default is internal and may not be routable) with the query the
- * route saw (`request.url`'s: the client's, less a method override parameter, which acts on
- * POST only and is no part of a resource's URL). A request that was not rewritten gives its
- * URL as is.
+ * path (`request.originalUrl`, kept by rewrites) with the query the route saw (`request.url`'s,
+ * less a method override parameter).
  */
 export function publicUrl(request: { url: string; originalUrl: string }): string {
   const url = request.url

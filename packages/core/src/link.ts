@@ -47,11 +47,8 @@ function isUnsafe(code: number): boolean {
 
 /**
  * A request path (with or without its query) as a valid URI-Reference (RFC 3986), safe inside
- * `<...>` of a `Link` (RFC 8288 §3) and in a `Location`: what may not appear in a URI is
- * percent-encoded as UTF-8 (a lone surrogate as U+FFFD), and so is a `%` not followed by two
- * hex digits (`100%` → `100%25`, RFC 3986 §2.4), which is how query parsers read such a `%`: as
- * itself. Existing `%XX` escapes and every other character are kept byte for byte, so the
- * target names the same resource the client asked for. Linear; never throws.
+ * `<...>` of a `Link` (RFC 8288 §3) and in a `Location`: what may not appear in a URI, and a `%`
+ * not starting a `%XX` escape, is percent-encoded as UTF-8; the rest is kept. Never throws.
  */
 export function safePath(path: string): string {
   let out = ''

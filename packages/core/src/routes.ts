@@ -1,16 +1,7 @@
 /**
- * Routes registered before a plugin: Fastify runs `onRoute` hooks only for routes added after
- * the hook, so a plugin registered without `await` (`app.register(restwell); app.get(...)`:
- * the route is added at once, the plugin loads later) or after the routes never sees them.
- *
- * Fastify publishes every new instance on the `fastify.initialization` diagnostics channel.
- * Importing this module subscribes to it and gives each instance a first `onRoute` hook that
- * records the route options of every route (the same object Fastify reads the route's hooks
- * from when it builds the route at ready). A plugin then runs its own `onRoute` hook over the
- * routes recorded before it loaded, which is what Fastify would have done had the plugin been
- * registered first. Hooks appended to those options take effect; a new `config` or `schema`
- * object does not (Fastify copied them when the route was added), which each plugin's README
- * says where it matters.
+ * Routes registered before a plugin, which its `onRoute` hook never sees. Importing this module
+ * records every instance's routes (via the `fastify.initialization` diagnostics channel) so a
+ * plugin can run its `onRoute` hook over those added before it loaded.
  */
 import { subscribe } from 'node:diagnostics_channel'
 import type { FastifyInstance, onRouteHookHandler } from 'fastify'
@@ -128,13 +119,8 @@ function adopt(
 }
 
 /**
- * Which parts of a route's schema a plugin may add JSON Schema to, to describe what it does
- * (for `@fastify/swagger`). Fastify compiles every part of a route's schema with the route's
- * compilers at ready: the validator compiler takes `querystring`, `body`, `params` and
- * `headers`, the serializer compiler takes `response`. A plugin's JSON Schema suits Fastify's
- * own compilers (Ajv, fast-json-stringify) only: a type provider's compilers (Zod, TypeBox's
- * `TypeCompiler`, Valibot...) call methods of their own schema objects on whatever they are
- * given, and would fail on every request.
+ * Which parts of a route's schema a plugin may add JSON Schema to (for `@fastify/swagger`):
+ * only those compiled by Fastify's own compilers, as a type provider's (Zod...) would fail on it.
  */
 export interface SchemaAccess {
   /** `querystring`, `body`, `params`, `headers`: the route is validated by Fastify's default. */
@@ -145,12 +131,8 @@ export interface SchemaAccess {
 
 /**
  * The parts of `route`'s schema a plugin may add to (see {@link SchemaAccess}), for an
- * `onRoute` hook: `instance` is the hook's `this`. Fastify builds its default compilers only
- * at ready, so until then an instance shows a compiler only when the app (or a parent scope)
- * set one (`setValidatorCompiler`, `setSerializerCompiler`); a route may carry its own
- * (`validatorCompiler`, `serializerCompiler` in its options). Compilers set after the route
- * was added, or given through the `schemaController.compilersFactory` server option, are not
- * seen.
+ * `onRoute` hook: `instance` is the hook's `this`. Compilers set after the route was added, or
+ * through `schemaController.compilersFactory`, are not seen.
  */
 export function schemaAccess(instance: FastifyInstance, route: RouteEntry): SchemaAccess {
   return {

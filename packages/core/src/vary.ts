@@ -41,10 +41,8 @@ export function mergeVary(existing: unknown, names: readonly string[]): string {
 }
 
 /**
- * Most remembered merges. Every response of a route merges the same few values (each plugin
- * adds its constant names to what the plugins before it left), so the answers are remembered,
- * keyed by the value and the name (two look-ups, no key to build). Past this many the memo
- * starts over, so odd values cannot grow it.
+ * Most remembered merges (a route's responses merge the same few values); past this many the
+ * memo starts over, so odd values cannot grow it.
  */
 export const VARY_MEMO_SIZE = 256
 

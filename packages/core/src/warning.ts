@@ -16,11 +16,8 @@ function showsWarnings(log: FastifyBaseLogger): boolean {
 
 /**
  * Tells the developer of a problem found while the app is set up (a route breaking a naming
- * rule): a `warn` line on the app's logger, and, unless that logger shows `warn` lines, a Node
- * warning (`process.emitWarning(message, { type: 'RestwellWarning', code })`, printed on stderr
- * and seen by `process.on('warning')`), so an app with Fastify's default `logger: false` is
- * told too. A Node warning is emitted once per process for the same code and message, as Node
- * does for deprecations: an app built many times (tests) prints it once.
+ * rule): a `warn` line on the app's logger, plus, when that logger does not show `warn` lines, a
+ * `RestwellWarning` process warning, once per process for the same code and message.
  */
 export function developerWarning(
   log: FastifyBaseLogger,

@@ -8,10 +8,7 @@ export type ErrorFormat = 'simple' | 'validation' | 'structured' | 'problem'
 let formattedAt = Number.NaN
 let formatted = ''
 
-/**
- * Now, in ISO 8601 UTC, for an error body's `timestamp`: formatted at most once per millisecond
- * (`toISOString` costs ~0.6 µs, more than building the error; a burst of errors shares it).
- */
+/** Now, in ISO 8601 UTC, for an error body's `timestamp`: formatted at most once per millisecond. */
 export function isoNow(): string {
   const now = Date.now()
   if (now !== formattedAt) {

@@ -63,12 +63,8 @@ export function requestRefusal(request: FastifyRequest): HttpError | undefined {
 }
 
 /**
- * Without a `checkExpectation` listener Node answers an `Expect` other than 100-continue with a
- * bare 417 itself. This one hands such a request to the server's `request` listeners (Fastify's
- * handler), as Node does for every other request, so it runs through Fastify's lifecycle and
- * the plugin's hook refuses it in the error form. Added once per server, and not when the app
- * has a listener of its own (two listeners would both answer). `Expect: 100-continue` goes
- * through Node's `checkContinue` path, untouched.
+ * Hands a request with an `Expect` other than 100-continue to Fastify, so the plugin answers its
+ * 417 in the error form instead of Node's bare one. Not added when the app has a listener.
  */
 export function passExpectationsToFastify(server: EventEmitter): void {
   if (server.listenerCount('checkExpectation') > 0) return

@@ -28,8 +28,7 @@ const BRAND: unique symbol = Symbol.for('restwell.http-error')
 
 /** An HTTP error with a status, a machine code, optional details and headers. */
 export class HttpError extends Error {
-  // `name` and the brand live on the prototype (set below), not on each instance: an error is
-  // made on every 4xx, and two own properties fewer make it ~30 % cheaper to build.
+  // `name` and the brand live on the prototype (set below): an error is made on every 4xx.
   declare readonly name: string
   readonly statusCode: number
   readonly code: string
@@ -42,8 +41,7 @@ export class HttpError extends Error {
     if (!Number.isInteger(statusCode) || statusCode < 400 || statusCode > 599) {
       throw new RangeError(`HttpError status must be an integer from 400 to 599, got ${statusCode}`)
     }
-    // A 4xx is an answer, not a fault: no stack trace is captured (it costs more than the
-    // rest of a 405 or 404 answer). A 5xx keeps its stack for the logs.
+    // A 4xx is an answer, not a fault: no stack trace. A 5xx keeps its stack for the logs.
     const text = message ?? reasonPhrase(statusCode)
     const limit = Error.stackTraceLimit
     if (statusCode < 500) Error.stackTraceLimit = 0

@@ -1,10 +1,6 @@
 /**
- * The not-found answer, and the not-found path of an encapsulated plugin. Fastify answers a
- * request that matches no route from the 404 context of the instance that set the not-found
- * handler for the request's prefix (the root's, unless a handler was set for that prefix), and
- * that context runs that instance's hooks only. A plugin that does its not-found work in
- * `onRequest` hooks (`@restwell/methods`, `@restwell/auth`), registered in a sub-plugin, must
- * therefore be where that handler is set, or its hooks never run there.
+ * The not-found answer, and the not-found path of an encapsulated plugin: an unmatched request
+ * runs only the hooks of the instance that set the not-found handler for its prefix.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { pathOf } from '@restwell/core'
@@ -43,12 +39,9 @@ function decoratedOn(fastify: FastifyInstance, name: string): FastifyInstance | 
 }
 
 /**
- * Makes the requests that match no route under `fastify`'s prefix run `fastify`'s hooks. At the
- * root nothing is needed. In a sub-plugin, when no not-found handler is set for its prefix yet,
- * one is set here (answering `routeNotFound`). When one is set already it is taken to be this
- * sub-plugin's own, except where it is known not to be: `@restwell/errors` registered in a
- * parent plugin with the same prefix (its handler runs the parent's hooks), which is refused.
- * `plugin` names the caller and `lost` what would not work, for the message.
+ * Makes the requests that match no route under `fastify`'s prefix run `fastify`'s hooks, setting
+ * a not-found handler in a sub-plugin when none is set; throws when the handler is a parent's
+ * (`@restwell/errors` in a parent with the same prefix). `plugin` and `lost` go in the message.
  */
 export function notFoundInScope(fastify: FastifyInstance, plugin: string, lost: string): void {
   // The root instance is a plain object; every sub-plugin's instance has a parent.

@@ -36,14 +36,9 @@ const AUTHORITY = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/?#]*/
 const IP_LITERAL = /(?<=\/\/|@)\[[0-9A-Za-z._~:!$&'()*+,;=-]*\](?=(?::\d*)?$)/
 
 /**
- * A handler's `location` as a URI-reference (RFC 3986 §4.1), which is what `Location` carries
- * (RFC 9110 §10.2.2): a character outside the URI set (non-ASCII, space, `"`, `<`, ...) is
- * percent-encoded as UTF-8 (RFC 3986 §2.1) by `safePath`, a valid `%XX` escape is kept as it
- * is (so `/files/a%20b.csv` stays as given) and a `%` starting none becomes `%25`; the first `#`
- * starts the fragment and the brackets of an IP-literal host are kept. `undefined` when nothing
- * makes it one that can be sent: an empty location (a redirect to the status resource itself)
- * or one holding a control character (CR, LF, TAB, DEL, C1), never part of a URI, and in a
- * header field a way to split it.
+ * A handler's `location` as a URI-reference (RFC 3986 §4.1) for `Location`, percent-encoded by
+ * `safePath` (fragment and IP-literal brackets kept). `undefined` for an empty location or one
+ * holding a control character, which could split the header field.
  */
 export function locationReference(location: string): string | undefined {
   if (location === '') return undefined

@@ -113,11 +113,8 @@ function resultOf(value: unknown): unknown {
 }
 
 /**
- * The processor of a BullMQ `Worker` that runs restwell job handlers, in the plugin's worker
- * or in a process of its own that never loads Fastify:
- *
- * @param handlers One handler per job name (`job.name`). A job of another name is set aside
- *   (delayed `retryMs`, its attempt not counted) for a worker that has its handler.
+ * The processor of a BullMQ `Worker` that runs restwell job handlers, with or without Fastify.
+ * @param handlers One handler per job name; a job of another name is set aside for a worker that has its handler.
  * @param options `log`, `closeTimeoutMs` [10000], `retryMs` [1000].
  * @example
  * const processor = jobProcessor({ export: async (payload, ctx) => ({ location: '/v1/exports/7' }) })

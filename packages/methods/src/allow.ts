@@ -23,9 +23,7 @@ function routableMethods(fastify: FastifyInstance): string[] {
 
 /**
  * The methods some route of the app answers (OPTIONS and refused methods aside), from Fastify's
- * route tree, whatever plugin or order the routes were added in, in `Allow` order. For a ready
- * app: the 405 path then asks the router about these few methods instead of every method Node
- * knows, and has nothing to sort.
+ * route tree, in `Allow` order: the 405 path asks the router about these only.
  */
 export function routedMethods(fastify: FastifyInstance): string[] {
   return sortMethods(

@@ -55,14 +55,7 @@ const plugin: FastifyPluginAsync<NamingOptions> = async (fastify, rawOptions) =>
 
 /**
  * Checks every route registered after it against the naming rules of spec part 2, and warns
- * (or fails registration) naming the route and the rule.
- *
- * @param mode `warn`, `error` or `off`. [`warn`]
- * @param maxDepth Most collections in a path. [3]
- * @param prefixes Leading prefixes that are not resource names (`/api`). [`[]`]
- * @param exclude Path prefixes not checked (`/docs`). [`[]`]
- * @param versionPrefix Ignore a leading `/v<N>`. [true]
- * @param allow Collection names accepted as they are (`me`, `search`). [`[]`]
+ * (or fails registration) naming the route and the rule. Options: {@link NamingOptions}.
  * @example
  * await app.register(restwellNaming, { mode: 'error', prefixes: ['/api'] })
  */

@@ -151,14 +151,9 @@ function formatOf(
 }
 
 /**
- * The representation an error goes out in; undefined: JSON (the errors plugin's own body,
- * problem+json in the problem form). A valid `?format=` wins (errors of no route, 404 and 405,
- * and those before negotiation, 429, read it here). Else `Accept` weighs every form an error can
- * take (RFC 9110 §12.5.1): JSON, XML (problem+json and problem+xml in the problem form, RFC 9457
- * §3 and Appendix B), HAL, JSON:API, Siren. At equal weights a form whose very type `Accept`
- * names wins (`application/problem+xml` over `*\/*`), then the type negotiated for the route,
- * then the server's order. No (or an empty) `Accept`: the negotiated type; nothing acceptable:
- * JSON. A route's own types (`text/csv`) are never an error's.
+ * The representation an error goes out in; undefined: JSON. A valid `?format=` wins, else
+ * `Accept` weighs every form an error can take (RFC 9110 §12.5.1); ties go to the type `Accept`
+ * names exactly, then the route's negotiated type. A route's own types are never an error's.
  */
 export function errorMediaType(
   request: { headers: Record<string, unknown>; query?: unknown },
@@ -216,11 +211,8 @@ function firstToken(pointer: string): string {
 
 /**
  * Where a `details[].field` (`<part>/<JSON pointer>`) points, as a JSON:API 1.1 error `source`:
- * `body/title` → `pointer: "/title"`, a JSON Pointer into the request document as sent (a
- * plain JSON body: restwell reads no JSON:API request documents, so there is no `/data`);
- * `body` → `pointer: ""` (the whole document); `querystring/limit` → `parameter: "limit"`;
- * `headers/if-match` → `header: "if-match"`. Undefined for what `source` cannot name (path
- * parameters `params/id`, the `path/version` prefix, a part without a name).
+ * `body/title` → `pointer: "/title"` (no `/data`: bodies are plain JSON), `querystring/limit` →
+ * `parameter`, `headers/if-match` → `header`. Undefined for what `source` cannot name.
  */
 function sourceOf(field: string): Record<string, string> | undefined {
   const slash = field.indexOf('/')

@@ -7,15 +7,9 @@ function hasToJson(value: object): value is { toJSON: (key: string) => unknown }
 }
 
 /**
- * `value` as `JSON.stringify` would read it: every object with a `toJSON` method (a `Date`, an
- * ORM entity, a class that hides a secret) is replaced by what `toJSON(key)` returns, at any
- * depth. What toJSON returns is read as JSON reads it too (its own `toJSON` is not called
- * again, its fields' are) and copied into a plain object or array without the fields JSON
- * leaves out (functions, symbols, `undefined`), so no form can reach the original again.
- *
- * Copy on write: a payload with no `toJSON` anywhere comes back as the same object, having
- * been walked once without allocating. Throws a `RangeError` (call stack) on a cycle, as
- * `JSON.stringify` throws a `TypeError`.
+ * `value` as `JSON.stringify` would read it: every object with a `toJSON` method is replaced, at
+ * any depth, by a plain copy of what `toJSON(key)` returns, so no form reaches the original.
+ * Copy on write: a payload with no `toJSON` comes back as is. Throws a `RangeError` on a cycle.
  */
 export function jsonValue(value: unknown): unknown {
   return walk(value, '')

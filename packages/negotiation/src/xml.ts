@@ -340,11 +340,8 @@ function elementsOf(children: readonly OrderedNode[]): [string, OrderedNode][] {
 
 /**
  * Reads a document written by `toXml` back into JSON (the root element's content). A document
- * the parser refuses (elements nested deeper than `MAX_XML_DEPTH`, an element named
- * `__proto__` or `constructor`, ...) throws a 400 `HttpError` (details `[{ field: 'body' }]`),
- * so a request body parser that passes it on answers 400 in restwell's error form. Needs
- * `fast-xml-parser` installed (an optional peer dependency); without it, throws an `Error` that
- * says so.
+ * the parser refuses (too deep, `__proto__`...) throws a 400 `HttpError`. Needs the optional peer
+ * `fast-xml-parser`; without it, throws an `Error` that says so.
  */
 export function fromXml(xml: string): unknown {
   const reader = xmlParser()

@@ -67,11 +67,8 @@ export const CURSOR_EXPIRY_STEPS = 10
 
 /**
  * The expiry of the cursors issued at `now` (seconds since the epoch) with lifetime `ttl`
- * seconds; 0 (never) when `ttl` is 0. `now + ttl` rounded down to a multiple of the step
- * `max(1, floor(ttl / CURSOR_EXPIRY_STEPS))`: every cursor issued within one step carries the
- * same expiry, so an unchanged page has the same bytes (and ETag) for a whole step instead of
- * one second, and instances sharing a secret issue the same cursors. A cursor lives at most
- * `ttl` and more than `ttl - step` (at least 90 % of `ttl`).
+ * seconds, rounded down to a step of `ttl / CURSOR_EXPIRY_STEPS` so an unchanged page keeps its
+ * bytes (and ETag) for a step; 0 (never) when `ttl` is 0.
  */
 export function cursorExpiry(now: number, ttl: number): number {
   if (ttl === 0) return 0

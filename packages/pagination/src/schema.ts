@@ -100,13 +100,10 @@ export function declaredProperties(schema: unknown): Record<string, unknown> {
 const EVERY_PART: SchemaAccess = { validation: true, response: true }
 
 /**
- * Returns a copy of a route schema with the pagination parameters added to its querystring
- * (properties the route declares itself win) and `Link` and the total header added to its
- * success responses (`200`, `2xx`, `default`; a `200` entry is created when there is none).
- * The given schema is never mutated: routes may share schema objects. `access` says which
- * parts may be added to (`schemaAccess` from `@restwell/errors`: only those Fastify's own
- * compilers read); a schema object that is not plain JSON Schema (a Zod schema) is left as it
- * is, and so is everything when nothing may be added (`undefined` stays `undefined`).
+ * Returns a copy of a route schema (shared schemas are never mutated) with the pagination
+ * parameters in its querystring (the route's own properties win) and `Link` and the total header
+ * on its success responses. Only the parts `access` allows are changed; non-JSON-Schema objects
+ * are left as they are.
  */
 export function augmentRouteSchema(
   schema: FastifySchema,

@@ -49,13 +49,9 @@ function hasToJson(value: object): value is { toJSON: (key: string) => unknown }
 }
 
 /**
- * The JSON form of a value, as `JSON.stringify` and Fastify's serializer see it: every object
- * with a `toJSON` method (a `Date`) is replaced by what that method returns (called once per
- * place, with the member name or index, as `JSON.stringify` does), and arrays and plain
- * objects (also those `toJSON` returned) are followed. Copy on write: the input is never
- * changed, only the containers on the way to a replaced value are copied, and a value that
- * holds no such object is returned itself, so a plain JSON document costs one walk and no
- * allocation.
+ * The JSON form of a value, as `JSON.stringify` sees it: every object with a `toJSON` method (a
+ * `Date`) is replaced by what `toJSON(key)` returns, at any depth. Copy on write: the input is
+ * never changed, and a value holding no such object is returned itself.
  */
 export function toJsonForm(value: unknown, key: string | number = ''): unknown {
   if (typeof value !== 'object' || value === null) return value

@@ -387,14 +387,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
  * The `@restwell/patch` plugin: every PATCH route (or those with `config.patch`) accepts
  * `application/json-patch+json` and `application/merge-patch+json`, answers 415 with
  * `Accept-Patch` otherwise, and gives the handler `request.patch` and `request.applyPatch()`.
- *
- * @param everyPatchRoute Use the plugin on every PATCH route. [true]
- * @param formats Formats accepted. [both]
- * @param status 200 with the new representation, or 204. [200]
- * @param readOnly Fields no patch may change. [`[]`]
- * @param maxOperations Most operations in a JSON Patch. [1000]
- * @param advertise `Accept-Patch` on OPTIONS and 405 responses. [true]
- * @param ajv Ajv options for the resource-schema check. [`{}`]
+ * Options: {@link PatchOptions}.
  * @example
  * await app.register(restwellPatch)
  * app.patch('/books/:id', { schema: { response: { 200: Book } } }, async (request) => {

@@ -1,10 +1,7 @@
 /**
- * OpenAPI: with `@fastify/swagger` registered before restwell, every route's schema gains what
- * Fastify checks of restwell's (error responses in the configured body form, 304/405/406/412/
- * 415/428/429, validator and precondition headers), and each route's `config.swaggerTransform`
- * shows the rest in the document (representations, statuses and headers, tags, security,
- * HEAD and OPTIONS). Without swagger nothing is touched: an app that publishes no description
- * pays nothing.
+ * OpenAPI: with `@fastify/swagger` registered before restwell, route schemas gain what Fastify
+ * checks of restwell's (error responses, validator and precondition headers) and each route's
+ * `config.swaggerTransform` shows the rest in the document. Without swagger nothing is touched.
  */
 import type { ErrorFormat } from '@restwell/errors'
 import { isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/core'
@@ -227,12 +224,8 @@ function asObject(value: unknown): Json | undefined {
 const EVERY_PART: SchemaAccess = { validation: true, response: true }
 
 /**
- * Adds what restwell does to one route's schema (a copy: shared schemas are not mutated), the
- * parts Fastify compiles; the rest is for the document alone (`documentSchema`).
- * `access` says which parts may gain JSON Schema (`schemaAccess` from `@restwell/errors`: only
- * those Fastify's own compilers read; a Zod or other type provider's compilers would be handed
- * it and fail on every request): `response` (error responses, validator headers) and `headers`
- * (precondition headers). A schema object that is not plain JSON Schema is never copied.
+ * Adds what restwell does to a copy of one route's schema, in the parts Fastify compiles and
+ * `access` allows (see `SchemaAccess`); the rest is for the document alone (`documentSchema`).
  */
 export function describeRoute(
   route: RouteOptions,

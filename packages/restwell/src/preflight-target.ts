@@ -8,17 +8,6 @@ import { routeLookup } from '@restwell/core'
 import { onEveryRoute } from '@restwell/core'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
-/**
- * A reader, for preflights only, of whether the route the preflight asks about opted out of
- * CORS (`config.cors: false`). Until some route opts out it answers true without looking. Then
- * the route the preflight asks about is found with `routeLookup` (as Fastify's router would;
- * routes told apart only by constraints opt out when any of them does). A method or path no
- * route has: true (the preflight is answered; the request itself then gets its 404 or 405). A request that may be
- * rerouted after its preflight is judged by every route it may reach: with method override, a
- * POST preflight that lists the override header (or whose URL carries the override parameter)
- * by each method an override may name too; with versioning, an unprefixed path by its `/v<N>`
- * routes too. Any opted-out route among them refuses the preflight.
- */
 /** How a request may be rerouted after its preflight (method override, versioning). */
 export interface PreflightReach {
   /** The method override header (lower case) and query parameter, or false. */
@@ -32,6 +21,11 @@ export interface PreflightReach {
 
 const VERSION_PREFIX = /^\/v\d+(?=\/|$)/
 
+/**
+ * Whether the route a preflight asks about allows CORS (not `config.cors: false`); true for a
+ * method or path no route has. A request that may be rerouted (method override, versioning) is
+ * refused when any route it may reach opted out.
+ */
 export function preflightTargetCors(
   fastify: FastifyInstance,
   reach: PreflightReach,

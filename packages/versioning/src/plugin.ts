@@ -384,16 +384,8 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
 /**
  * API versioning before routing: routes live under `/v<N>` prefixes; a version carried by
  * `Accept: application/vnd.api.v<N>+json` or `?version=<N>` reroutes an unprefixed request to
- * that version's route; requests carrying none get the default version.
- *
- * @param versions Supported versions. [the `N` of every `/v<N>` route]
- * @param defaultVersion Version for requests that carry none. [highest supported]
- * @param carriers `{ prefix, accept, query }`, each switchable. [all on]
- * @param queryParameter Query parameter carrying the version. [`version`]
- * @param responseHeader Header stating the served version, or false. [`api-version`]
- * @param routeToDefault Reroute an unprefixed path that matches no route to the default version. [true]
- * @param moved Old path prefix → new path prefix (301 for GET/HEAD, 308 otherwise). [`{}`]
- * @param retired Version → `{ deprecation, sunset?, successor?, link? }`. [`{}`]
+ * that version's route; requests carrying none get the default version. Options:
+ * {@link VersioningOptions}.
  * @example
  * await app.register(restwellVersioning, { retired: { 1: { deprecation: '2025-01-01', successor: 2 } } })
  * await app.register(async (v1) => { v1.get('/books', list) }, { prefix: '/v1' })
