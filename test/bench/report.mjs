@@ -33,6 +33,8 @@ export function summarize(rounds, servers, workloadIds) {
         p99: median(runs.map((r) => r.p99)),
         // Per operation: per request for every workload but a batch (see data.mjs).
         cpu: median(runs.map((r) => r.cpuPerRequest / (r.operations ?? 1))),
+        cpuUser: median(runs.map((r) => r.cpuUserPerRequest / (r.operations ?? 1))),
+        cpuSystem: median(runs.map((r) => r.cpuSystemPerRequest / (r.operations ?? 1))),
         answered: runs.reduce((n, r) => n + r.answered, 0),
         mismatched: runs.reduce((n, r) => n + r.mismatched, 0),
         expectedStatus: runs[0].expected.status,
@@ -194,6 +196,27 @@ const fmt = {
 const pad = (s, n) => String(s).padEnd(n)
 const lpad = (s, n) => String(s).padStart(n)
 
+/** Server CPU µs per request, user (JavaScript, Node) / system (kernel), per stack compared. */
+function printCpuSplit({ summary, workloads }, log) {
+  const ids = ['node', 'fastify', 'restwell', 'restwell-optout', 'official'].filter(
+    (id) => summary[id],
+  )
+  if (ids.length === 0) return
+  log(
+    `\n${pad('server CPU µs per request, user / system', 38)}${ids.map((id) => lpad(id, 16)).join('')}`,
+  )
+  for (const workload of workloads) {
+    const cells = ids.map((id) => {
+      const w = summary[id].workloads[workload.id]
+      return lpad(
+        w?.cpuUser === undefined ? '-' : `${fmt.us(w.cpuUser)} / ${fmt.us(w.cpuSystem)}`,
+        16,
+      )
+    })
+    log(`  ${pad(workload.id, 36)}${cells.join('')}`)
+  }
+}
+
 export function printReport(report, log) {
   const { summary, workloads, servers, targets } = report
   log('')
@@ -238,6 +261,7 @@ export function printReport(report, log) {
       .map(([f]) => f)
     if (missing.length > 0) log(`feature not yet in restwell: ${missing.join(', ')}`)
   }
+  printCpuSplit(report, log)
   log('\ntargets (from the median server CPU µs per request, this run):')
   for (const t of targets) {
     const mark = t.status.toUpperCase()
@@ -318,7 +342,7 @@ export function renderMarkdown(report) {
   const lines = [
     `Run of ${report.date.slice(0, 16).replace('T', ' ')} UTC: ${report.options.rounds} rounds x ${report.options.duration} s (+${report.options.warmup} s warm-up), ${report.options.connections} connections, ${report.machine.cpus} CPUs (${report.machine.cpuModel}), Node ${report.machine.node}, load average ${report.machine.loadAverageBefore.join(' ')} before and ${report.machine.loadAverageAfter.join(' ')} after; ${report.seconds} s.`,
     '',
-    '| workload | server | req/s (median) | spread | p50 ms | p99 ms | server CPU µs/req | µs over bare Fastify | x bare Fastify | x raw node | status | note |',
+    '| workload | server | req/s (median) | spread | p50 ms | p99 ms | server CPU µs/req (user + system) | µs over bare Fastify | x bare Fastify | x raw node | status | note |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ]
   for (const workload of workloads) {
@@ -327,7 +351,7 @@ export function renderMarkdown(report) {
       if (!w) continue
       const bad = w.mismatched > 0 ? ` (${w.mismatched} wrong)` : ''
       lines.push(
-        `| ${workload.id} | ${server.label} | ${fmt.int(w.rps)} | ${fmt.spread(w)} | ${fmt.ms(w.p50)} | ${fmt.ms(w.p99)} | ${fmt.us(w.cpu)} | ${fmt.plusUs(w.cpuOverFastify)} | ${fmt.ratio(w.vsFastify)} | ${fmt.ratio(w.vsNode)} | ${w.expectedStatus}${bad} | ${w.note ?? ''} |`,
+        `| ${workload.id} | ${server.label} | ${fmt.int(w.rps)} | ${fmt.spread(w)} | ${fmt.ms(w.p50)} | ${fmt.ms(w.p99)} | ${fmt.us(w.cpu)} (${fmt.us(w.cpuUser)} + ${fmt.us(w.cpuSystem)}) | ${fmt.plusUs(w.cpuOverFastify)} | ${fmt.ratio(w.vsFastify)} | ${fmt.ratio(w.vsNode)} | ${w.expectedStatus}${bad} | ${w.note ?? ''} |`,
       )
     }
   }

@@ -233,7 +233,7 @@ function cpuTime(ready) {
     const onMessage = (message) => {
       if (message.type !== 'cpu') return
       ready.child.off('message', onMessage)
-      resolve(message.usage.user + message.usage.system)
+      resolve(message.usage)
     }
     ready.child.on('message', onMessage)
     ready.child.send({ type: 'cpu' })
@@ -381,13 +381,44 @@ async function prepareServer(server, opts, round) {
       const response = await probe(ready.port, workload, headers)
       const found = probeProblems(workload, expected, response)
       for (const p of found) problems.push(`${server.id} ${id}: ${p}`)
-      plans.set(id, { workload, headers, expected, bytes: response.bytes.length, found })
+      plans.set(id, {
+        workload,
+        headers,
+        expected,
+        bytes: response.bytes.length,
+        found,
+        status: response.status,
+        headerNames: Object.keys(response.headers),
+      })
     }
     return { server, ready, plans, problems, runs: [] }
   } catch (error) {
     await stopServer(ready)
     throw error
   }
+}
+
+/**
+ * The raw node server writes by hand the conventions restwell applies: on every workload both
+ * answer to spec, each header restwell sends must be sent by node too, or the yardstick is unfair.
+ */
+function parityProblems(entries) {
+  const node = entries.find((e) => e.server.id === 'node')
+  const restwell = entries.find((e) => e.server.id === 'restwell')
+  if (node === undefined || restwell === undefined) return []
+  const problems = []
+  for (const [id, theirs] of restwell.plans) {
+    const mine = node.plans.get(id)
+    // Both to spec only: a workload node declares absent (no batch endpoint) is not compared.
+    if (mine === undefined || mine.expected.absent || theirs.status !== theirs.workload.spec) {
+      continue
+    }
+    const missing = theirs.headerNames.filter((n) => !mine.headerNames.includes(n))
+    if (missing.length > 0) {
+      problems.push(`node ${id}: does not write restwell's ${missing.join(', ')} by hand`)
+    }
+  }
+  return problems
 }
 
 /** One workload on one started server: a warm-up, then the measured run with its CPU time. */
@@ -400,6 +431,7 @@ async function measure(entry, id, opts, log) {
   const cpuAfter = await cpuTime(ready)
   const warmCheck = countMismatches(warm, expected.status)
   const check = countMismatches(result, expected.status)
+  const perAnswer = (micros) => (check.answered > 0 ? micros / check.answered : undefined)
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
   )
@@ -411,7 +443,11 @@ async function measure(entry, id, opts, log) {
     p99: result.p99,
     // Server CPU µs per answered request over the measured window: what the stack costs,
     // whether or not the load generator keeps the server busy.
-    cpuPerRequest: check.answered > 0 ? (cpuAfter - cpuBefore) / check.answered : undefined,
+    cpuPerRequest: perAnswer(cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system),
+    // The split: user is the JavaScript and Node's own work; system is the kernel's, mostly the
+    // one writev per answer, whose cost on loopback includes waking the load generator.
+    cpuUserPerRequest: perAnswer(cpuAfter.user - cpuBefore.user),
+    cpuSystemPerRequest: perAnswer(cpuAfter.system - cpuBefore.system),
     // A batch answers several operations per request: its CPU per operation compares with one GET.
     operations: expected.status === workload.spec ? (workload.operations ?? 1) : 1,
     answered: check.answered,
@@ -466,6 +502,7 @@ async function runRound(servers, opts, round, log) {
       console.error(`  ${server.id}: ${error.message}`)
     }
   }
+  failures.push(...parityProblems(entries))
   const records = []
   try {
     for (const { server: entry, workload: id } of roundPlan(entries, opts.workloads, round)) {

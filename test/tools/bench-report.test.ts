@@ -15,6 +15,8 @@ interface Run {
   p50: number
   p99: number
   cpuPerRequest: number
+  cpuUserPerRequest: number
+  cpuSystemPerRequest: number
   answered: number
   mismatched: number
   expected: { status: number; note?: string }
@@ -86,6 +88,8 @@ function round(
       p50: 1,
       p99: 2,
       cpuPerRequest: cpu,
+      cpuUserPerRequest: cpu - 10,
+      cpuSystemPerRequest: 10,
       answered: 1000,
       mismatched,
       expected: { status },
@@ -148,7 +152,7 @@ test('medians over rounds, ratios to bare Fastify, and the CPU column', async (t
   })
   t.match(
     markdown,
-    /\| get1k \| restwell \| 900 \| ±0% \| 1\.00 \| 2\.00 \| 41\.0 \| \+11\.0 \| 0\.82x \|/,
+    /\| get1k \| restwell \| 900 \| ±0% \| 1\.00 \| 2\.00 \| 41\.0 \(31\.0 \+ 10\.0\) \| \+11\.0 \| 0\.82x \|/,
   )
 })
 

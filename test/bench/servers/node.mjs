@@ -1,6 +1,10 @@
-// Raw node:http, the ceiling: every convention the workloads need, written by hand with no
-// framework (ETag + 304, gzip, merge patch + If-Match, 405 + Allow, method override). The
-// hashed items' ETag is a sha1 of the bytes, computed on every GET as restwell's default does.
+// Raw node:http, the ceiling: the conventions restwell applies to these answers, written by hand
+// with no framework. Every response header restwell sends on a workload is sent here too (the
+// bench checks it): request id, CORS, rate limit, Cache-Control, Vary, Accept-Ranges, the error
+// body with its request id; and the checks behind them (Accept → 406, Range → 206, the media
+// type and If-Match of a PATCH, 405 + Allow, method override). The hashed items' ETag is a sha1
+// of the bytes, computed on every GET as restwell's default does.
+import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import {
@@ -8,38 +12,110 @@ import {
   HASHED_ITEMS,
   hashEtag,
   ITEM_BY_ID,
+  ITEMS,
   itemEtag,
   mergePatch,
   pageBody,
-  pageLink,
   readPageQuery,
 } from '../data.mjs'
+import { RATE_LIMIT_MAX } from './limits.mjs'
 
-const ITEM_ALLOW = 'GET, HEAD, PATCH, PUT'
-const COLLECTION_ALLOW = 'GET, HEAD'
-const HASHED_ALLOW = 'GET, HEAD'
+const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
+const ACCEPT_PATCH = 'application/json-patch+json, application/merge-patch+json'
+const COLLECTION_ALLOW = 'GET, HEAD, OPTIONS'
 const HASHED_PREFIX = `${HASHED_ITEMS}/`
+const EXPOSED = [
+  'ETag',
+  'Location',
+  'Link',
+  'X-Total-Count',
+  'Retry-After',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Request-Id',
+  'Content-Range',
+  'Accept-Ranges',
+  'Allow',
+  'Accept',
+  'Accept-Encoding',
+  'Accept-Patch',
+  'API-Version',
+  'Deprecation',
+  'Sunset',
+  'WWW-Authenticate',
+].join(', ')
+const SAFE_ID = /^[A-Za-z0-9._:@+=/-]{1,128}$/
+const JSON_TYPE = 'application/json; charset=utf-8'
 
-function send(res, status, body, headers = {}) {
-  sendBytes(
-    res,
-    status,
-    body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
-    headers,
-  )
+/** A fixed one-minute window per client address, as restwell's in-memory limiter counts. */
+const WINDOW_MS = 60_000
+const windows = new Map()
+
+/** The headers every answer gets, or a 429 already sent (then undefined). */
+function commonHeaders(req, res) {
+  const incoming = req.headers['x-request-id']
+  const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID()
+  const now = Date.now()
+  const key = req.socket.remoteAddress
+  let window = windows.get(key)
+  if (window === undefined || window.resetAt <= now) {
+    window = { count: 0, resetAt: now + WINDOW_MS }
+    windows.set(key, window)
+  }
+  window.count++
+  const headers = {
+    'x-request-id': id,
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSED,
+    'x-ratelimit-limit': String(RATE_LIMIT_MAX),
+    'x-ratelimit-remaining': String(Math.max(0, RATE_LIMIT_MAX - window.count)),
+    'x-ratelimit-reset': String(Math.ceil((window.resetAt - now) / 1000)),
+  }
+  if (window.count > RATE_LIMIT_MAX) {
+    headers['retry-after'] = headers['x-ratelimit-reset']
+    error(res, headers, 429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded')
+    return undefined
+  }
+  return headers
 }
 
-function sendBytes(res, status, bytes, headers = {}) {
-  res.writeHead(status, {
-    ...(bytes ? { 'content-type': 'application/json; charset=utf-8' } : {}),
-    'content-length': bytes ? bytes.length : 0,
-    ...headers,
-  })
-  res.end(bytes)
+function sendBytes(res, status, bytes, headers) {
+  if (bytes !== undefined) {
+    headers['content-type'] = JSON_TYPE
+    headers['content-length'] = bytes.length
+  }
+  res.writeHead(status, headers)
+  res.end(res.req.method === 'HEAD' ? undefined : bytes)
 }
 
-const error = (res, status, code, message, headers) =>
-  send(res, status, { error: { code, message } }, headers)
+function error(res, headers, status, code, message, details = []) {
+  const body = {
+    error: {
+      code,
+      message,
+      details,
+      requestId: headers['x-request-id'],
+      timestamp: new Date().toISOString(),
+    },
+  }
+  headers['cache-control'] = 'no-store'
+  headers.vary = 'Accept'
+  sendBytes(res, status, Buffer.from(JSON.stringify(body)), headers)
+}
+
+/** True when `Accept` allows JSON (absent, `*\/*`, `application/*`, `application/json`). */
+function acceptsJson(accept) {
+  if (accept === undefined) return true
+  for (const part of accept.split(',')) {
+    const semi = part.indexOf(';')
+    const range = (semi === -1 ? part : part.slice(0, semi)).trim().toLowerCase()
+    if (range === 'application/json' || range === '*/*' || range === 'application/*') {
+      if (semi === -1 || !/;\s*q=0(\.0*)?\s*(;|$)/.test(part)) return true
+    }
+  }
+  return false
+}
 
 function readBody(req) {
   return new Promise((resolve, reject) => {
@@ -50,82 +126,127 @@ function readBody(req) {
   })
 }
 
-function getPage(req, res, query) {
+function parseJson(res, headers, text) {
+  try {
+    return JSON.parse(text)
+  } catch {
+    error(res, headers, 400, 'BAD_REQUEST', 'The body is not valid JSON')
+    return undefined
+  }
+}
+
+/** A GET's 200, 206 (one `bytes=` range) or 304, with the validators and caching headers. */
+function sendRepresentation(req, res, headers, bytes, etag) {
+  headers.etag = etag
+  headers['cache-control'] = 'no-cache'
+  headers.vary = 'Accept, Accept-Encoding'
+  if (etagListHas(req.headers['if-none-match'], etag, true)) {
+    res.writeHead(304, headers)
+    return res.end()
+  }
+  headers['accept-ranges'] = 'bytes'
+  const range = req.headers.range
+  if (range !== undefined) {
+    const match = /^bytes=(\d*)-(\d*)$/.exec(range)
+    const total = bytes.length
+    const start = match?.[1] ? Number(match[1]) : total - Number(match?.[2] ?? 0)
+    const end = match?.[1] && match[2] ? Math.min(Number(match[2]), total - 1) : total - 1
+    if (match && start <= end && start < total) {
+      headers['content-range'] = `bytes ${start}-${end}/${total}`
+      return sendBytes(res, 206, bytes.subarray(start, end + 1), headers)
+    }
+    headers['content-range'] = `bytes */${total}`
+    return error(res, headers, 416, 'RANGE_NOT_SATISFIABLE', 'The range is not satisfiable')
+  }
+  return sendBytes(res, 200, bytes, headers)
+}
+
+function getPage(req, res, headers, query) {
   const { page, limit } = readPageQuery(Object.fromEntries(query))
   const body = pageBody(page, limit)
+  const last = Math.ceil(ITEMS.length / limit)
+  const link = (p, rel) => `</items?page=${p}&limit=${limit}>; rel="${rel}"`
+  headers.link = [
+    link(1, 'first'),
+    ...(page > 1 ? [link(page - 1, 'prev')] : []),
+    ...(page < last ? [link(page + 1, 'next')] : []),
+    link(last, 'last'),
+  ].join(', ')
+  headers['x-total-count'] = String(ITEMS.length)
   const bytes = Buffer.from(JSON.stringify(body))
   const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')
   // The gzip variant gets its own tag (RFC 9110 8.8.3); both are computed from one hash.
   const hash = hashEtag(bytes)
-  const etag = gzip ? `${hash.slice(0, -1)}-gzip"` : hash
-  const common = { etag, vary: 'accept-encoding', link: pageLink(body) }
+  if (!gzip) return sendRepresentation(req, res, headers, bytes, hash)
+  const etag = `${hash.slice(0, -1)}-gzip"`
   if (etagListHas(req.headers['if-none-match'], etag, true)) {
-    res.writeHead(304, common)
-    return res.end()
+    return sendRepresentation(req, res, headers, bytes, etag)
   }
-  const out = gzip ? gzipSync(bytes) : bytes
-  res.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': out.length,
-    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-    ...common,
-  })
-  res.end(req.method === 'HEAD' ? undefined : out)
+  headers['content-encoding'] = 'gzip'
+  return sendRepresentation(req, res, headers, gzipSync(bytes), etag)
 }
 
-async function item(req, res, id, method) {
+async function item(req, res, headers, id, method) {
   const current = ITEM_BY_ID.get(id)
-  if (!current) return error(res, 404, 'NOT_FOUND', 'No such item')
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'PATCH' && method !== 'PUT') {
+    headers.allow = ITEM_ALLOW
+    headers['accept-patch'] = ACCEPT_PATCH
+    return error(
+      res,
+      headers,
+      405,
+      'METHOD_NOT_ALLOWED',
+      `Method ${method} is not allowed on ${req.url}`,
+    )
+  }
+  if (!current) return error(res, headers, 404, 'NOT_FOUND', 'No such item')
   const etag = itemEtag(current)
   if (method === 'GET' || method === 'HEAD') {
-    if (etagListHas(req.headers['if-none-match'], etag, true)) {
-      res.writeHead(304, { etag })
-      return res.end()
-    }
-    return send(res, 200, current, { etag })
+    return sendRepresentation(req, res, headers, Buffer.from(JSON.stringify(current)), etag)
   }
+  headers['cache-control'] = 'no-store'
+  headers.vary = 'Accept'
   if (method === 'PATCH') {
     const type = req.headers['content-type'] ?? ''
     if (!type.startsWith('application/merge-patch+json')) {
-      return error(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Use application/merge-patch+json', {
-        'accept-patch': 'application/merge-patch+json',
-      })
+      headers['accept-patch'] = ACCEPT_PATCH
+      return error(res, headers, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Use application/merge-patch+json')
     }
     const ifMatch = req.headers['if-match']
     if (ifMatch !== undefined && !etagListHas(ifMatch, etag, false)) {
-      return error(res, 412, 'PRECONDITION_FAILED', 'If-Match does not match')
+      return error(res, headers, 412, 'PRECONDITION_FAILED', 'The if-match precondition failed')
     }
-    const next = mergePatch(current, JSON.parse(await readBody(req)))
-    return send(res, 200, next, { etag })
+    const patch = parseJson(res, headers, await readBody(req))
+    if (patch === undefined) return undefined
+    headers.etag = etag
+    return sendBytes(res, 200, Buffer.from(JSON.stringify(mergePatch(current, patch))), headers)
   }
-  if (method === 'PUT') {
-    const next = { ...JSON.parse(await readBody(req)), id: current.id }
-    return send(res, 200, next)
-  }
-  return error(res, 405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed`, {
-    allow: ITEM_ALLOW,
-  })
+  const next = parseJson(res, headers, await readBody(req))
+  if (next === undefined) return undefined
+  return sendBytes(res, 200, Buffer.from(JSON.stringify({ ...next, id: current.id })), headers)
 }
 
 /** An item whose ETag is hashed from the bytes on every GET: no version is used. */
-function hashedItem(req, res, id, method) {
-  const current = ITEM_BY_ID.get(id)
-  if (!current) return error(res, 404, 'NOT_FOUND', 'No such item')
+function hashedItem(req, res, headers, id, method) {
   if (method !== 'GET' && method !== 'HEAD') {
-    return error(res, 405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed`, {
-      allow: HASHED_ALLOW,
-    })
+    headers.allow = COLLECTION_ALLOW
+    return error(
+      res,
+      headers,
+      405,
+      'METHOD_NOT_ALLOWED',
+      `Method ${method} is not allowed on ${req.url}`,
+    )
   }
+  const current = ITEM_BY_ID.get(id)
+  if (!current) return error(res, headers, 404, 'NOT_FOUND', 'No such item')
   const bytes = Buffer.from(JSON.stringify(current))
-  const etag = hashEtag(bytes)
-  if (etagListHas(req.headers['if-none-match'], etag, true)) {
-    res.writeHead(304, { etag })
-    return res.end()
-  }
-  return sendBytes(res, 200, bytes, { etag })
+  return sendRepresentation(req, res, headers, bytes, hashEtag(bytes))
 }
 
 async function handle(req, res) {
+  const headers = commonHeaders(req, res)
+  if (headers === undefined) return undefined
   const url = req.url
   const q = url.indexOf('?')
   const pathname = q === -1 ? url : url.slice(0, q)
@@ -135,28 +256,43 @@ async function handle(req, res) {
     const target = override.toUpperCase()
     if (target === 'PUT' || target === 'PATCH' || target === 'DELETE') method = target
   }
+  if (!acceptsJson(req.headers.accept)) {
+    return error(res, headers, 406, 'NOT_ACCEPTABLE', 'Use application/json')
+  }
   if (pathname === '/items') {
-    const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
-    if (method === 'GET' || method === 'HEAD') return getPage(req, res, query)
-    return error(res, 405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed`, {
-      allow: COLLECTION_ALLOW,
-    })
+    if (method === 'GET' || method === 'HEAD') {
+      return getPage(req, res, headers, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
+    }
+    headers.allow = COLLECTION_ALLOW
+    return error(
+      res,
+      headers,
+      405,
+      'METHOD_NOT_ALLOWED',
+      `Method ${method} is not allowed on ${url}`,
+    )
   }
   if (pathname.startsWith('/items/')) {
     const id = pathname.slice(7)
-    if (/^[0-9]+$/.test(id)) return item(req, res, id, method)
+    if (/^[0-9]+$/.test(id)) return item(req, res, headers, id, method)
   }
   if (pathname.startsWith(HASHED_PREFIX)) {
     const id = pathname.slice(HASHED_PREFIX.length)
-    if (/^[0-9]+$/.test(id)) return hashedItem(req, res, id, method)
+    if (/^[0-9]+$/.test(id)) return hashedItem(req, res, headers, id, method)
   }
-  return error(res, 404, 'NOT_FOUND', 'Not found')
+  return error(res, headers, 404, 'NOT_FOUND', 'Not found')
 }
 
 export async function build() {
   const server = createServer((req, res) => {
-    handle(req, res).catch((err) => error(res, 500, 'INTERNAL', String(err.message)))
+    handle(req, res).catch((err) => {
+      const id = res.getHeader('x-request-id') ?? randomUUID()
+      error(res, { 'x-request-id': id }, 500, 'INTERNAL', 'Internal Server Error')
+      console.error(err)
+    })
   })
+  // restwell's keep-alive timeout: longer than the usual proxies' 60 s (no reset races).
+  server.keepAliveTimeout = 72_000
   return {
     server,
     listen: () =>
