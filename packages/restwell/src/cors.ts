@@ -202,30 +202,12 @@ function allowActual(plan: CorsPlan, reply: FastifyReply, origin: string): strin
 }
 
 /**
- * One root `onRequest` hook, before rate limits and auth, on every answer (errors and 404/405
- * included). With `origin: '*'` every answer gets `Access-Control-Allow-Origin: *` and
- * `-Expose-Headers`, `Origin` or not: the answer does not depend on it, so no `Vary: Origin`.
- * Otherwise a CORS request (one with an `Origin` header, Fetch standard, "CORS protocol") from
- * an allowed origin gets `Access-Control-Allow-Origin`, `-Credentials` (when set) and
- * `-Expose-Headers`; from another origin, and without `Origin`, no `Access-Control-*` header;
- * such answers vary with `Origin` and say so (`Vary: Origin`), so no cache hands a non-CORS
- * answer to a CORS request ("CORS protocol and HTTP caches"); `corsSendStep` keeps it there when
- * a handler sets its own `Vary`. A route with
- * `config.cors: false` gets neither, and so does a preflight asking about it
- * (`preflightCors`, see `preflightTargetCors`): the browser then never sends the request.
- *
- * A preflight (OPTIONS with `Origin` **and** `Access-Control-Request-Method`) is answered 200
- * here, with the allowed methods, headers and max-age when its origin is allowed (a refused
- * origin gets a 200 without them, which the browser refuses). A plain OPTIONS goes on to
- * `@restwell/methods` (200 + `Allow`, or 404).
- *
- * Not `@fastify/cors`: restwell replaced or worked around most of what it does (its preflight
- * treats every OPTIONS as one and answers a plain OPTIONS 400; its catch-all `OPTIONS *` route
- * had to be hidden from 404/405; the origin rule and exposed-header list had to be given as a
- * function and a joined string), and per request it still copied its options object, built a
- * closure and called the origin function through a callback: 0.65-1.4 µs per request in the
- * profiles of the 1 KB GET, most of it for requests without `Origin`. `routeCors` reads the
- * route's `config.cors` (see `routeConfigKey`).
+ * The request step, before rate limits and auth, on every answer (errors and 404/405 included).
+ * With `origin: '*'` every answer gets `Access-Control-Allow-Origin: *` and `-Expose-Headers`
+ * and no `Vary: Origin`; otherwise an allowed `Origin` gets them, and every answer says
+ * `Vary: Origin` (Fetch, "CORS protocol and HTTP caches"). A preflight (OPTIONS with `Origin`
+ * and `Access-Control-Request-Method`) is answered 200 here; a plain OPTIONS goes on to
+ * `@restwell/methods`. A route with `config.cors: false` (read by `routeCors`) gets neither.
  */
 export function corsStep(
   plan: CorsPlan,
@@ -252,14 +234,9 @@ export function corsStep(
 }
 
 /**
- * The send step: keeps `Origin` in the final answer's `Vary` (when the plan varies). The `onRequest` hook put it there
- * first, but a handler or an error that *sets* `Vary` (`reply.header('vary', 'Accept-Language')`,
- * an `HttpError`'s `headers.vary`) replaces it, and the answer, which still differs by `Origin`,
- * would no longer say so to caches. The usual value still starts with the `Origin` the hook
- * set, and is left as it is after a string comparison. An answer made before the `onRequest`
- * hook ran (what @restwell/errors refuses first: a request arriving while the app closes, an
- * unmet Expect, a Host-less request) gets the CORS headers here, or a script sees a network
- * error instead of a 503 and its Retry-After. Routes with `config.cors: false` get no step.
+ * The send step: keeps `Origin` in the final answer's `Vary` when a handler or an error replaced
+ * the header, and gives the CORS headers to an answer made before the request step ran (a
+ * request refused while the app closes, say), so a script sees the status, not a network error.
  */
 export function corsSendStep(plan: CorsPlan): SendStep {
   return function restwellCorsVary(request, reply) {

@@ -3,12 +3,8 @@ import { onEveryRoute } from '@restwell/core'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /**
- * A reader of `config[key]` of the request's route, for a root hook. Fastify builds
- * `request.routeOptions` anew on every read (an object of a dozen fields, and a router lookup
- * for the `version` constraint: ~0.2 µs); most apps set no route's `config.cors` or
- * `config.rateLimit`, so until a route sets `key` (seen as routes are added, those added before
- * restwell included) nothing is read and every request gets undefined. A value put into
- * `config` by an `onRoute` hook added after restwell's is not seen.
+ * A reader of `config[key]` of the request's route, for a root hook. Fastify rebuilds
+ * `request.routeOptions` on every read, so it is read only once some route sets `key`.
  */
 export function routeConfigKey(
   fastify: FastifyInstance,
