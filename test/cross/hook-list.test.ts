@@ -92,8 +92,8 @@ test('the hooks of a GET, its HEAD, a PATCH and an opted-out route under the umb
     },
     'PATCH /books/:id': {
       onRequest: routed.onRequest,
-      // Request bodies decoded (gzip, br, deflate) by @fastify/compress, after restwell's check.
-      preParsing: ['restwellRequestCoding', 'preParsing'],
+      // Request bodies decoded (gzip, br, deflate).
+      preParsing: ['restwellDecompress'],
       // The stored validators (412/428) and a soft-delete restore, read once the body is.
       preHandler: ['restwellPreHandler'],
       preSerialization: routed.preSerialization,

@@ -47,6 +47,7 @@ import { createErrorRenderer } from './error-body.js'
 import { itemQuery, shownPage } from './forms.js'
 import { jsonValue } from './json-value.js'
 import { readMultipart } from './multipart.js'
+import { importMultipart } from './peer.js'
 import {
   checkLanguages,
   FORM_URLENCODED,
@@ -227,7 +228,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     addParserUnlessPresent(fastify, FORM_URLENCODED, parser)
   }
   if (options.multipart !== false && !fastify.hasContentTypeParser(MULTIPART)) {
-    const { default: multipart } = await import('@fastify/multipart')
+    const { default: multipart } = await importMultipart()
     await fastify.register(multipart, {
       limits: options.multipart.limits,
       throwFileSizeLimit: true,

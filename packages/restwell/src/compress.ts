@@ -1,11 +1,8 @@
-/** Compression settings, per app and per route; `@fastify/compress` decodes request bodies. */
-import zlib from 'node:zlib'
-import type { FastifyCompressOptions } from '@fastify/compress'
+/** Compression settings, per app and per route (request bodies: `decompress.ts`). */
 import type { RouteEntry } from '@restwell/core'
-import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
-import { asList } from '@restwell/core'
+import { validateOptions } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
-import type { onRouteHookHandler, preParsingHookHandler } from 'fastify'
+import type { onRouteHookHandler } from 'fastify'
 import type { CompressionSettings } from './compression.js'
 
 export const CompressSettingsSchema = Type.Object(
@@ -42,27 +39,6 @@ const DEFAULT_SYNC_THRESHOLD = 65_536
 const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
 const DEFAULT_ENCODINGS: readonly ('br' | 'gzip' | 'deflate')[] = ['gzip', 'br', 'deflate']
 
-/**
- * `@fastify/compress`'s options: request bodies only. Responses are compressed by the pipeline's
- * step (`compression.ts`); each route gets `compress: false` (see `takeRouteCompression`).
- */
-export function compressOptions(): FastifyCompressOptions {
-  return {
-    globalCompression: false,
-    globalDecompression: true,
-    // RFC 9110 §12.5.3: a 415 for a content coding names the codings accepted, so a client can
-    // tell it from a 415 for the media type (which carries `Accept`).
-    onUnsupportedRequestEncoding: (encoding) =>
-      httpErrors.unsupportedMediaType(
-        `The request body's Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not supported`,
-        {
-          code: ErrorCode.UNSUPPORTED_CONTENT_ENCODING,
-          headers: { 'accept-encoding': REQUEST_CODINGS.join(', ') },
-        },
-      ),
-  }
-}
-
 /** A route's own `compress` option: `false`, or settings over the app's (no cache budget). */
 const RouteCompressSchema = Type.Omit(CompressSettingsSchema, ['cacheBytes'], {
   additionalProperties: false,
@@ -81,9 +57,10 @@ export function resolveCompression(settings: CompressSettings): CompressionSetti
 }
 
 /**
- * onRoute hook added before `@fastify/compress`: reads the route's `compress` option (`false`,
- * or restwell's compression settings, checked here), keeps what the route gets in `taken`, and
- * sets `compress: false` so `@fastify/compress` adds no hook of its own for responses.
+ * onRoute hook: reads the route's `compress` option (`false`, or restwell's compression
+ * settings, checked here), keeps what the route gets in `taken`, and leaves `compress: false`
+ * on the route: compression is the pipeline's step, and a compression plugin the app adds
+ * does not compress a body twice.
  */
 export function takeRouteCompression(
   settings: CompressSettings,
@@ -101,64 +78,5 @@ export function takeRouteCompression(
     const where = `restwell (compress of ${[route.method].flat().join(',')} ${route.url})`
     const checked = validateOptions(where, RouteCompressSchema, own) as CompressSettings
     taken.set(route, resolveCompression({ ...settings, ...checked }))
-  }
-}
-
-/** The content codings `@fastify/compress` decodes in request bodies, in its order. */
-const REQUEST_CODINGS: readonly string[] = ['zstd', 'br', 'gzip', 'deflate'].filter(
-  (coding) =>
-    coding !== 'zstd' ||
-    // zstd only where Node's zlib has it (22.15+), as @fastify/compress checks
-    typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function',
-)
-
-/** Spellings of a request coding that `@fastify/compress` compares exactly. */
-const CANONICAL_CODINGS: ReadonlySet<string> = new Set([...REQUEST_CODINGS, 'identity'])
-
-/**
- * A request `Content-Encoding` as `@fastify/compress` expects it: codings are case-insensitive
- * (RFC 9110 §8.4.1) and `x-gzip` is `gzip` (§8.4.1.3). Only an unusual spelling is rewritten;
- * the common case costs one set lookup.
- */
-const normalizeRequestCoding: preParsingHookHandler = function restwellRequestCoding(
-  request,
-  _reply,
-  payload,
-  done,
-) {
-  const coding = request.headers['content-encoding']
-  if (coding !== undefined && !CANONICAL_CODINGS.has(coding)) {
-    const lower = coding.trim().toLowerCase()
-    request.headers['content-encoding'] = lower === 'x-gzip' ? 'gzip' : lower
-  }
-  done(null, payload)
-}
-
-/**
- * onRoute hook added after `@fastify/compress`: on a route it decompresses bodies for, the
- * coding is normalized first (compression's own hook went first in the list; this one goes
- * before it).
- */
-export const requestCodingFirst: onRouteHookHandler = (route) => {
-  if (route.decompress === false) return
-  route.preParsing = [normalizeRequestCoding, ...asList(route.preParsing)]
-}
-
-/**
- * Methods whose request body Fastify never reads (its `bodyless` set: `handleRequest` calls the
- * handler without parsing one), so there is nothing to decompress.
- */
-const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
-
-/**
- * onRoute hook added before `@fastify/compress`: a route of bodyless methods only gets
- * `decompress: false`, unless it sets `decompress` itself. `@fastify/compress` would otherwise
- * give it a `preParsing` hook, and Fastify binds a function and runs the hook on every request
- * of the route to decompress a body it then never reads.
- */
-export const noDecompressWithoutBody: onRouteHookHandler = (route) => {
-  if (route.decompress !== undefined) return
-  if (asList(route.method).every((method) => BODYLESS_METHODS.has(method))) {
-    route.decompress = false
   }
 }

@@ -2,7 +2,7 @@
  * Response compression as a step of the pipeline (gzip, br, deflate), with a cache of compressed
  * bodies. `@fastify/compress` compresses in a route hook its own `onRoute` hook appends, after
  * every other: the ETag of each coding, the cache and HEAD's `Content-Length` need to come after
- * it, which only moving hooks around allowed. It still decodes request bodies.
+ * it, which only moving hooks around allowed. Request bodies are decoded by `decompress.ts`.
  *
  * The same bytes asked for with the same `Accept-Encoding` compress to the same bytes, so they are
  * kept, keyed by the route, the Content-Type, the `Accept-Encoding` value and the digest that
@@ -131,7 +131,11 @@ export interface RouteCompression {
 }
 
 export interface Compression {
-  /** Declares the reply slots the steps use (one hidden class for every reply). */
+  /**
+   * Declares the reply slots the steps use (one hidden class for every reply), and
+   * `reply.compress` (null), the mark compression plugins leave: `@restwell/conditional` then
+   * adds `Vary: Accept-Encoding` to the 200, 206 and 304 of routes that may be compressed.
+   */
   decorate(fastify: FastifyInstance): void
   /** A route's steps under `settings`; the key names it in the cache. */
   forRoute(route: RouteEntry, settings: CompressionSettings): RouteCompression
@@ -345,6 +349,8 @@ export function compression(maxBytes: number): Compression {
     decorate(fastify) {
       fastify.decorateReply(EARLY as unknown as string, undefined)
       declareState(fastify, 'reply', IDENTITY_DIGEST)
+      // `as string`: where @fastify/compress's types are loaded, they declare it a method.
+      fastify.decorateReply('compress' as string, null)
     },
     forRoute,
     size: () => ({ entries: entries.size, bytes }),

@@ -3,14 +3,14 @@ import './augment.js'
 import { restwell } from './plugin.js'
 
 // The libraries' option types, re-exported by name: their Fastify augmentations
-// (`config.rateLimit`, the route options `compress` and `decompress`) then reach users of the
-// ESM and the CommonJS declarations alike (an import for its side effect alone is dropped from
-// the latter).
-export type { FastifyCompressOptions } from '@fastify/compress'
+// (`config.rateLimit`) then reach users of the ESM and the CommonJS declarations alike (an
+// import for its side effect alone is dropped from the latter).
 export type { RateLimitOptions } from '@fastify/rate-limit'
 export type { FastifyUnderPressureOptions } from '@fastify/under-pressure'
 
 export * from '@restwell/errors'
+export type { CompressSettings } from './compress.js'
+export type { RouteDecompressSettings } from './decompress.js'
 export { restwellMethods } from '@restwell/methods'
 export { PageSchema, PaginationQuery } from '@restwell/pagination'
 export { rerouteAware } from '@restwell/reroute'

@@ -6,11 +6,8 @@ import restwellErrors, {
   validateOptions,
 } from '@restwell/errors'
 import { adoptionBatch, onEveryRoute, routesOutOfReach } from '@restwell/core'
-import restwellAuth from '@restwell/auth'
-import restwellBatch from '@restwell/batch'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
-import restwellJobs from '@restwell/jobs'
 import restwellMethodOverride, {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
@@ -34,14 +31,9 @@ import {
 } from '@restwell/core'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import {
-  compressOptions,
-  noDecompressWithoutBody,
-  requestCodingFirst,
-  resolveCompression,
-  takeRouteCompression,
-} from './compress.js'
+import { resolveCompression, takeRouteCompression } from './compress.js'
 import { type CompressionSettings, compression } from './compression.js'
+import { decompressRequests } from './decompress.js'
 import { corsPlan, corsSendStep, corsStep } from './cors.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
@@ -117,8 +109,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // Routes added before restwell loaded (`app.register(restwell)` without await, then routes)
   // never reached the plugins' onRoute hooks: every onRoute hook added from here on, by
-  // restwell's plugins and by @fastify/compress and @fastify/rate-limit, runs over them at the
-  // end, as Fastify would have run them had restwell been registered first.
+  // restwell's plugins and by @fastify/rate-limit, runs over them at the end, as Fastify would
+  // have run them had restwell been registered first.
   const adoptEarlierRoutes = adoptionBatch(fastify)
   // Routes in encapsulated plugins that loaded earlier are out of reach: never a silent partial.
   const outOfReach = routesOutOfReach(fastify)
@@ -235,7 +227,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
   //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
   if (options.auth !== undefined && options.auth !== false) {
-    await fastify.register(restwellAuth, options.auth)
+    // Imported here, as jobs and batch below: off unless configured, so not loaded otherwise.
+    await fastify.register(import('@restwell/auth'), options.auth)
   }
 
   // 7. methods: 405/OPTIONS/501 on the not-found path only.
@@ -257,16 +250,13 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.conditional !== false) {
     await fastify.register(restwellConditional, options.conditional ?? {})
   }
-  // Compression is a step of the pipeline; @fastify/compress decodes request bodies.
+  // Compression is a step of the pipeline; request bodies are decoded before they are read.
   const compressed = new WeakMap<object, CompressionSettings>()
   const compressor = compression(resolveCompression(options.compress || {}).cacheBytes)
   if (options.compress !== false) {
     compressor.decorate(fastify)
     onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
-    onEveryRoute(fastify, noDecompressWithoutBody)
-    // Imported here, not at the top: an app that turns compression off never loads it.
-    await fastify.register(import('@fastify/compress'), compressOptions())
-    onEveryRoute(fastify, requestCodingFirst)
+    onEveryRoute(fastify, decompressRequests)
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after
@@ -333,7 +323,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 13. naming rules check every route added from here on; jobs adds its status routes.
   if (options.naming !== false) await fastify.register(restwellNaming, options.naming ?? {})
   if (options.jobs !== undefined && options.jobs !== false) {
-    await fastify.register(restwellJobs, options.jobs)
+    await fastify.register(import('@restwell/jobs'), options.jobs)
   }
   // 14. batch: its operations are injected, so they pass every hook above, the rate limit
   //     included; they may not use this app's method override header or parameter.
@@ -341,7 +331,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     const override = options.methodOverride
     const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
     const query = override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY)
-    await fastify.register(restwellBatch, {
+    await fastify.register(import('@restwell/batch'), {
       ...options.batch,
       forbiddenHeaders: [...(options.batch.forbiddenHeaders ?? []), ...(header ? [header] : [])],
       forbiddenQuery: [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])],

@@ -2,6 +2,7 @@
  * Rate limits: 429 in restwell's form, one step of the pipeline's request phase. In memory, a synchronous fixed-window
  * counter of our own; with Redis, and for routes with their own limit, `@fastify/rate-limit`.
  */
+import { createRequire } from 'node:module'
 import { isIPv6 } from 'node:net'
 import { type Static, Type } from '@sinclair/typebox'
 import { format, parse } from '@lukeed/ms'
@@ -9,7 +10,7 @@ import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/e
 import { isAuthGuard, type RequestStep } from '@restwell/core'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRouteHookHandler } from 'fastify'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
-import { Address6 } from 'ip-address'
+import type { Address6 as IPv6Address } from 'ip-address'
 import { LruMap } from 'toad-cache'
 import { routeConfigKey } from './route-config.js'
 
@@ -162,9 +163,19 @@ export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPl
  */
 export function clientKey(ip: string): string {
   if (!ip.includes(':') || !isIPv6(ip)) return ip.toLowerCase()
+  const Address6 = address6()
   const address = new Address6(ip)
   if (address.isMapped4()) return address.to4().correctForm()
   return new Address6(`${ip}/64`).startAddress().correctForm()
+}
+
+let Address6Class: typeof IPv6Address | undefined
+
+/** ip-address's `Address6`, loaded for the first IPv6 client: importing restwell does not load it. */
+function address6(): typeof IPv6Address {
+  Address6Class ??= (createRequire(import.meta.url)('ip-address') as typeof import('ip-address'))
+    .Address6
+  return Address6Class
 }
 
 /** One client's window: requests counted since `start` (ms). */

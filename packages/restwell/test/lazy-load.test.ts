@@ -1,7 +1,7 @@
 /**
- * What only some apps use is loaded at registration, when configured: importing restwell loads
- * neither @fastify/rate-limit nor @fastify/compress, and an app that turns them off never does.
- * Ajv (PATCH schemas) and mime-db (compressibility of unusual types) wait for first use.
+ * What only some apps use is loaded at registration, when configured: importing restwell does
+ * not load @fastify/rate-limit, and an app that turns it off never does. Ajv (PATCH schemas) and
+ * mime-db (compressibility of unusual types) wait for first use.
  */
 import { createRequire } from 'node:module'
 import Fastify from 'fastify'
@@ -13,25 +13,32 @@ const loaded = (name: string): boolean =>
     file.includes(`/node_modules/${name}/`),
   )
 
-test('rate limits and compression are loaded when registered, not on import', async (t) => {
+test('rate limits are loaded when registered, mime-db when a type needs it', async (t) => {
   t.notOk(loaded('@fastify/rate-limit'), 'rate-limit: not loaded by the import')
-  t.notOk(loaded('@fastify/compress'), 'compress: not loaded by the import')
   t.notOk(loaded('ajv'), 'ajv: not loaded by the import')
   t.notOk(loaded('mime-db'), 'mime-db: not loaded by the import')
+  t.notOk(loaded('ip-address'), 'ip-address: not loaded by the import')
 
   const off = Fastify()
-  await off.register(restwell, { rateLimit: false, compress: false })
+  await off.register(restwell, { rateLimit: false })
   await off.ready()
   t.notOk(loaded('@fastify/rate-limit'), 'rate-limit: not loaded when off')
-  t.notOk(loaded('@fastify/compress'), 'compress: not loaded when off')
   await off.close()
 
   const on = Fastify()
   await on.register(restwell)
-  on.get('/books', async () => [{ id: 1 }])
-  const res = await on.inject('/books')
+  on.get('/books', async () => [{ id: 1, title: 'x'.repeat(2000) }])
+  on.get('/script', async (_request, reply) =>
+    reply.type('application/javascript').send('x'.repeat(2000)),
+  )
+  const headers = { 'accept-encoding': 'gzip' }
+  const res = await on.inject({ url: '/books', headers })
   t.equal(res.headers['x-ratelimit-limit'], '1000', 'the default rate limit still answers')
+  t.equal(res.headers['content-encoding'], 'gzip', 'JSON is compressed')
   t.ok(loaded('@fastify/rate-limit'), 'rate-limit: loaded by the default registration')
-  t.ok(loaded('@fastify/compress'), 'compress: loaded by the default registration')
+  t.notOk(loaded('mime-db'), 'mime-db: not needed for JSON')
+  const script = await on.inject({ url: '/script', headers })
+  t.equal(script.headers['content-encoding'], 'gzip', 'mime-db says JavaScript is compressible')
+  t.ok(loaded('mime-db'), 'mime-db: loaded for a type the pattern does not settle')
   await on.close()
 })
