@@ -34,7 +34,6 @@ const {
 const FEATURES = {
   batch: '@restwell/batch',
   conditional: '@restwell/conditional',
-  compression: '@fastify/compress',
   patch: '@restwell/patch',
   pagination: '@restwell/pagination',
   methodOverride: '@restwell/method-override',
@@ -73,6 +72,8 @@ export async function build(variant = 'all') {
   const has = Object.fromEntries(
     Object.entries(FEATURES).map(([feature, name]) => [feature, app.hasPlugin(name)]),
   )
+  // Compression is a step of the umbrella's pipeline, not a plugin of its own.
+  has.compression = app.hasReplyDecorator('compress')
   if (!app.hasContentTypeParser('application/merge-patch+json')) {
     // Without @restwell/patch, Fastify would answer 415: parse it as JSON, as bare Fastify does.
     app.addContentTypeParser(
@@ -82,7 +83,7 @@ export async function build(variant = 'all') {
     )
   }
   // Route options: `config` for the restwell plugins, `compress` (a route option, not config)
-  // for @fastify/compress. Routes are public (`auth: false`): the bench sends no credentials.
+  // for compression. Routes are public (`auth: false`): the bench sends no credentials.
   // `keep` is what an opted-out route cannot drop and still serve its workload: a PATCH route
   // that opts out of @restwell/patch answers a merge patch with 415.
   const route = (own, keep = {}) =>
