@@ -1,5 +1,4 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
-import fastifyUnderPressure from '@fastify/under-pressure'
 import restwellErrors, {
   DEFAULT_REQUEST_ID_HEADER,
   RoutesOutOfReachError,
@@ -202,7 +201,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     const pressureOptions = underPressureOptions(settings, clock)
     let probe: PressureProbe | undefined
     await fastify.register(async function restwellUnderPressure(scope) {
-      await scope.register(fastifyUnderPressure, pressureOptions)
+      // Loaded when overload protection is on, as the rate limiter is.
+      await scope.register(import('@fastify/under-pressure'), pressureOptions)
       probe = scope
     })
     const sampled = () => probe as PressureProbe

@@ -1,6 +1,7 @@
 /**
  * What only some apps use is loaded at registration, when configured: importing restwell does
- * not load @fastify/rate-limit, and an app that turns it off never does. Ajv (PATCH schemas) and
+ * not load @fastify/rate-limit or @fastify/under-pressure, and an app that turns them off never
+ * does. Ajv (PATCH schemas) and
  * mime-db (compressibility of unusual types) wait for first use.
  */
 import { createRequire } from 'node:module'
@@ -15,14 +16,16 @@ const loaded = (name: string): boolean =>
 
 test('rate limits are loaded when registered, mime-db when a type needs it', async (t) => {
   t.notOk(loaded('@fastify/rate-limit'), 'rate-limit: not loaded by the import')
+  t.notOk(loaded('@fastify/under-pressure'), 'under-pressure: not loaded by the import')
   t.notOk(loaded('ajv'), 'ajv: not loaded by the import')
   t.notOk(loaded('mime-db'), 'mime-db: not loaded by the import')
   t.notOk(loaded('ip-address'), 'ip-address: not loaded by the import')
 
   const off = Fastify()
-  await off.register(restwell, { rateLimit: false })
+  await off.register(restwell, { rateLimit: false, underPressure: false })
   await off.ready()
   t.notOk(loaded('@fastify/rate-limit'), 'rate-limit: not loaded when off')
+  t.notOk(loaded('@fastify/under-pressure'), 'under-pressure: not loaded when off')
   await off.close()
 
   const on = Fastify()
@@ -36,6 +39,7 @@ test('rate limits are loaded when registered, mime-db when a type needs it', asy
   t.equal(res.headers['x-ratelimit-limit'], '1000', 'the default rate limit still answers')
   t.equal(res.headers['content-encoding'], 'gzip', 'JSON is compressed')
   t.ok(loaded('@fastify/rate-limit'), 'rate-limit: loaded by the default registration')
+  t.ok(loaded('@fastify/under-pressure'), 'under-pressure: loaded by the default registration')
   t.notOk(loaded('mime-db'), 'mime-db: not needed for JSON')
   const script = await on.inject({ url: '/script', headers })
   t.equal(script.headers['content-encoding'], 'gzip', 'mime-db says JavaScript is compressible')
