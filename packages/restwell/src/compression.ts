@@ -1,14 +1,8 @@
 /**
- * Response compression as a step of the pipeline (gzip, br, deflate), with a cache of compressed
- * bodies. `@fastify/compress` compresses in a route hook its own `onRoute` hook appends, after
- * every other: the ETag of each coding, the cache and HEAD's `Content-Length` need to come after
- * it, which only moving hooks around allowed. Request bodies are decoded by `decompress.ts`.
- *
- * The same bytes asked for with the same `Accept-Encoding` compress to the same bytes, so they are
- * kept, keyed by the route, the Content-Type, the `Accept-Encoding` value and the digest that
- * names the identity bytes (conditional's, or one computed here). A digest conditional derived
- * from item versions (`ITEMS_DIGEST_PREFIX`) is known before serialization: the early lookup
- * then skips serializing the page. Least recently used entries go first once `maxBytes` is spent.
+ * Response compression as a step of the pipeline (gzip, br, deflate), so each coding's ETag, the
+ * cache and HEAD's `Content-Length` come after it. Compressed bodies are cached by route,
+ * Content-Type, `Accept-Encoding` and the digest of the identity bytes (least recently used go
+ * first); a digest known before serialization (item versions) skips serializing the page.
  */
 import { createRequire } from 'node:module'
 import { Readable, pipeline } from 'node:stream'

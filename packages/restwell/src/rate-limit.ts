@@ -295,12 +295,7 @@ interface LimitedGet {
 
 /**
  * Puts a route's limiter just before `@restwell/auth`'s guard among the route's `onRequest`
- * hooks, once every plugin's `onRoute` hook has run (from the pipeline's plan): auth, registered later,
- * puts its guard in front of the route's hooks, so a client failing authentication was never
- * counted on a route with its own limit, and could guess tokens without end. The route's own
- * hooks keep running before the limiter, as `@fastify/rate-limit` orders them (a `keyGenerator`
- * may read what they found). A limiter the route moved to a later hook (`hook: 'preHandler'`)
- * stays where the route put it.
+ * hooks, so a client failing authentication is counted; one moved to `preHandler` stays there.
  */
 function limiterFirst(entry: Record<string, unknown>, name: string, limiter: unknown): void {
   if (name !== 'onRequest') return
@@ -314,24 +309,10 @@ function limiterFirst(entry: Record<string, unknown>, name: string, limiter: unk
 }
 
 /**
- * Sets up each route with its own `config.rateLimit` object before `@fastify/rate-limit`'s own
- * `onRoute` hook (added right after this one) gives the route its limiter:
- *
- * - its `timeWindow` is checked: text `@lukeed/ms` cannot read would make the library's window
- *   undefined and every request to the route a 500; a number below 1 ms limits nothing.
- * - the HEAD route Fastify adds for a GET shares the GET's counter. The library gives every
- *   route a store of its own (`groupId` only adds to the key inside it), so a GET and its HEAD
- *   would each allow `max` runs of the one handler per window. The GET's hook list is replaced
- *   by a copy held here, onto which the library pushes the GET's limiter (later plugins build
- *   new lists around it, they do not change this one). Fastify adds the HEAD twin right after
- *   the GET's `onRoute` hooks, with the GET's `config` and `handler` objects as given; the twin
- *   gets the GET's limiter before its own, and the library's guard (one limiter per request)
- *   makes its own return at once.
- * - the route's limiter goes just before `@restwell/auth`'s guard (`limiterFirst`), as the
- *   root limit runs before auth.
- * - `failOpen: true` becomes the route's `skipOnError` (unless the route sets it), so a store
- *   failure lets its requests through as on every other route. With `failOpen: false` the
- *   store's error goes to the error handler (a masked 500).
+ * Sets up each route with its own `config.rateLimit` before `@fastify/rate-limit`'s `onRoute`
+ * hook gives it a limiter: the `timeWindow` is checked (unreadable text would make every request
+ * a 500), the HEAD twin of a GET shares the GET's counter (RFC 9110 §9.3.2), the limiter goes
+ * before auth's guard (`limiterFirst`), and `failOpen: true` becomes the route's `skipOnError`.
  */
 export function routeLimits(settings: RateLimitSettings): RouteLimits {
   const failOpen = settings.failOpen ?? false
