@@ -144,9 +144,11 @@ function sendRepresentation(req, res, headers, bytes, etag) {
     res.writeHead(304, headers)
     return res.end()
   }
-  headers['accept-ranges'] = 'bytes'
+  // Ranges apply to the identity bytes only, as restwell's do.
+  const identity = headers['content-encoding'] === undefined
+  if (identity) headers['accept-ranges'] = 'bytes'
   const range = req.headers.range
-  if (range !== undefined) {
+  if (range !== undefined && identity) {
     const match = /^bytes=(\d*)-(\d*)$/.exec(range)
     const total = bytes.length
     const start = match?.[1] ? Number(match[1]) : total - Number(match?.[2] ?? 0)
