@@ -13,17 +13,8 @@ import {
   useNotFoundSendStep,
   useSendStep,
 } from '@restwell/core'
-import Fastify, { type FastifyInstance } from 'fastify'
-import tap, { test } from 'tap'
-
-const apps: FastifyInstance[] = []
-tap.teardown(() => Promise.all(apps.map((app) => app.close())))
-
-function app(): FastifyInstance {
-  const fastify = Fastify()
-  apps.push(fastify)
-  return fastify
-}
+import { test } from 'tap'
+import { app } from './helpers.js'
 
 const header =
   (name: string, value: string): SendStep =>

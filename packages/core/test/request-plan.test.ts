@@ -12,17 +12,9 @@ import {
   useRootRequestStep,
   useRouteStep,
 } from '@restwell/core'
-import Fastify, { type FastifyInstance, type onRequestHookHandler } from 'fastify'
-import tap, { test } from 'tap'
-
-const apps: FastifyInstance[] = []
-tap.teardown(() => Promise.all(apps.map((app) => app.close())))
-
-function app(): FastifyInstance {
-  const fastify = Fastify()
-  apps.push(fastify)
-  return fastify
-}
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import { test } from 'tap'
+import { app } from './helpers.js'
 
 const mark =
   (seen: string[], name: string, out?: boolean): RequestStep =>

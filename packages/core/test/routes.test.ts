@@ -1,6 +1,7 @@
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import tap, { test } from 'tap'
+import { test } from 'tap'
+import { app } from './helpers.js'
 import {
   adoptionBatch,
   EarlierRoutesError,
@@ -12,15 +13,6 @@ import {
   type SchemaAccess,
   schemaAccess,
 } from '@restwell/core'
-
-const apps: FastifyInstance[] = []
-tap.teardown(() => Promise.all(apps.map((app) => app.close())))
-
-function app(): FastifyInstance {
-  const fastify = Fastify()
-  apps.push(fastify)
-  return fastify
-}
 
 /** A plugin that tags every route it sees with a response header. */
 const tagger = fp(async (fastify: FastifyInstance, options: { tag: string }) => {
