@@ -52,8 +52,8 @@ const PLAN: OpenapiPlan = {
 
 const Book = z.object({ id: z.number().int(), title: z.string() })
 
-/** A Zod app: swagger with the app's transform, then restwell's descriptions. */
-async function zodApp(transform: SwaggerTransform | undefined): Promise<Doc> {
+/** A Zod app with swagger and the app's global transform. */
+async function zodSwagger(): Promise<FastifyInstance> {
   const app = Fastify()
   apps.push(app)
   app.setValidatorCompiler(validatorCompiler)
@@ -62,6 +62,12 @@ async function zodApp(transform: SwaggerTransform | undefined): Promise<Doc> {
     openapi: { info: { title: 'zod', version: '1.0.0' } },
     transform: jsonSchemaTransform,
   })
+  return app
+}
+
+/** A Zod app: swagger with the app's transform, then restwell's descriptions. */
+async function zodApp(transform: SwaggerTransform | undefined): Promise<Doc> {
+  const app = await zodSwagger()
   installOpenapi(app, transform === undefined ? PLAN : { ...PLAN, transform })
   const zod = app.withTypeProvider<ZodTypeProvider>()
   zod.get(
@@ -168,14 +174,7 @@ test('a plain transform of the app: renamed URLs and hidden routes', async (t) =
 })
 
 test('through the umbrella: `openapi.transform` hands restwell the app transform', async (t) => {
-  const app = Fastify()
-  apps.push(app)
-  app.setValidatorCompiler(validatorCompiler)
-  app.setSerializerCompiler(serializerCompiler)
-  await app.register(fastifySwagger, {
-    openapi: { info: { title: 'zod', version: '1.0.0' } },
-    transform: jsonSchemaTransform,
-  })
+  const app = await zodSwagger()
   await app.register(restwell, { openapi: { transform: jsonSchemaTransform } })
   app
     .withTypeProvider<ZodTypeProvider>()
