@@ -104,6 +104,12 @@ function error(res, headers, status, code, message, details = []) {
   sendBytes(res, status, Buffer.from(JSON.stringify(body)), headers)
 }
 
+/** 405 with the `Allow` the caller put in `headers`. */
+function notAllowed(req, res, headers, method) {
+  const message = `Method ${method} is not allowed on ${req.url}`
+  return error(res, headers, 405, 'METHOD_NOT_ALLOWED', message)
+}
+
 /** True when `Accept` allows JSON (absent, `*\/*`, `application/*`, `application/json`). */
 function acceptsJson(accept) {
   if (accept === undefined) return true
@@ -193,13 +199,7 @@ async function item(req, res, headers, id, method) {
   if (method !== 'GET' && method !== 'HEAD' && method !== 'PATCH' && method !== 'PUT') {
     headers.allow = ITEM_ALLOW
     headers['accept-patch'] = ACCEPT_PATCH
-    return error(
-      res,
-      headers,
-      405,
-      'METHOD_NOT_ALLOWED',
-      `Method ${method} is not allowed on ${req.url}`,
-    )
+    return notAllowed(req, res, headers, method)
   }
   if (!current) return error(res, headers, 404, 'NOT_FOUND', 'No such item')
   const etag = itemEtag(current)
@@ -232,13 +232,7 @@ async function item(req, res, headers, id, method) {
 function hashedItem(req, res, headers, id, method) {
   if (method !== 'GET' && method !== 'HEAD') {
     headers.allow = COLLECTION_ALLOW
-    return error(
-      res,
-      headers,
-      405,
-      'METHOD_NOT_ALLOWED',
-      `Method ${method} is not allowed on ${req.url}`,
-    )
+    return notAllowed(req, res, headers, method)
   }
   const current = ITEM_BY_ID.get(id)
   if (!current) return error(res, headers, 404, 'NOT_FOUND', 'No such item')
@@ -266,13 +260,7 @@ async function handle(req, res) {
       return getPage(req, res, headers, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
     }
     headers.allow = COLLECTION_ALLOW
-    return error(
-      res,
-      headers,
-      405,
-      'METHOD_NOT_ALLOWED',
-      `Method ${method} is not allowed on ${url}`,
-    )
+    return notAllowed(req, res, headers, method)
   }
   if (pathname.startsWith('/items/')) {
     const id = pathname.slice(7)
