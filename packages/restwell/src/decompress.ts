@@ -85,12 +85,12 @@ function canonicalCoding(coding: string): string {
 const INVALID_PAYLOAD = 'Could not decompress the request payload using the provided encoding'
 
 /** The 415 for a coding not accepted, naming the codings that are (RFC 9110 §12.5.3). */
-function unsupportedCoding(coding: string, accepted: readonly string[]): Error {
+function unsupportedCoding(coding: string, acceptEncoding: string): Error {
   return httpErrors.unsupportedMediaType(
     `The request body's Content-Encoding ${JSON.stringify(coding.slice(0, 64))} is not supported`,
     {
       code: ErrorCode.UNSUPPORTED_CONTENT_ENCODING,
-      headers: { 'accept-encoding': accepted.filter((c) => c !== 'identity').join(', ') },
+      headers: { 'accept-encoding': acceptEncoding },
     },
   )
 }
@@ -118,6 +118,7 @@ function decoder(settings: RouteDecompressSettings): preParsingHookHandler {
           .sort((a, b) => listed.indexOf(a) - listed.indexOf(b))
   const forced = settings.forceRequestEncoding
   if (forced !== undefined && accepted.includes(forced)) accepted = [forced]
+  const acceptEncoding = accepted.filter((coding) => coding !== 'identity').join(', ')
 
   return function restwellDecompress(request, _reply, payload, done) {
     const header = request.headers['content-encoding']
@@ -126,7 +127,7 @@ function decoder(settings: RouteDecompressSettings): preParsingHookHandler {
     if (!coding) return done(null, payload)
     if (!accepted.includes(coding as RequestCoding)) {
       const error = attempt(settings.onUnsupportedRequestEncoding, coding, request)
-      return done(error ?? unsupportedCoding(coding, accepted))
+      return done(error ?? unsupportedCoding(coding, acceptEncoding))
     }
     if (coding === 'identity') return done(null, payload)
     const decode = Object.assign((DECODERS[coding as Coding] as () => Transform)(), {
@@ -134,11 +135,14 @@ function decoder(settings: RouteDecompressSettings): preParsingHookHandler {
     })
     decode.on('error', (error: Error) => {
       request.log.debug(`restwell: a request body that cannot be decoded (${coding}): ${error}`)
+      // Fastify's body reader answers with the error the stream emitted: it takes the 400's fields.
       const replaced = attempt(settings.onInvalidRequestPayload, coding, request, error)
-      Object.assign(
-        error,
-        replaced ?? { statusCode: 400, code: 'BAD_REQUEST', message: INVALID_PAYLOAD },
-      )
+      if (replaced) {
+        Object.assign(error, replaced)
+        return
+      }
+      const { statusCode, code, message } = httpErrors.badRequest(INVALID_PAYLOAD)
+      Object.assign(error, { statusCode, code, message })
     })
     decode.pause()
     payload.on('data', (chunk: Buffer) => {
