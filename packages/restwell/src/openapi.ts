@@ -7,7 +7,7 @@ import type { ErrorFormat } from '@restwell/errors'
 import { isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/core'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { type DocumentPlan, describeInDocument } from './openapi-document.js'
+import type { DocumentPlan, describeInDocument } from './openapi-document.js'
 
 /** The `$id` of the shared error body schema (`components.schemas.RestwellError`). */
 export const ERROR_SCHEMA_ID = 'RestwellError'
@@ -370,11 +370,13 @@ export type SwaggerTransform = (input: SwaggerTransformInput) => SwaggerTransfor
  * (`plan.transform`), runs first; the document shows that schema with what `describeRoute`
  * adds (where the route's own schema could not take it: a type provider's) and what
  * `describeInDocument` adds, and gains what goes with it. The route's schema is left as it is.
- * `headServed`: whether Fastify answers HEAD on a URL.
+ * `describe` is `describeInDocument`, loaded with the document's module; `headServed`: whether
+ * Fastify answers HEAD on a URL.
  */
 export function swaggerTransformFor(
   plan: OpenapiPlan,
   own: unknown,
+  describe: typeof describeInDocument,
   headServed: (url: string) => boolean = () => false,
 ): SwaggerTransform {
   const documentPlan = documentPlanOf(plan)
@@ -391,7 +393,7 @@ export function swaggerTransformFor(
     const served = headServed(route.url)
     return {
       ...before,
-      schema: describeInDocument(document, described, route, url, documentPlan, served),
+      schema: describe(document, described, route, url, documentPlan, served),
     }
   }
 }
@@ -415,9 +417,16 @@ function jsonSchemaOnly(schema: unknown): boolean {
   return !parts.some(foreign)
 }
 
-/** Turns the descriptions on when `@fastify/swagger` is registered. */
-export function installOpenapi(fastify: FastifyInstance, plan: OpenapiPlan): boolean {
+/**
+ * Turns the descriptions on when `@fastify/swagger` is registered; only then is the document's
+ * module loaded.
+ */
+export async function installOpenapi(
+  fastify: FastifyInstance,
+  plan: OpenapiPlan,
+): Promise<boolean> {
   if (!fastify.hasDecorator('swagger')) return false
+  const { describeInDocument } = await import('./openapi-document.js')
   if (plan.errors !== false)
     fastify.addSchema({ $id: ERROR_SCHEMA_ID, ...errorBodySchema(plan.errors) })
   const ours = new WeakSet<SwaggerTransform>()
@@ -439,7 +448,7 @@ export function installOpenapi(fastify: FastifyInstance, plan: OpenapiPlan): boo
     // it, such a route keeps the app's.
     if (typeof own !== 'function' && plan.transform === undefined && !jsonSchemaOnly(route.schema))
       return
-    const transform = swaggerTransformFor(plan, own, headServed)
+    const transform = swaggerTransformFor(plan, own, describeInDocument, headServed)
     ours.add(transform)
     route.config = { ...route.config, swaggerTransform: transform } as RouteOptions['config']
   })

@@ -299,7 +299,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //     jobs adds its status routes (described too).
   const auth = options.auth === undefined || options.auth === false ? undefined : options.auth
   const conditional = options.conditional === false ? undefined : options.conditional
-  installOpenapi(fastify, {
+  await installOpenapi(fastify, {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
     auth: auth !== undefined,
     authByDefault: auth?.defaultProtected ?? true,

@@ -557,11 +557,15 @@ test('the plan for the document, and the route transform', async (t) => {
   const bare = route('GET', '/books')
   delete (bare as { config?: unknown }).config
   const openapiObject: Json = { openapi: '3.0.3' }
-  const transform = swaggerTransformFor(base, undefined)
+  const transform = swaggerTransformFor(base, undefined, describeInDocument)
   const out = transform({ schema: undefined, url: '/books', route: bare, openapiObject })
   t.equal((out.schema as Json).operationId, 'getBooks', 'a route without config')
   t.same(transform({ schema: undefined, url: '/books', route: bare }), {}, 'Swagger 2.0: as is')
-  const own = swaggerTransformFor(base, () => ({ url: '/renamed', schema: { summary: 'Own' } }))
+  const own = swaggerTransformFor(
+    base,
+    () => ({ url: '/renamed', schema: { summary: 'Own' } }),
+    describeInDocument,
+  )
   const renamed = own({ schema: undefined, url: '/books', route: bare, openapiObject: {} })
   t.equal(renamed.url, '/renamed', "the route's own transform runs first")
   t.equal((renamed.schema as Json).summary, 'Own')
@@ -576,6 +580,7 @@ test('the plan for the document, and the route transform', async (t) => {
       },
     },
     undefined,
+    describeInDocument,
   )
   const chained = app({
     schema: { description: 'x' },
@@ -586,7 +591,7 @@ test('the plan for the document, and the route transform', async (t) => {
   t.match(chained.schema, { summary: 'App', description: 'x', operationId: 'getBooks' })
   t.equal(seen[1], '/books', "the app's transform runs first")
   t.match(seen[0], { errors: 'problem' }, 'called as a method of the plan')
-  const hidden = swaggerTransformFor(base, () => ({ schema: { hide: true } }))
+  const hidden = swaggerTransformFor(base, () => ({ schema: { hide: true } }), describeInDocument)
   const document: Json = {}
   t.match(hidden({ url: '/books', route: bare, openapiObject: document }).schema, { hide: true })
   t.same(document, { paths: {} }, 'a hidden route: the document gains nothing')

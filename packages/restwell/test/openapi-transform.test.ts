@@ -68,7 +68,7 @@ async function zodSwagger(): Promise<FastifyInstance> {
 /** A Zod app: swagger with the app's transform, then restwell's descriptions. */
 async function zodApp(transform: SwaggerTransform | undefined): Promise<Doc> {
   const app = await zodSwagger()
-  installOpenapi(app, transform === undefined ? PLAN : { ...PLAN, transform })
+  await installOpenapi(app, transform === undefined ? PLAN : { ...PLAN, transform })
   const zod = app.withTypeProvider<ZodTypeProvider>()
   zod.get(
     '/v1/books/:id',
@@ -162,7 +162,7 @@ test('a plain transform of the app: renamed URLs and hidden routes', async (t) =
     schema: { ...(schema as Json), hide: url.startsWith('/internal') },
     url: url.replace('/latest/', '/v2/'),
   })
-  installOpenapi(app, { ...PLAN, auth: false, transform })
+  await installOpenapi(app, { ...PLAN, auth: false, transform })
   app.get('/latest/books', async () => [])
   app.get('/internal/stats', async () => ({}))
   await app.ready()
