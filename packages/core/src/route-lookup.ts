@@ -5,9 +5,12 @@
  * not which one, so the routes are kept in a router of their own: find-my-way, Fastify's, with
  * the matching options the app gave Fastify.
  */
+import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
-import Router from 'find-my-way'
+import type Router from 'find-my-way'
 import { onEveryRoute, type RouteEntry } from './routes.js'
+
+let findMyWay: typeof Router | undefined
 
 /** The router options that decide which path a route matches. */
 const MATCHING_OPTIONS = [
@@ -77,7 +80,10 @@ export function routeLookup<T>(
     }
   })
   const build = (): Router.Instance<Router.HTTPVersion.V1> => {
-    const built = Router(options)
+    // Loaded at the first lookup, and with `require`: find-my-way is CommonJS (and Fastify's own
+    // dependency, so already loaded), which an ESM import would parse again for its exports.
+    findMyWay ??= createRequire(import.meta.url)('find-my-way') as typeof Router
+    const built = findMyWay(options)
     for (const { method, url, value } of entries.values()) {
       built.on(method as Router.HTTPMethod, url, noop, { value })
     }
