@@ -217,6 +217,38 @@ function printCpuSplit({ summary, workloads }, log) {
   }
 }
 
+/**
+ * `--ablation`: where restwell's CPU µs per request go, as a Markdown table, one row per
+ * workload: bare Fastify; what an opted-out route adds to it (what no route can switch off);
+ * what each convention kept alone adds to the opted-out route; what all of them on add to it;
+ * all on.
+ */
+export function printAblation({ summary, workloads }, log) {
+  const cpu = (id, workload) => summary[id]?.workloads[workload]?.cpu
+  const over = (id, base, workload) => {
+    const a = cpu(id, workload)
+    const b = cpu(base, workload)
+    return a === undefined || b === undefined ? undefined : a - b
+  }
+  const signed = (value) => (value === undefined ? '-' : `${value >= 0 ? '+' : ''}${fmt.us(value)}`)
+  const only = Object.keys(summary).filter((id) => id.startsWith('restwell-only-'))
+  const names = only.map((id) => id.slice('restwell-only-'.length))
+  const head = ['bare Fastify', 'opted out', ...names, 'all on, over opted out', 'all on']
+  log("\nwhere restwell's CPU µs per request go (medians of this run):\n")
+  log(`| workload | ${head.join(' | ')} |`)
+  log(`|---|${head.map(() => '---:').join('|')}|`)
+  for (const { id: w } of workloads) {
+    const cells = [
+      fmt.us(cpu('fastify', w)),
+      signed(over('restwell-optout', 'fastify', w)),
+      ...only.map((id) => signed(over(id, 'restwell-optout', w))),
+      signed(over('restwell', 'restwell-optout', w)),
+      fmt.us(cpu('restwell', w)),
+    ]
+    log(`| ${w} | ${cells.join(' | ')} |`)
+  }
+}
+
 export function printReport(report, log) {
   const { summary, workloads, servers, targets } = report
   log('')

@@ -13,8 +13,16 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { WORKLOAD_IDS, WORKLOADS } from './data.mjs'
 import { printProfile } from './profile.mjs'
-import { evaluateTargets, printReport, renderMarkdown, renderSvg, summarize } from './report.mjs'
+import {
+  evaluateTargets,
+  printAblation,
+  printReport,
+  renderMarkdown,
+  renderSvg,
+  summarize,
+} from './report.mjs'
 import { roundPlan } from './schedule.mjs'
+import { ONLY } from './servers/limits.mjs'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -44,13 +52,32 @@ export const SERVERS = [
 ]
 const SERVER_IDS = SERVERS.map((s) => s.id)
 
+/** The umbrella with one convention kept on an opted-out route: run only when asked for. */
+export const ABLATION_SERVERS = Object.keys(ONLY).map((name) => ({
+  id: `restwell-only-${name}`,
+  label: `Fastify + restwell (route keeps ${name})`,
+  file: 'restwell',
+  variant: `only-${name}`,
+}))
+const KNOWN_IDS = [...SERVER_IDS, ...ABLATION_SERVERS.map((s) => s.id)]
+
+/** `--ablation`: these servers, and these workloads unless `--workloads` names others. */
+export const ABLATION = {
+  servers: ['fastify', 'restwell-optout', ...ABLATION_SERVERS.map((s) => s.id), 'restwell'],
+  workloads: ['get1k', 'get1k-hashed', 'page-gzip', 'patch'],
+}
+
 const HELP = `Usage: pnpm bench [-- options]   (or: node test/bench/run.mjs [options])
 
   --rounds=N           rounds; each starts every server afresh (default 3)
   --duration=S         seconds measured per server, workload and round (default 2)
   --warmup=S           seconds of warm-up per server, workload and round (default 1)
   --connections=N      concurrent connections (default 10)
-  --only=a,b           servers: ${SERVER_IDS.join(', ')}
+  --only=a,b           servers: ${SERVER_IDS.join(', ')};
+                       also restwell-only-<c>, c one of ${Object.keys(ONLY).join(', ')}
+  --ablation           where restwell's microseconds go: bare Fastify, an opted-out route, one
+                       route per convention keeping only it, all on (workloads ${ABLATION.workloads.join(', ')}
+                       unless --workloads); writes ablation.* (not latest.*)
   --workloads=a,b      workloads: ${WORKLOAD_IDS.join(', ')}
   --quick              smoke run: 1 round, 1 s, 0.3 s warm-up; writes quick.* (not latest.*)
   --profile[=a,b]      run these servers (default: restwell) with --cpu-prof; profiles go to
@@ -71,6 +98,7 @@ function parseArgs(argv) {
     profile: [],
     write: true,
     quick: false,
+    ablation: false,
   }
   const explicit = new Set()
   for (const arg of argv) {
@@ -113,17 +141,22 @@ function parseArgs(argv) {
         opts.connections = Math.round(number())
         break
       case '--only':
-        opts.only = list(SERVER_IDS)
+        opts.only = list(KNOWN_IDS)
+        explicit.add('only')
         break
       case '--workloads':
         opts.workloads = list(WORKLOAD_IDS)
+        explicit.add('workloads')
+        break
+      case '--ablation':
+        opts.ablation = true
         break
       case '--quick':
         opts.quick = true
         break
       case '--profile':
       case '--cpu-prof':
-        opts.profile = value === undefined ? ['restwell'] : list(SERVER_IDS)
+        opts.profile = value === undefined ? ['restwell'] : list(KNOWN_IDS)
         break
       case '--no-write':
         opts.write = false
@@ -136,6 +169,10 @@ function parseArgs(argv) {
     if (!explicit.has('rounds')) opts.rounds = 1
     if (!explicit.has('duration')) opts.duration = 1
     if (!explicit.has('warmup')) opts.warmup = 0.3
+  }
+  if (opts.ablation) {
+    if (!explicit.has('only')) opts.only = ABLATION.servers
+    if (!explicit.has('workloads')) opts.workloads = ABLATION.workloads
   }
   for (const id of opts.profile) if (!opts.only.includes(id)) opts.only = [...opts.only, id]
   return opts
@@ -540,7 +577,7 @@ async function main() {
     console.error(error.message)
     process.exit(2)
   }
-  const servers = SERVERS.filter((s) => opts.only.includes(s.id))
+  const servers = [...SERVERS, ...ABLATION_SERVERS].filter((s) => opts.only.includes(s.id))
   const perRound = servers.length * opts.workloads.length * (opts.duration + opts.warmup)
   const estimate = Math.round(opts.rounds * (perRound + servers.length * 2))
   const started = new Date()
@@ -592,13 +629,14 @@ async function main() {
     rounds,
   }
   printReport(report, console.log)
+  if (opts.ablation) printAblation(report, console.log)
 
   if (opts.write) {
     await mkdir(RESULTS, { recursive: true })
     const stamp = started.toISOString().replace(/[:.]/g, '-')
     const json = `${JSON.stringify(report, null, 2)}\n`
     // A --quick smoke run does not replace the figures of the last full run.
-    const name = opts.quick ? 'quick' : 'latest'
+    const name = opts.ablation ? 'ablation' : opts.quick ? 'quick' : 'latest'
     await writeFile(`${RESULTS}/bench-${stamp}.json`, json)
     await writeFile(`${RESULTS}/${name}.json`, json)
     await writeFile(`${RESULTS}/${name}.svg`, renderSvg(report))

@@ -48,6 +48,10 @@ interface ReportModule {
   ): Summary
   evaluateTargets(summary: Summary): Target[]
   renderMarkdown(report: unknown): string
+  printAblation(
+    report: { summary: Summary; workloads: Array<{ id: string }> },
+    log: (line: string) => void,
+  ): void
 }
 interface ProfileModule {
   summarizeProfile(
@@ -59,7 +63,7 @@ interface ProfileModule {
 // The bench is plain JavaScript outside the TypeScript project: loaded by URL, typed here.
 const load = async <T>(path: string): Promise<T> =>
   (await import(new URL(path, import.meta.url).href)) as T
-const { summarize, evaluateTargets, renderMarkdown } =
+const { summarize, evaluateTargets, renderMarkdown, printAblation } =
   await load<ReportModule>('../bench/report.mjs')
 const { summarizeProfile } = await load<ProfileModule>('../bench/profile.mjs')
 interface ScheduleModule {
@@ -457,6 +461,45 @@ test('--profile charges each sample to the hook Fastify called, with what it cal
     summary.hooks.find((h) => h.name.startsWith('cacheControlOnSend'))?.name,
     /^cacheControlOnSend @restwell\/cache-control:/,
   )
+})
+
+test('--ablation: what the opted-out route and each convention kept alone add, per workload', async (t) => {
+  const ids = [
+    'fastify',
+    'restwell-optout',
+    'restwell-only-cors',
+    'restwell-only-compress',
+    'restwell',
+  ]
+  const cpu: Record<string, [number, number]> = {
+    fastify: [30, 40],
+    'restwell-optout': [33, 50],
+    'restwell-only-cors': [36.5, 49],
+    'restwell-only-compress': [33, 0],
+    restwell: [50, 70],
+  }
+  const figures = ids.map((id, i) => {
+    const [get, patch] = cpu[id] as [number, number]
+    return round(
+      id,
+      i,
+      patch === 0 ? { get1k: [1000, get] } : { get1k: [1000, get], patch: [900, patch] },
+    )
+  })
+  const summary = summarize(
+    figures,
+    ids.map((id) => ({ id, label: id })),
+    ['get1k', 'patch'],
+  )
+  const lines: string[] = []
+  printAblation({ summary, workloads: [{ id: 'get1k' }, { id: 'patch' }] }, (l) => lines.push(l))
+  const table = lines.filter((l) => l.startsWith('|'))
+  t.equal(
+    table[0],
+    '| workload | bare Fastify | opted out | cors | compress | all on, over opted out | all on |',
+  )
+  t.equal(table[2], '| get1k | 30.0 | +3.0 | +3.5 | +0.0 | +17.0 | 50.0 |')
+  t.equal(table[3], '| patch | 40.0 | +10.0 | -1.0 | - | +20.0 | 70.0 |', 'a missing figure: -')
 })
 
 test('a round runs each workload on every server in turn, the order reversing each time', async (t) => {

@@ -1,7 +1,9 @@
-// Fastify + the restwell umbrella, in two variants sharing these routes:
-//   all     every convention on (the umbrella's defaults; only the rate limit's max raised so
-//           the single load-generating client is never throttled: it is still counted);
-//   optout  the same umbrella, every route opting out of everything it can in its config.
+// Fastify + the restwell umbrella, in variants sharing these routes:
+//   all       every convention on (the umbrella's defaults; only the rate limit's max raised so
+//             the single load-generating client is never throttled: it is still counted);
+//   optout    the same umbrella, every route opting out of everything it can in its config;
+//   only-<c>  opted out as above but for one convention `c` (a key of `ONLY`), configured as in
+//             `all`: what that convention alone adds (`pnpm bench -- --ablation`).
 // Each feature is detected from what the umbrella actually registered (fastify.hasPlugin), so
 // this file grows with the umbrella: a feature not in it yet is reported as such, and the
 // route still answers (e.g. 200 where 304 belongs) instead of faking the feature.
@@ -17,7 +19,7 @@ import {
   pageLink,
   readPageQuery,
 } from '../data.mjs'
-import { RATE_LIMIT_MAX } from './limits.mjs'
+import { ONLY, RATE_LIMIT_MAX } from './limits.mjs'
 
 // The umbrella is a workspace package, not a root dependency: load it from its folder, through
 // its ESM build (the `import` export, what `import restwell from 'restwell'` gets), which
@@ -66,7 +68,11 @@ const OPT_OUT = {
 const NOT_YET = 'feature not yet in restwell'
 
 export async function build(variant = 'all') {
-  const optOut = variant === 'optout'
+  const kept = variant.startsWith('only-') ? ONLY[variant.slice('only-'.length)] : undefined
+  if (variant !== 'all' && variant !== 'optout' && kept === undefined) {
+    throw new Error(`unknown restwell variant ${variant}`)
+  }
+  const optOut = variant !== 'all'
   const app = Fastify({ genReqId })
   await app.register(restwell, { rateLimit: { max: RATE_LIMIT_MAX }, batch: {} })
   const has = Object.fromEntries(
@@ -74,6 +80,10 @@ export async function build(variant = 'all') {
   )
   // Compression is a step of the umbrella's pipeline, not a plugin of its own.
   has.compression = app.hasReplyDecorator('compress')
+  /** Whether the routes run `feature` (a key of `has`). */
+  const on = (feature) =>
+    has[feature] &&
+    (!optOut || kept === feature || (kept === 'compress' && feature === 'compression'))
   if (!app.hasContentTypeParser('application/merge-patch+json')) {
     // Without @restwell/patch, Fastify would answer 415: parse it as JSON, as bare Fastify does.
     app.addContentTypeParser(
@@ -86,10 +96,14 @@ export async function build(variant = 'all') {
   // for compression. Routes are public (`auth: false`): the bench sends no credentials.
   // `keep` is what an opted-out route cannot drop and still serve its workload: a PATCH route
   // that opts out of @restwell/patch answers a merge patch with 415.
-  const route = (own, keep = {}) =>
-    optOut
-      ? { config: { ...OPT_OUT, ...keep }, compress: false }
-      : { config: { auth: false, ...own } }
+  // An `only-<c>` route gives its convention the config `all` gives it, or its default.
+  const route = (own, keep = {}) => {
+    if (!optOut) return { config: { auth: false, ...own } }
+    const config = { ...OPT_OUT, ...keep }
+    if (kept in own) config[kept] = own[kept]
+    else delete config[kept]
+    return kept === 'compress' ? { config } : { config, compress: false }
+  }
 
   const getItem = (request) => {
     const item = ITEM_BY_ID.get(request.params.id)
@@ -129,7 +143,7 @@ export async function build(variant = 'all') {
     },
     async (request, reply) => {
       const { page, limit } = readPageQuery(request.query)
-      if (has.pagination && !optOut) {
+      if (on('pagination')) {
         const body = pageBody(page, limit)
         return reply.paginate(body.data, { total: body.meta.total })
       }
@@ -164,7 +178,6 @@ export async function build(variant = 'all') {
   )
 
   const expect = {}
-  const on = (feature) => has[feature] && !optOut
   const why = (feature) => (has[feature] ? 'the route opts out' : `${NOT_YET} (${feature})`)
   if (!on('compression')) {
     expect['page-gzip'] = { status: 200, gzip: false, note: `no gzip: ${why('compression')}` }
@@ -198,7 +211,7 @@ export async function build(variant = 'all') {
     info: {
       features: has,
       rateLimit: has.rateLimit
-        ? optOut
+        ? !on('rateLimit')
           ? 'route opts out (config.rateLimit: false)'
           : `on, max ${RATE_LIMIT_MAX}/min so the bench is not throttled; still computed per request`
         : `${NOT_YET} (rateLimit)`,
