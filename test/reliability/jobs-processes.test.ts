@@ -199,6 +199,21 @@ function runs(workers: Proc[]): { started: Map<string, string[]>; done: Map<stri
   return { started, done }
 }
 
+/**
+ * Waits for a worker's `DONE` line for each of `ids`: BullMQ records a completion in Redis
+ * (which the status resource reads) before the worker's `completed` event prints it.
+ */
+async function completionsPrinted(workers: Proc[], ids: string[]): Promise<void> {
+  await until(
+    () => {
+      const { done } = runs(workers)
+      return ids.every((id) => done.has(id))
+    },
+    'every completion printed by its worker',
+    5_000,
+  )
+}
+
 test('3 API instances, worker processes, a killed worker, a restarted Redis', async (t) => {
   const began = Date.now()
   const redis = await persistentRedis(t)
@@ -220,6 +235,7 @@ test('3 API instances, worker processes, a killed worker, a restarted Redis', as
       t.equal(new Set(ids).size, JOBS)
       await allSucceeded(apis, ids, `${JOBS} jobs`)
       figures.jobsMs = Date.now() - at
+      await completionsPrinted(everyWorker, ids)
       const { started, done } = runs(everyWorker)
       t.equal(ids.filter((id) => started.get(id)?.length === 1).length, JOBS, 'each ran once')
       t.equal(ids.filter((id) => done.get(id)?.length === 1).length, JOBS, 'each completed once')
@@ -253,6 +269,7 @@ test('3 API instances, worker processes, a killed worker, a restarted Redis', as
       await stop(victim, 'SIGKILL')
       await allSucceeded(apis, [id], 'the job of the killed worker')
       figures.takeoverMs = Date.now() - killedAt
+      await completionsPrinted(everyWorker, [id])
       const { started, done } = runs(everyWorker)
       t.same(
         [...(started.get(id) ?? [])].sort(),
@@ -303,6 +320,7 @@ test('3 API instances, worker processes, a killed worker, a restarted Redis', as
       }
       await allSucceeded(apis, [...ids, ...after], 'jobs across the restart', 30_000)
       figures.recoveryMs = Date.now() - downAt
+      await completionsPrinted(everyWorker, ids)
       const { started, done } = runs(everyWorker)
       t.equal(ids.filter((id) => started.get(id)?.length === 1).length, 20, 'each ran once')
       t.equal(ids.filter((id) => done.get(id)?.length === 1).length, 20, 'each completed once')
