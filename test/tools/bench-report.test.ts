@@ -433,7 +433,7 @@ test('--profile charges each sample to the hook Fastify called, with what it cal
   const plugin = 'file:///app/packages/negotiation/src/plugin.ts'
   const profile = {
     nodes: [
-      frame(1, '(root)', '', [2, 6, 7]),
+      frame(1, '(root)', '', [2, 6, 7, 9]),
       frame(2, 'next', runner, [3]),
       frame(3, 'negotiationOnSend', plugin, [4, 5]),
       frame(4, 'appendVary', 'file:///app/packages/errors/src/vary.ts'),
@@ -442,21 +442,25 @@ test('--profile charges each sample to the hook Fastify called, with what it cal
       frame(6, 'parserOnIncoming', 'node:_http_server'),
       frame(7, '(idle)', ''),
       // the bench loads the packages' builds: a dist/ file belongs to its package too
-      frame(8, 'cacheControlOnSend', 'file:///app/packages/cache-control/dist/index.mjs'),
+      frame(8, 'cacheControlOnSend', 'file:///app/packages/cache-control/dist/index.mjs', [10]),
+      // the write syscall, wherever it is called from: a bucket of its own
+      frame(9, 'writev', ''),
+      frame(10, 'writev', ''),
     ],
-    samples: [3, 4, 4, 8, 6, 7],
-    timeDeltas: [1000, 1000, 1000, 2000, 5000, 9000],
+    samples: [3, 4, 4, 8, 6, 7, 9, 10],
+    timeDeltas: [1000, 1000, 1000, 2000, 5000, 9000, 4000, 3000],
     startTime: 0,
-    endTime: 19000,
+    endTime: 26000,
   }
   const file = join(dir, 'p.cpuprofile')
   writeFileSync(file, JSON.stringify(profile))
   const summary = summarizeProfile(file)
-  t.equal(summary.busyMs, 10, 'idle time is not busy time')
+  t.equal(summary.busyMs, 17, 'idle time is not busy time')
   const hooks = Object.fromEntries(summary.hooks.map((h) => [h.name.split(' ')[0], h.ms]))
   t.equal(hooks.negotiationOnSend, 3, 'its own sample and the two of appendVary under it')
   t.equal(hooks.cacheControlOnSend, 2, 'the hook it handed over to keeps its own')
   t.equal(hooks['(under'], 5, 'parsing, under no hook')
+  t.equal(hooks['(writev:'], 7, 'the write syscall, under a hook or not, apart')
   t.match(
     summary.hooks.find((h) => h.name.startsWith('cacheControlOnSend'))?.name,
     /^cacheControlOnSend @restwell\/cache-control:/,
