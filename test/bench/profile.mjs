@@ -21,6 +21,30 @@ function owner(url) {
 
 const IDLE = new Set(['(idle)', '(program)', '(garbage collector)'])
 
+/**
+ * The layer a sample's own code belongs to, so that two stacks' profiles compare line by line:
+ * restwell's packages, the app's routes, Fastify with its plugins and libraries, Node's own
+ * JavaScript, V8 and native work (the write syscall apart), garbage collection.
+ */
+export const LAYERS = [
+  'restwell',
+  'the routes (bench code)',
+  'Fastify, its plugins and libraries',
+  "Node's JavaScript (http, net, streams)",
+  'V8 and native (JSON, strings, header checks)',
+  'garbage collection',
+  'writev (wall clock: see the system CPU)',
+]
+
+function layerOf(functionName, url, pkg) {
+  if (functionName === '(garbage collector)') return LAYERS[5]
+  if (pkg === 'restwell' || pkg.startsWith('@restwell/')) return LAYERS[0]
+  if (pkg === 'bench routes') return LAYERS[1]
+  if (pkg.startsWith('node:')) return LAYERS[3]
+  if (!url) return functionName === 'writev' ? LAYERS[6] : LAYERS[4]
+  return LAYERS[2]
+}
+
 export function summarizeProfile(file, top = 15) {
   const profile = JSON.parse(readFileSync(file, 'utf8'))
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
@@ -67,6 +91,7 @@ export function summarizeProfile(file, top = 15) {
   const functions = new Map()
   const packages = new Map()
   const charged = new Map()
+  const layers = new Map(LAYERS.map((name) => [name, 0]))
   let busy = 0
   let idle = 0
   let gc = 0
@@ -82,6 +107,8 @@ export function summarizeProfile(file, top = 15) {
     const key = `${functionName || '(anonymous)'} ${pkg}${url ? `:${lineNumber + 1}` : ''}`
     functions.set(key, (functions.get(key) ?? 0) + micros)
     packages.set(pkg, (packages.get(pkg) ?? 0) + micros)
+    const layer = layerOf(functionName, url, pkg)
+    layers.set(layer, layers.get(layer) + micros)
     const payer = functionName === '(garbage collector)' ? pkg : ownerOf(id)
     charged.set(payer, (charged.get(payer) ?? 0) + micros)
     // V8 charges the write syscall with wall-clock time (its CPU is the system time): kept
@@ -101,6 +128,11 @@ export function summarizeProfile(file, top = 15) {
     packages: rank(packages),
     charged: rank(charged),
     functions: rank(functions),
+    layers: [...layers.entries()].map(([name, micros]) => ({
+      name,
+      ms: micros / 1000,
+      share: busy ? micros / busy : 0,
+    })),
     hooks: [...hooks.entries()]
       .sort((a, b) => b[1] - a[1])
       .map(([name, micros]) => ({ name, ms: micros / 1000, share: busy ? micros / busy : 0 })),
@@ -129,6 +161,8 @@ export function printProfile(file, log, top = 12, requests = undefined) {
   log('    self time by function:')
   for (const r of s.functions) log(line(r))
   if (requests > 0) {
+    log('    time per request by layer (self time):')
+    for (const r of s.layers) log(`    ${((r.ms * 1000) / requests).toFixed(2).padStart(7)} µs  ${r.name}`)
     log(`    time per request by Fastify hook (${requests.toLocaleString('en-US')} requests):`)
     for (const r of s.hooks.slice(0, top * 2)) {
       const us = (r.ms * 1000) / requests

@@ -461,6 +461,20 @@ test('--profile charges each sample to the hook Fastify called, with what it cal
   t.equal(hooks.cacheControlOnSend, 2, 'the hook it handed over to keeps its own')
   t.equal(hooks['(under'], 5, 'parsing, under no hook')
   t.equal(hooks['(writev:'], 7, 'the write syscall, under a hook or not, apart')
+  const layers = Object.fromEntries(summary.layers.map((l) => [l.name, l.ms]))
+  t.same(
+    layers,
+    {
+      restwell: 5,
+      'the routes (bench code)': 0,
+      'Fastify, its plugins and libraries': 0,
+      "Node's JavaScript (http, net, streams)": 5,
+      'V8 and native (JSON, strings, header checks)': 0,
+      'garbage collection': 0,
+      'writev (wall clock: see the system CPU)': 7,
+    },
+    'every busy sample in one layer: restwell (negotiation, errors, cache-control), node:, writev',
+  )
   t.match(
     summary.hooks.find((h) => h.name.startsWith('cacheControlOnSend'))?.name,
     /^cacheControlOnSend @restwell\/cache-control:/,
