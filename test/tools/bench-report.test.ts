@@ -57,7 +57,11 @@ interface ProfileModule {
   summarizeProfile(
     file: string,
     top?: number,
-  ): { busyMs: number; hooks: Array<{ name: string; ms: number }> }
+  ): {
+    busyMs: number
+    hooks: Array<{ name: string; ms: number }>
+    layers: Array<{ name: string; ms: number }>
+  }
 }
 
 // The bench is plain JavaScript outside the TypeScript project: loaded by URL, typed here.

@@ -130,50 +130,56 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     })
   }
 
-  /** Authenticates, then authorizes, the request against one requirement; throws the HttpError. */
-  async function guard(request: FastifyRequest, requirement: ResolvedRequirement): Promise<void> {
+  /**
+   * Authenticates, then authorizes, the request against one requirement: resolves to the
+   * HttpError that refuses it (returned, not thrown: refusals are the common case), or undefined.
+   */
+  async function guard(
+    request: FastifyRequest,
+    requirement: ResolvedRequirement,
+  ): Promise<HttpError | undefined> {
     const header = request.headers.authorization
     const parsed = parseAuthorization(header)
-    if (parsed.kind === 'malformed') throw malformed(parsed.reason)
+    if (parsed.kind === 'malformed') return malformed(parsed.reason)
     if (parsed.kind !== 'none' && countAuthorizationLines(request.raw.rawHeaders) > 1) {
-      throw malformed('several Authorization headers')
+      return malformed('several Authorization headers')
     }
     if (parsed.kind !== 'bearer') {
-      if (requirement.optional) return
-      throw missingCredentials()
+      return requirement.optional ? undefined : missingCredentials()
     }
     let principal: unknown
     try {
       principal = await verify(parsed.token, request)
     } catch (error) {
-      if (isInvalidTokenError(error)) throw invalidToken(error.message || DEFAULT_INVALID)
+      if (isInvalidTokenError(error)) return invalidToken(error.message || DEFAULT_INVALID)
       if (isHttpError(error) && error.statusCode === 401 && !hasChallenge(error.headers)) {
-        throw challenged(error)
+        return challenged(error)
       }
       throw error
     }
     if (principal === null || principal === undefined || principal === false) {
-      throw invalidToken(DEFAULT_INVALID)
+      return invalidToken(DEFAULT_INVALID)
     }
     request.principal = principal as FastifyRequest['principal']
     if (requirement.scopes.length > 0) {
       const held = new Set(scopesOf(principal) ?? [])
       const lacking = requirement.scopes.filter((scope) => !held.has(scope))
       if (lacking.length > 0) {
-        throw insufficient(
+        return insufficient(
           requirement,
           `Insufficient scope: requires ${requirement.scopes.join(' ')}`,
         )
       }
     }
     if (requirement.allow !== undefined && (await requirement.allow(principal, request)) !== true) {
-      throw insufficient(requirement, 'The credentials do not permit this request')
+      return insufficient(requirement, 'The credentials do not permit this request')
     }
+    return undefined
   }
 
   function routeGuard(requirement: ResolvedRequirement): onRequestHookHandler {
     const hook: onRequestHookHandler = function restwellAuth(request, _reply, done) {
-      guard(request, requirement).then(() => done(), done)
+      guard(request, requirement).then((refusal) => done(refusal), done)
     }
     return Object.defineProperty(hook, AUTH_GUARD, { value: true })
   }
@@ -255,12 +261,11 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     function restwellAuthRoot(request, reply) {
       if (httpsRequired && !isSecure(request, trustProxy)) {
         const refusal = refuseInsecure(request, reply)
-        if (refusal !== undefined) throw refusal
-        return true
+        return refusal ?? true
       }
       // Unknown paths: with hideRoutes, a client without a valid token learns nothing of them.
       if (!hideRoutes || !request.is404) return undefined
-      return guard(request, ANY_VALID_TOKEN).then(() => undefined)
+      return guard(request, ANY_VALID_TOKEN)
     },
     'restwellAuthRoot',
   )

@@ -9,6 +9,7 @@ export {
   pipelineOf,
   type PhaseSteps,
   type RequestStep,
+  type StepOutcome,
   requestHook,
   type SendStep,
   type SerializeStep,

@@ -21,14 +21,21 @@ import type { RouteEntry } from './routes.js'
 export type SendStep = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => unknown
 
 /**
- * A step of the request phase (before the body is read). It returns `true` once it has answered
- * (`reply.send`) or handed the request on (`reply.hijack`): the steps after it do not run. It
- * may return a promise of that; a step that throws or rejects answers with that error.
+ * What a request step tells the run: `true` once it has answered (`reply.send`) or handed the
+ * request on (`reply.hijack`); an error to answer with (returned rather than thrown: a throw
+ * costs V8 microseconds of stack walking on every refusal); `undefined` (or `false`) to go on.
+ */
+export type StepOutcome = boolean | undefined | Error
+
+/**
+ * A step of the request phase (before the body is read). What it returns (or the promise it
+ * returns settles to) says whether the steps after it run (`StepOutcome`); a step that throws
+ * or rejects answers with that error too.
  */
 export type RequestStep = (
   request: FastifyRequest,
   reply: FastifyReply,
-) => boolean | undefined | PromiseLike<boolean | undefined>
+) => StepOutcome | PromiseLike<StepOutcome>
 
 /**
  * A step of the serialization phase: gets the handler's value, returns the one to serialize
@@ -103,7 +110,7 @@ export function sendStepsOf(route: RouteEntry): ReadonlyMap<string, SendStep> {
   return stepsOf(route, 'onSend')
 }
 
-function isThenable(value: unknown): value is PromiseLike<boolean | undefined> {
+function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
   return typeof (value as { then?: unknown } | undefined)?.then === 'function'
 }
 
@@ -123,11 +130,19 @@ function runSteps(
       done(error as Error)
       return
     }
+    if (out === undefined || out === false) continue
     if (out === true) return
-    if (out !== undefined && isThenable(out)) {
+    if (out instanceof Error) {
+      done(out)
+      return
+    }
+    if (isThenable(out)) {
       out.then(
-        (answered) =>
-          answered === true ? undefined : runSteps(steps, i + 1, request, reply, done),
+        (outcome) => {
+          if (outcome === true) return
+          if (outcome instanceof Error) done(outcome)
+          else runSteps(steps, i + 1, request, reply, done)
+        },
         (error: unknown) => done(error as Error),
       )
       return

@@ -23,7 +23,7 @@ const mark =
     return out
   }
 
-test('requestHook: steps in order; true ends the run; a throw or rejection answers', async (t) => {
+test('requestHook: steps in order; true ends the run; an error returned, thrown or rejected answers', async (t) => {
   const fastify = app()
   const seen: string[] = []
   const answer: RequestStep = (_request, reply) => {
@@ -71,7 +71,29 @@ test('requestHook: steps in order; true ends the run; a throw or rejection answe
     },
     () => 'x',
   )
+  // An error returned answers as a thrown one does, without the cost of a throw.
+  const refuse = (status: number): RequestStep => {
+    return () => Object.assign(new Error('no'), { statusCode: status })
+  }
+  fastify.get(
+    '/returns-error',
+    { onRequest: requestHook('re', [mark(seen, 'on', false), refuse(405), mark(seen, 'never')]) },
+    () => 'x',
+  )
+  fastify.get(
+    '/resolves-error',
+    {
+      onRequest: requestHook('rr', [
+        async () => Object.assign(new Error('no'), { statusCode: 501 }),
+        mark(seen, 'never'),
+      ]),
+    },
+    () => 'x',
+  )
   t.equal((await fastify.inject('/all')).body, 'a,later,b')
+  t.equal((await fastify.inject('/returns-error')).statusCode, 405)
+  t.ok(seen.includes('on'), '`false` goes on, as `undefined` does')
+  t.equal((await fastify.inject('/resolves-error')).statusCode, 501)
   t.equal((await fastify.inject('/early')).statusCode, 202)
   t.equal((await fastify.inject('/async-answer')).body, 'async')
   t.equal((await fastify.inject('/throws')).statusCode, 412)

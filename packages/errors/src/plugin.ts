@@ -83,9 +83,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   // runs (the app is closing; an unmet `Expect`, a Host-less HTTP/1.1 request, see expect.ts).
   useRootRequestStep(fastify, 'request', function restwellRequest(request, reply) {
     if (idHeader !== false) reply.header(idHeader, requestIdOf(request))
-    const refusal = closing ? closingRefusal() : requestRefusal(request)
-    if (refusal !== undefined) throw refusal
-    return undefined
+    return closing ? closingRefusal() : requestRefusal(request)
   })
   passExpectationsToFastify(fastify.server)
 

@@ -81,7 +81,7 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     const method = request.method
     known ??= new Set([...fastify.supportedMethods, ...REFUSED_METHODS])
     if (!known.has(method) && options.notImplemented) {
-      throw httpErrors.notImplemented(`This server does not implement the ${method} method`, {
+      return httpErrors.notImplemented(`This server does not implement the ${method} method`, {
         code: ErrorCode.METHOD_NOT_IMPLEMENTED,
       })
     }
@@ -105,7 +105,7 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     const named = method === 'HEAD' && !allow.includes('GET') ? 'GET' : method
     // The router is asked about the URL that was routed (`request.url`, possibly rewritten by
     // method override or versioning); the client is shown the one it sent.
-    throw httpErrors.methodNotAllowed(
+    return httpErrors.methodNotAllowed(
       `Method ${named} is not allowed on ${pathOf(request.originalUrl)}`,
       {
         code: ErrorCode.METHOD_NOT_ALLOWED,

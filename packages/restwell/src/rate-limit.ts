@@ -200,7 +200,7 @@ function memoryRateLimitStep(
   const allowed = new Set<string | number>(settings.allowList)
   const keyOf = settings.keyGenerator ?? ((request: FastifyRequest) => clientKey(request.ip))
   const windows = new LruMap<Window>(MEMORY_CLIENTS)
-  const count = (key: string | number, reply: FastifyReply): undefined => {
+  const count = (key: string | number, reply: FastifyReply): HttpError | undefined => {
     if (allowed.has(key)) return undefined
     const now = Date.now()
     let seen = windows.get(key)
@@ -215,7 +215,7 @@ function memoryRateLimitStep(
     reply.header('x-ratelimit-reset', reset)
     if (seen.count <= max) return undefined
     reply.header('retry-after', reset)
-    throw rateLimited(max, format(reset * 1000, true) as string)
+    return rateLimited(max, format(reset * 1000, true) as string)
   }
   return function restwellRateLimit(request, reply) {
     if (hasOwnLimit(request)) return undefined
