@@ -335,7 +335,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       const format = patchFormatOf(request.headers['content-type'])
       if (format !== undefined && settings.formats.includes(format)) return undefined
       const given = request.headers['content-type']
-      throw httpErrors.unsupportedMediaType(
+      return httpErrors.unsupportedMediaType(
         given === undefined
           ? `A patch needs a Content-Type: ${settings.acceptPatch}`
           : `Content-Type ${show(given)} is not a patch format this route accepts: ${settings.acceptPatch}`,
