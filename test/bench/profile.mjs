@@ -33,15 +33,26 @@ export const LAYERS = [
   "Node's JavaScript (http, net, streams)",
   'V8 and native (JSON, strings, header checks)',
   'garbage collection',
-  'writev (wall clock: see the system CPU)',
+  'the write syscall (wall clock: see the system CPU)',
 ]
+
+/** Node's native writes to a socket: V8 charges them wall-clock time, not CPU time. */
+const WRITES = new Set([
+  'writev',
+  'writeBuffer',
+  'writeLatin1String',
+  'writeUtf8String',
+  'writeAsciiString',
+  'writeUcs2String',
+])
+const isWrite = (functionName, url) => !url && WRITES.has(functionName)
 
 function layerOf(functionName, url, pkg) {
   if (functionName === '(garbage collector)') return LAYERS[5]
   if (pkg === 'restwell' || pkg.startsWith('@restwell/')) return LAYERS[0]
   if (pkg === 'bench routes') return LAYERS[1]
   if (pkg.startsWith('node:')) return LAYERS[3]
-  if (!url) return functionName === 'writev' ? LAYERS[6] : LAYERS[4]
+  if (!url) return isWrite(functionName, url) ? LAYERS[6] : LAYERS[4]
   return LAYERS[2]
 }
 
@@ -113,7 +124,7 @@ export function summarizeProfile(file, top = 15) {
     charged.set(payer, (charged.get(payer) ?? 0) + micros)
     // V8 charges the write syscall with wall-clock time (its CPU is the system time): kept
     // apart, so each hook's figure is what the hook computes.
-    const hook = functionName === 'writev' && !url ? WRITE : hookAbove(id)
+    const hook = isWrite(functionName, url) ? WRITE : hookAbove(id)
     hooks.set(hook, (hooks.get(hook) ?? 0) + micros)
   }
   const rank = (map) =>
@@ -140,7 +151,7 @@ export function summarizeProfile(file, top = 15) {
 }
 
 const OUTSIDE_HOOKS = '(under no hook: start-up, parsing, routing, writing, the kernel)'
-const WRITE = '(writev: wall-clock time of the write syscall, see the system CPU instead)'
+const WRITE = '(the write syscall: wall-clock time, see the system CPU instead)'
 
 /**
  * Prints a profile's summary. With `requests` (how many the profiled server answered), the hooks
