@@ -173,7 +173,8 @@ export function printProfile(file, log, top = 12, requests = undefined) {
   for (const r of s.functions) log(line(r))
   if (requests > 0) {
     log('    time per request by layer (self time):')
-    for (const r of s.layers) log(`    ${((r.ms * 1000) / requests).toFixed(2).padStart(7)} µs  ${r.name}`)
+    for (const r of s.layers)
+      log(`    ${((r.ms * 1000) / requests).toFixed(2).padStart(7)} µs  ${r.name}`)
     log(`    time per request by Fastify hook (${requests.toLocaleString('en-US')} requests):`)
     for (const r of s.hooks.slice(0, top * 2)) {
       const us = (r.ms * 1000) / requests

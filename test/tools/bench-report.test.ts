@@ -464,7 +464,11 @@ test('--profile charges each sample to the hook Fastify called, with what it cal
   t.equal(hooks.negotiationOnSend, 3, 'its own sample and the two of appendVary under it')
   t.equal(hooks.cacheControlOnSend, 2, 'the hook it handed over to keeps its own')
   t.equal(hooks['(under'], 5, 'parsing, under no hook')
-  t.equal(hooks['(the'], 7, 'the write syscall (writev, a string written), under a hook or not, apart')
+  t.equal(
+    hooks['(the'],
+    7,
+    'the write syscall (writev, a string written), under a hook or not, apart',
+  )
   const layers = Object.fromEntries(summary.layers.map((l) => [l.name, l.ms]))
   t.same(
     layers,
