@@ -77,7 +77,14 @@ test('requestHook: steps in order; true ends the run; an error returned, thrown 
   }
   fastify.get(
     '/returns-error',
-    { onRequest: requestHook('re', [mark(seen, 'on', false), refuse(405), mark(seen, 'never')]) },
+    {
+      onRequest: requestHook('re', [
+        mark(seen, 'on', false),
+        mark(seen, 'after false'),
+        refuse(405),
+        mark(seen, 'never'),
+      ]),
+    },
     () => 'x',
   )
   fastify.get(
@@ -92,7 +99,7 @@ test('requestHook: steps in order; true ends the run; an error returned, thrown 
   )
   t.equal((await fastify.inject('/all')).body, 'a,later,b')
   t.equal((await fastify.inject('/returns-error')).statusCode, 405)
-  t.ok(seen.includes('on'), '`false` goes on, as `undefined` does')
+  t.ok(seen.includes('after false'), '`false` goes on to the next step, as `undefined` does')
   t.equal((await fastify.inject('/resolves-error')).statusCode, 501)
   t.equal((await fastify.inject('/early')).statusCode, 202)
   t.equal((await fastify.inject('/async-answer')).body, 'async')
