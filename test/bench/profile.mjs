@@ -52,7 +52,7 @@ function layerOf(functionName, url, pkg) {
   if (pkg === 'restwell' || pkg.startsWith('@restwell/')) return LAYERS[0]
   if (pkg === 'bench routes') return LAYERS[1]
   if (pkg.startsWith('node:')) return LAYERS[3]
-  if (!url) return isWrite(functionName, url) ? LAYERS[6] : LAYERS[4]
+  if (!url) return WRITES.has(functionName) ? LAYERS[6] : LAYERS[4]
   return LAYERS[2]
 }
 
