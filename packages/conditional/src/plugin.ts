@@ -6,6 +6,7 @@ import {
   bodilessHead,
   contributeSend,
   notModifiedHeaders,
+  compressesAnswers,
   pipelineOf,
   type RouteEntry,
   type SendStep,
@@ -531,7 +532,7 @@ function resolveRoute(
     vary:
       config.varyAcceptEncoding ??
       options.varyAcceptEncoding ??
-      (instance.hasReplyDecorator('compress') && compress !== false),
+      (compressesAnswers(instance) && compress !== false),
     etagField: config.etagField,
     idField: config.idField ?? 'id',
     path: route.url,
@@ -603,6 +604,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     useRouteStep(this, route, 'preSerialization', 'conditional', hooks.beforeSerialization, {
       hookName: 'beforeSerialization',
     })
+    if (settings.etag && !settings.weak && route.compress !== false) strongTags.push(route)
     if (pipelineOf(this) !== undefined) {
       contributeSend(route, 'conditional', hooks.validate)
       contributeSend(route, 'conditionalCoding', codingTag)
@@ -610,7 +612,6 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     }
     // Alone: one hook after the route's own, and before them on HEAD, where Fastify's hook that
     // drops HEAD's body comes last. The 304 and HEAD rules end it, as they end the pipeline.
-    if (settings.etag && !settings.weak && route.compress !== false) strongTags.push(route)
     addRouteHook(
       route,
       'onSend',
@@ -619,14 +620,18 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     )
   })
 
-  // Alone beside @fastify/compress, whose hook runs after this plugin's, gzip and identity bytes
-  // would share one strong ETag (RFC 9110 §8.8.3 forbids it): weak tags may, the umbrella's
-  // pipeline tags each coding.
+  // Beside @fastify/compress, whose hook runs after this plugin's (and after the umbrella's
+  // pipeline), gzip and identity bytes would share one strong ETag (RFC 9110 §8.8.3 forbids
+  // it): weak tags may, the umbrella's own compression tags each coding.
   fastify.addHook('onReady', async function conditionalBesideCompress() {
     if (strongTags.length === 0 || !fastify.hasReplyDecorator('compress')) return
     const named = strongTags.map((route) => `${[route.method].flat().join(',')} ${route.url}`)
+    const instead =
+      pipelineOf(fastify) === undefined
+        ? 'Register the restwell umbrella, whose compression tags each coding'
+        : "Remove @fastify/compress and turn restwell's `compress` option on, which tags each coding"
     throw new Error(
-      `${NAME}: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ` and ${named.length - 5} more` : ''} hash strong ETags, and @fastify/compress compresses after this plugin, so gzip and identity bytes would share one strong ETag (RFC 9110 §8.8.3). Register the restwell umbrella, whose compression tags each coding, or set \`weak: true\` (this plugin's option, or config.conditional.weak of those routes), or \`compress: false\` on those routes.`,
+      `${NAME}: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ` and ${named.length - 5} more` : ''} hash strong ETags, and @fastify/compress compresses after this plugin, so gzip and identity bytes would share one strong ETag (RFC 9110 §8.8.3). ${instead}, or set \`weak: true\` (this plugin's option, or config.conditional.weak of those routes), or \`compress: false\` on those routes.`,
     )
   })
 }

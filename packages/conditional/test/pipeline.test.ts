@@ -1,4 +1,5 @@
 /** Under the umbrella's pipeline: the send steps are handed over, not installed as hooks. */
+import compress from '@fastify/compress'
 import { installPipeline, sendStepsOf } from '@restwell/core'
 import Fastify from 'fastify'
 import { test } from 'tap'
@@ -21,4 +22,16 @@ test('under a pipeline, a read route hands over its two send steps and gets no o
     'PUT /books/:id': [],
   })
   t.notMatch(app.printRoutes({ includeHooks: true }), /conditionalSend/)
+})
+
+test('under a pipeline beside @fastify/compress, strong tags fail ready() with the fix of the umbrella', async (t) => {
+  const app = Fastify()
+  installPipeline(app)
+  await app.register(restwellConditional)
+  await app.register(compress)
+  app.get('/books', async () => [])
+  await t.rejects(async () => app.ready(), {
+    message:
+      /^@restwell\/conditional: GET \/books, HEAD \/books hash strong ETags, .*Remove @fastify\/compress and turn restwell's `compress` option on/,
+  })
 })

@@ -101,6 +101,28 @@ export function isAuthGuard(hook: unknown): boolean {
   return typeof hook === 'function' && (hook as { [AUTH_GUARD]?: boolean })[AUTH_GUARD] === true
 }
 
+/**
+ * Set on the instance by a plugin that compresses answers as a step after the ETag is computed
+ * (the umbrella's compression, `declareCompression`), so `@restwell/conditional` varies on
+ * `Accept-Encoding`. A name of Fastify's decorator namespace (`reply.compress`) is left to
+ * `@fastify/compress`, so the two collide in a clear error, not on a decorator.
+ */
+export const COMPRESSES: unique symbol = Symbol.for('restwell.compresses')
+
+/** Declares that answers of `fastify`'s scope may be compressed (`COMPRESSES`). */
+export function declareCompression(fastify: FastifyInstance): void {
+  if (!fastify.hasDecorator(COMPRESSES as unknown as string)) {
+    fastify.decorate(COMPRESSES as unknown as string, true)
+  }
+}
+
+/** Whether answers of `fastify`'s scope may be compressed: `COMPRESSES`, or `@fastify/compress`. */
+export function compressesAnswers(fastify: FastifyInstance): boolean {
+  return (
+    fastify.hasDecorator(COMPRESSES as unknown as string) || fastify.hasReplyDecorator('compress')
+  )
+}
+
 /** Reads the page info a plugin left on a reply, if any. */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]

@@ -6,6 +6,9 @@ import {
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
+  COMPRESSES,
+  compressesAnswers,
+  declareCompression,
   declareState,
   identityDigest,
   isAuthGuard,
@@ -72,4 +75,18 @@ test('isAuthGuard recognises a hook marked AUTH_GUARD, by a symbol shared by eve
   t.notOk(isAuthGuard(() => undefined))
   t.notOk(isAuthGuard({ [AUTH_GUARD]: true }), 'a function only')
   t.equal(AUTH_GUARD, Symbol.for('restwell.auth.guard'))
+})
+
+test('declareCompression: compressesAnswers sees it, or a reply.compress (@fastify/compress)', async (t) => {
+  const app = Fastify()
+  t.equal(compressesAnswers(app), false)
+  declareCompression(app)
+  declareCompression(app)
+  t.equal(compressesAnswers(app), true, 'declared once, on the instance')
+  t.equal(COMPRESSES, Symbol.for('restwell.compresses'), 'shared by every copy of a package')
+  const official = Fastify()
+  official.decorateReply('compress', null)
+  t.equal(compressesAnswers(official), true)
+  t.equal(official.hasReplyDecorator('compress'), true)
+  t.equal(app.hasReplyDecorator('compress'), false, 'the name is left to @fastify/compress')
 })

@@ -14,6 +14,7 @@ import {
   appendVary,
   declareState,
   IDENTITY_DIGEST,
+  declareCompression,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
   type SerializeStep,
@@ -343,8 +344,7 @@ export function compression(maxBytes: number): Compression {
     decorate(fastify) {
       fastify.decorateReply(EARLY as unknown as string, undefined)
       declareState(fastify, 'reply', IDENTITY_DIGEST)
-      // `as string`: where @fastify/compress's types are loaded, they declare it a method.
-      fastify.decorateReply('compress' as string, null)
+      declareCompression(fastify)
     },
     forRoute,
     size: () => ({ entries: entries.size, bytes }),

@@ -79,7 +79,7 @@ export async function build(variant = 'all') {
     Object.entries(FEATURES).map(([feature, name]) => [feature, app.hasPlugin(name)]),
   )
   // Compression is a step of the umbrella's pipeline, not a plugin of its own.
-  has.compression = app.hasReplyDecorator('compress')
+  has.compression = app.hasDecorator(Symbol.for('restwell.compresses'))
   /** Whether the routes run `feature` (a key of `has`). */
   const on = (feature) =>
     has[feature] &&
