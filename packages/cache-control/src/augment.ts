@@ -22,6 +22,6 @@ declare module 'fastify' {
      * response is sent, and only if it is a success (2xx/3xx): an error is always `no-store`.
      * Throws a `TypeError` on an impossible policy. Returns the reply.
      */
-    cacheControl(directives: CacheDirectives): FastifyReply
+    cachePolicy(directives: CacheDirectives): FastifyReply
   }
 }

@@ -74,14 +74,14 @@ function carriesCredentials(request: FastifyRequest): boolean {
   return request.headers.authorization !== undefined || request.headers.cookie !== undefined
 }
 
-function cacheControl(this: FastifyReply, directives: CacheDirectives): FastifyReply {
+function cachePolicy(this: FastifyReply, directives: CacheDirectives): FastifyReply {
   ;(this as unknown as WithOverride)[OVERRIDE] = toPolicy(directives)
   return this
 }
 
 /**
  * Sets `Cache-Control` unless the response already has one (errors and writes `no-store`, else
- * `reply.cacheControl(...)` or the route's policy), then completes `Vary`.
+ * `reply.cachePolicy(...)` or the route's policy), then completes `Vary`.
  */
 function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSettings): void {
   settings.authenticates ??= authenticates(settings.route)
@@ -200,7 +200,7 @@ const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptio
 
   fastify.decorateReply(OVERRIDE as unknown as string, null)
   fastify.decorateReply(DECIDED as unknown as string, null)
-  fastify.decorateReply('cacheControl', cacheControl)
+  fastify.decorateReply('cachePolicy', cachePolicy)
 
   // Alone, the route's hook comes where this plugin is registered: after the plugins whose
   // answers it describes (conditional's 304/412, compression's Vary).

@@ -138,22 +138,22 @@ test('a 304 and a redirect take the route policy; a 5xx from a public route is n
   t.equal((await app.inject('/crash')).headers['cache-control'], 'no-store')
 })
 
-test('reply.cacheControl() sets this response policy, for any method', async (t) => {
+test('reply.cachePolicy() sets this response policy, for any method', async (t) => {
   const app = await build({}, (app) => {
     app.get('/per-response', async (request, reply) => {
       if (request.query && (request.query as { shared?: string }).shared === '1') {
-        reply.cacheControl({ public: true, maxAge: 120, immutable: true })
+        reply.cachePolicy({ public: true, maxAge: 120, immutable: true })
       } else {
-        reply.cacheControl({ noStore: true })
+        reply.cachePolicy({ noStore: true })
       }
       return 'x'
     })
-    app.post('/search', async (_request, reply) => reply.cacheControl({ maxAge: 10 }).send('x'))
+    app.post('/search', async (_request, reply) => reply.cachePolicy({ maxAge: 10 }).send('x'))
     app.get('/then-fails', async (_request, reply) => {
-      reply.cacheControl({ public: true, maxAge: 600 })
+      reply.cachePolicy({ public: true, maxAge: 600 })
       throw httpErrors.conflict('no')
     })
-    app.get('/bad', async (_request, reply) => reply.cacheControl({ public: true, private: true }))
+    app.get('/bad', async (_request, reply) => reply.cachePolicy({ public: true, private: true }))
   })
   const shared = await app.inject('/per-response?shared=1')
   t.equal(shared.headers['cache-control'], 'public, max-age=120, immutable')
@@ -178,12 +178,12 @@ test('reply.cacheControl() sets this response policy, for any method', async (t)
   t.equal(bad.headers['cache-control'], 'no-store')
 })
 
-test('reply.cacheControl() never leaks onto an error, even without @restwell/errors', async (t) => {
+test('reply.cachePolicy() never leaks onto an error, even without @restwell/errors', async (t) => {
   const app = await build(
     {},
     (app) => {
       app.get('/then-fails', async (_request, reply) => {
-        reply.cacheControl({ public: true, maxAge: 600 })
+        reply.cachePolicy({ public: true, maxAge: 600 })
         throw httpErrors.conflict('no')
       })
     },
@@ -341,7 +341,7 @@ test("an authentication plugin's mark (AUTHENTICATES) counts, whatever the regis
 test('an explicit private: false is honoured, with credentials too', async (t) => {
   const app = await build({ policy: { private: false } }, (app) => {
     app.get('/route', { config: { cache: { private: false, maxAge: 30 } } }, async () => 'x')
-    app.get('/reply', async (_request, reply) => reply.cacheControl({ private: false }).send('x'))
+    app.get('/reply', async (_request, reply) => reply.cachePolicy({ private: false }).send('x'))
   })
   const cookie = { cookie: 'a=1' }
   const plugin = await app.inject({ url: '/plain', headers: cookie })

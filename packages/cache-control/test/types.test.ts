@@ -40,10 +40,10 @@ test('types of the options, route config and decorators', async (t) => {
   }>()
   expectTypeOf<CacheRouteConfig>().toMatchTypeOf<CacheDirectives>()
   expectTypeOf<CacheRouteConfig['vary']>().toEqualTypeOf<string[] | undefined>()
-  expectTypeOf<FastifyReply['cacheControl']>().parameters.toEqualTypeOf<
+  expectTypeOf<FastifyReply['cachePolicy']>().parameters.toEqualTypeOf<
     [directives: CacheDirectives]
   >()
-  expectTypeOf<FastifyReply['cacheControl']>().returns.toEqualTypeOf<FastifyReply>()
+  expectTypeOf<FastifyReply['cachePolicy']>().returns.toEqualTypeOf<FastifyReply>()
   expectTypeOf(formatCacheControl).returns.toEqualTypeOf<string>()
   expectTypeOf(parseCacheControl).returns.toEqualTypeOf<ParsedCacheControl>()
   expectTypeOf(mergeVary).returns.toEqualTypeOf<string>()
@@ -55,7 +55,7 @@ test('types of the options, route config and decorators', async (t) => {
     '/a',
     { config: { cache: { sMaxAge: 60, vary: ['Accept'] } } },
     async (_request, reply) => {
-      return reply.cacheControl({ noStore: true }).send('x')
+      return reply.cachePolicy({ noStore: true }).send('x')
     },
   )
   app.get('/b', { config: { cache: false } }, async () => 'x')
