@@ -36,6 +36,7 @@ import { decompressRequests } from './decompress.js'
 import { corsPlan, corsSendStep, corsStep } from './cors.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
+import { checkOverlaps } from './overlaps.js'
 import { overloadStep, type PressureProbe, underPressureOptions } from './overload.js'
 import { planNotFound, planRequest, planRoute } from './pipeline.js'
 import {
@@ -105,6 +106,8 @@ function versionQueryParameter(options: RestwellOptions): string | false {
 
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
+  // Registered once, and alone: no official plugin doing a job restwell does is there too.
+  checkOverlaps(fastify, options)
 
   // Routes added before restwell loaded (`app.register(restwell)` without await, then routes)
   // never reached the plugins' onRoute hooks: every onRoute hook added from here on, by

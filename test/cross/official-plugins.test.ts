@@ -1,0 +1,82 @@
+/**
+ * The official plugins an app may already have, beside the umbrella: those doing a job restwell
+ * does fail registration with the fix (or compose once restwell's option is off);
+ * `@fastify/sensible` composes in either order.
+ */
+import fastifyCors from '@fastify/cors'
+import fastifyEtag from '@fastify/etag'
+import fastifySensible from '@fastify/sensible'
+import Fastify, { type FastifyInstance } from 'fastify'
+import restwell, { type RestwellOptions } from 'restwell'
+import { test } from 'tap'
+
+type Plugin = typeof fastifyCors | typeof fastifyEtag | typeof fastifySensible
+
+async function appWith(
+  plugin: Plugin,
+  order: 'before' | 'after',
+  options: RestwellOptions = {},
+): Promise<FastifyInstance> {
+  const app = Fastify()
+  if (order === 'before') await app.register(plugin as typeof fastifyCors)
+  await app.register(restwell, options)
+  if (order === 'after') await app.register(plugin as typeof fastifyCors)
+  return app
+}
+
+test('@fastify/cors and @fastify/etag beside the option that does their job fail, in either order', async (t) => {
+  for (const [plugin, name, option] of [
+    [fastifyCors, '@fastify/cors', 'cors'],
+    [fastifyEtag, '@fastify/etag', 'conditional'],
+  ] as const) {
+    await t.rejects(appWith(plugin, 'before'), {
+      option,
+      message: new RegExp(`${name} is registered before restwell.*pass \`${option}: false\``),
+    })
+    const after = await appWith(plugin, 'after')
+    await t.rejects(
+      async () => {
+        await after.ready()
+      },
+      {
+        option,
+        message: new RegExp(`${name} is registered after restwell`),
+      },
+    )
+  }
+})
+
+test("with restwell's cors off, @fastify/cors answers CORS alone", async (t) => {
+  const app = await appWith(fastifyCors, 'after', { cors: false })
+  t.teardown(() => app.close())
+  app.get('/books', { config: { auth: false } }, async () => [])
+  const response = await app.inject({ url: '/books', headers: { origin: 'https://a.test' } })
+  t.equal(response.statusCode, 200)
+  t.equal(response.headers['access-control-allow-origin'], '*')
+  t.notOk(response.headers['access-control-expose-headers'], "restwell's CORS is off")
+})
+
+for (const order of ['before', 'after'] as const) {
+  test(`@fastify/sensible registered ${order} restwell composes with it`, async (t) => {
+    const app = await appWith(fastifySensible, order)
+    t.teardown(() => app.close())
+    app.get('/books', { config: { auth: false } }, async (_request, reply) =>
+      reply.cacheControl('max-age', 60).send([]),
+    )
+    app.get('/shelves', { config: { auth: false } }, async (_request, reply) =>
+      reply.cachePolicy({ public: true, maxAge: 30 }).send([]),
+    )
+    app.get('/missing', { config: { auth: false } }, async (_request, reply) => reply.notFound())
+    // sensible's reply.cacheControl sets the header, which restwell keeps.
+    const books = await app.inject('/books')
+    t.equal(books.headers['cache-control'], 'max-age=60')
+    // restwell's own per-response policy has a name of its own.
+    const shelves = await app.inject('/shelves')
+    t.equal(shelves.headers['cache-control'], 'public, max-age=30')
+    // sensible's errors go out in restwell's error form.
+    const missing = await app.inject('/missing')
+    t.equal(missing.statusCode, 404)
+    t.match(missing.json(), { error: { code: 'NOT_FOUND', requestId: String } })
+    t.equal(missing.headers['cache-control'], 'no-store')
+  })
+}
