@@ -107,3 +107,61 @@ test('the hooks of a GET, its HEAD, a PATCH and an opted-out route under the umb
     },
   })
 })
+
+/** A copy of `hook` that notes `phase:name` in `ran` each time it runs (same arity, same kind). */
+function noted(ran: string[], phase: string, hook: (...args: never[]) => unknown) {
+  const note = () => ran.push(`${phase}:${hook.name}`)
+  if (hook.constructor.name === 'AsyncFunction') {
+    return Object.defineProperty(
+      async function (this: unknown, ...args: never[]) {
+        note()
+        return hook.apply(this, args)
+      },
+      'length',
+      { value: hook.length },
+    )
+  }
+  return Object.defineProperty(
+    function (this: unknown, ...args: never[]) {
+      note()
+      return hook.apply(this, args)
+    },
+    'length',
+    { value: hook.length },
+  )
+}
+
+test('the hooks a 405, a 404 and an automatic OPTIONS pass under the umbrella: the root plan', async (t) => {
+  const app = Fastify()
+  const ran: string[] = []
+  // Every hook restwell's plugins add, to the root or to a scope of their own, noted when it
+  // runs (a 405 has no route, so no route hook can run).
+  const addHook = app.addHook as (this: FastifyInstance, phase: string, hook: unknown) => unknown
+  Object.assign(app, {
+    addHook(this: FastifyInstance, phase: string, hook: (...args: never[]) => unknown) {
+      const lifecycle = phase === 'onReady' || phase === 'onRoute' || phase === 'onClose'
+      return addHook.call(this, phase, lifecycle ? hook : noted(ran, phase, hook))
+    },
+  })
+  await app.register(restwell)
+  app.get('/books/:id', { config: { auth: false } }, async () => ({ id: 1 }))
+  await app.ready()
+  t.teardown(() => app.close())
+
+  const answers: Record<string, string[]> = {}
+  for (const [method, url] of [
+    ['DELETE', '/books/1'],
+    ['GET', '/nothing'],
+    ['OPTIONS', '/books/1'],
+  ] as const) {
+    ran.length = 0
+    const response = await app.inject({ method, url })
+    answers[`${method} ${url} ${response.statusCode}`] = [...ran]
+  }
+  const root = ['onRequest:restwellRequest', 'onSend:restwellSendNotFound']
+  t.same(answers, {
+    'DELETE /books/1 405': root,
+    'GET /nothing 404': root,
+    'OPTIONS /books/1 200': root,
+  })
+})
