@@ -1,16 +1,25 @@
 /**
- * The official plugins an app may already have, beside the umbrella: those doing a job restwell
- * does fail registration with the fix (or compose once restwell's option is off);
- * `@fastify/sensible` composes in either order.
+ * The plugins an app may already have, beside the umbrella: official ones doing a job restwell
+ * does, and restwell's own registered by hand, fail registration with the fix (or compose once
+ * restwell's option is off); `@fastify/sensible` composes in either order.
  */
 import fastifyCors from '@fastify/cors'
 import fastifyEtag from '@fastify/etag'
 import fastifySensible from '@fastify/sensible'
+import restwellConditional from '@restwell/conditional'
+import restwellErrors from '@restwell/errors'
+import restwellNegotiation from '@restwell/negotiation'
 import Fastify, { type FastifyInstance } from 'fastify'
 import restwell, { type RestwellOptions } from 'restwell'
 import { test } from 'tap'
 
-type Plugin = typeof fastifyCors | typeof fastifyEtag | typeof fastifySensible
+type Plugin =
+  | typeof fastifyCors
+  | typeof fastifyEtag
+  | typeof fastifySensible
+  | typeof restwellErrors
+  | typeof restwellNegotiation
+  | typeof restwellConditional
 
 async function appWith(
   plugin: Plugin,
@@ -80,3 +89,27 @@ for (const order of ['before', 'after'] as const) {
     t.equal(missing.headers['cache-control'], 'no-store')
   })
 }
+
+test("restwell's own plugins registered by hand beside the umbrella fail, in either order, with the fix", async (t) => {
+  for (const [plugin, name, option] of [
+    [restwellErrors, '@restwell/errors', 'errors'],
+    [restwellNegotiation, '@restwell/negotiation', 'negotiation'],
+    [restwellConditional, '@restwell/conditional', 'conditional'],
+  ] as const) {
+    const fix = new RegExp(
+      `^${name}: registered twice on this instance .*pass these options to restwell as \`${option}\`, or set \`${option}: false\``,
+    )
+    await t.rejects(appWith(plugin, 'before'), { message: fix }, `${name} before`)
+    await t.rejects(appWith(plugin, 'after'), { message: fix }, `${name} after`)
+  }
+  // With the umbrella's option off, the plugin registered by hand before it is the only one;
+  // after it, when every route's plan is made, its steps would never run.
+  await t.rejects(appWith(restwellNegotiation, 'after', { negotiation: false }), {
+    message:
+      /^@restwell\/negotiation: registered after restwell, which has made every route's plan: .*as `negotiation`/,
+  })
+  const own = await appWith(restwellNegotiation, 'before', { negotiation: false })
+  t.teardown(() => own.close())
+  own.get('/books', { config: { auth: false } }, async () => [])
+  t.equal((await own.inject({ url: '/books', headers: { accept: 'text/csv' } })).statusCode, 406)
+})

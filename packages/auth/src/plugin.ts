@@ -10,7 +10,14 @@ import {
   statusCode,
   validateOptions,
 } from '@restwell/errors'
-import { AUTH_GUARD, AUTHENTICATES, asList, onEveryRoute, useRootRequestStep } from '@restwell/core'
+import {
+  AUTH_GUARD,
+  AUTHENTICATES,
+  asList,
+  onEveryRoute,
+  useRootRequestStep,
+  registerOnce,
+} from '@restwell/core'
 import type {
   FastifyPluginAsync,
   FastifyReply,
@@ -43,6 +50,7 @@ const UNAUTHORIZED_CODE = statusCode(401)
 type RouteConfig = { auth?: RouteAuthConfig<unknown> } & Record<string, unknown>
 
 const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/auth', 'auth')
   const options = resolveAuthOptions(
     validateOptions(PLUGIN, AuthOptionsSchema, rawOptions) as unknown as AuthOptions<unknown>,
   )

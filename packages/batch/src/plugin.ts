@@ -1,3 +1,4 @@
+import { registerOnce } from '@restwell/core'
 /** The `@restwell/batch` plugin: `POST /batch`, each operation served by the app itself, 207 Multi-Status. */
 import { randomUUID } from 'node:crypto'
 import {
@@ -106,6 +107,7 @@ export async function runAtomic(
 }
 
 const plugin: FastifyPluginAsync<BatchOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/batch', 'batch')
   const options: ResolvedBatchOptions = resolveBatchOptions(rawOptions)
   // A random value: a client cannot make a request look like one a batch made.
   const marker = randomUUID()

@@ -1,5 +1,5 @@
 /** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
-import { type SendStep, useNotFoundSendStep, useSendStep } from '@restwell/core'
+import { type SendStep, useNotFoundSendStep, useSendStep, registerOnce } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
 import { appendVary, authenticates, onEveryRoute } from '@restwell/core'
 import type {
@@ -185,6 +185,7 @@ function resolveRoute(
 }
 
 const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/cache-control', 'cacheControl')
   const options = resolveCacheControlOptions(
     validateOptions(NAME, CacheControlOptionsSchema, rawOptions),
   )

@@ -12,6 +12,7 @@ import {
   type SendStep,
   sendHook,
   useRouteStep,
+  registerOnce,
 } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
@@ -543,6 +544,7 @@ function resolveRoute(
 }
 
 const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/conditional', 'conditional')
   const options = resolveConditionalOptions(
     validateOptions(NAME, ConditionalOptionsSchema, rawOptions),
   )

@@ -68,3 +68,4 @@ export {
   type PageLinks,
   pageOf,
 } from './contracts.js'
+export { registeredTwice, registerOnce } from './registration.js'

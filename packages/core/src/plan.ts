@@ -54,6 +54,11 @@ export interface Pipeline {
    * once a not-found handler has taken them (`notFoundPreHandler`).
    */
   notFoundPreHandler?: Map<string, RequestStep>
+  /**
+   * Set once the plugins under the pipeline are registered and the plans are made: a plugin
+   * registered later could hand over no step (`registerOnce` refuses it).
+   */
+  sealed: boolean
 }
 
 /** `Symbol.for`: the ESM and the CJS build of this package share the slots. */
@@ -71,7 +76,7 @@ type Slot = typeof STEPS | typeof REQUEST_STEPS | typeof SERIALIZE_STEPS | typeo
  * plugins registered on it. Called by the umbrella before it registers them.
  */
 export function installPipeline(fastify: FastifyInstance): Pipeline {
-  const pipeline: Pipeline = { notFound: new Map(), request: new Map() }
+  const pipeline: Pipeline = { notFound: new Map(), request: new Map(), sealed: false }
   fastify.decorate(PIPELINE as unknown as string, pipeline)
   return pipeline
 }

@@ -85,7 +85,7 @@ test('declareCompression: compressesAnswers sees it, or a reply.compress (@fasti
   t.equal(compressesAnswers(app), true, 'declared once, on the instance')
   t.equal(COMPRESSES, Symbol.for('restwell.compresses'), 'shared by every copy of a package')
   const official = Fastify()
-  official.decorateReply('compress', null)
+  official.decorateReply('compress' as string, null)
   t.equal(compressesAnswers(official), true)
   t.equal(official.hasReplyDecorator('compress'), true)
   t.equal(app.hasReplyDecorator('compress'), false, 'the name is left to @fastify/compress')

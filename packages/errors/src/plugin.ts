@@ -1,6 +1,6 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
 import type { OutgoingHttpHeaders } from 'node:http'
-import { asList, pathOf } from '@restwell/core'
+import { asList, pathOf, registerOnce } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ErrorRenderer, RestwellErrorsApi } from './augment.js'
@@ -53,6 +53,7 @@ function closingRefusal(): HttpError {
 }
 
 const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/errors', 'errors')
   const options = resolveErrorsOptions(
     validateOptions('@restwell/errors', ErrorsOptionsSchema, rawOptions),
   )

@@ -1,3 +1,4 @@
+import { registerOnce } from '@restwell/core'
 /** The `@restwell/jobs` plugin: 202 + Location, a status resource, 303 to the result; memory or Redis. */
 import { randomUUID } from 'node:crypto'
 import {
@@ -87,6 +88,7 @@ function withTimeout<T>(operation: (signal: AbortSignal) => Promise<T>, ms: numb
 }
 
 const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/jobs', 'jobs')
   const options = resolveJobsOptions(validateJobsOptions(rawOptions))
   let defaultEstimate: string
   try {

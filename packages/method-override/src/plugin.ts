@@ -1,3 +1,4 @@
+import { registerOnce } from '@restwell/core'
 /** The `@restwell/method-override` plugin: a POST turned into another method before routing. */
 import { validateOptions } from '@restwell/errors'
 import type { FastifyPluginAsync } from 'fastify'
@@ -17,6 +18,7 @@ import { type OverrideSource, overrideMethod } from './override.js'
 export const METHOD_OVERRIDE_ORDER = 10
 
 const plugin: FastifyPluginAsync<MethodOverrideOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/method-override', 'methodOverride')
   refuseHeadTarget(rawOptions)
   const { methods, header, query } = resolveMethodOverrideOptions(
     validateOptions('@restwell/method-override', MethodOverrideOptionsSchema, rawOptions),

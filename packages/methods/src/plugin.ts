@@ -5,6 +5,7 @@ import {
   type RequestStep,
   useNotFoundPreHandlerStep,
   useRootRequestStep,
+  registerOnce,
 } from '@restwell/core'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -25,6 +26,7 @@ function created(this: FastifyReply, location: string | URL, body?: unknown): Fa
 }
 
 const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/methods', 'methods')
   const options = resolveMethodsOptions(
     validateOptions('@restwell/methods', MethodsOptionsSchema, rawOptions),
   )

@@ -1,6 +1,6 @@
 /** The `@restwell/naming` plugin: every route's path checked against the naming rules when registered. */
 import { validateOptions } from '@restwell/errors'
-import { developerWarning, onEveryRoute } from '@restwell/core'
+import { developerWarning, onEveryRoute, registerOnce } from '@restwell/core'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { type NamingOptions, NamingOptionsSchema, resolveNamingOptions } from './options.js'
@@ -26,6 +26,7 @@ export class NamingError extends Error {
 }
 
 const plugin: FastifyPluginAsync<NamingOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/naming', 'naming')
   const options = resolveNamingOptions(
     validateOptions('@restwell/naming', NamingOptionsSchema, rawOptions),
   )

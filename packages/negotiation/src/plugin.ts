@@ -5,6 +5,7 @@ import {
   type SerializeStep,
   useSendStep,
   useRouteStep,
+  registerOnce,
 } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
@@ -202,6 +203,7 @@ function responseSerializer(reply: FastifyReply, status: number): Serializer | u
 }
 
 const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/negotiation', 'negotiation')
   const options: ResolvedNegotiationOptions = resolveNegotiationOptions(
     validateOptions(PLUGIN, NegotiationOptionsSchema, rawOptions) as NegotiationOptions,
   )

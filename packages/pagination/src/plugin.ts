@@ -10,6 +10,7 @@ import {
   type SerializeStep,
   schemaAccess,
   useRouteStep,
+  registerOnce,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -118,6 +119,7 @@ function planRoute(
 }
 
 const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/pagination', 'pagination')
   const options = resolvePaginationOptions(
     validateOptions(PLUGIN, PaginationOptionsSchema, rawOptions),
   )

@@ -10,6 +10,7 @@ import {
   useNotFoundSendStep,
   useRouteStep,
   useSendStep,
+  registerOnce,
 } from '@restwell/core'
 import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validateOptions } from '@restwell/errors'
 import {
@@ -141,6 +142,8 @@ function describeBody(
 }
 
 const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => {
+  // A child scope may register it again with options of its own (its parsers are shared).
+  registerOnce(fastify, '@restwell/patch', 'patch', 'instance')
   const options = resolvePatchOptions(validateOptions(NAME, PatchOptionsSchema, rawOptions))
   const pluginReadOnly = readOnlyOf(options.readOnly, 'readOnly')
   const validator = new ResourceValidator(options.ajv)

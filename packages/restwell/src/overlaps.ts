@@ -4,7 +4,7 @@
  * fails, naming the plugin, the option and the fix; with the option off, the two compose.
  */
 import { OptionsError } from '@restwell/errors'
-import { pipelineOf } from '@restwell/core'
+import { pipelineOf, registeredTwice } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
 import type { RestwellOptions } from './options.js'
 
@@ -36,6 +36,32 @@ export const OVERLAPS: readonly Overlap[] = [
   { plugin: '@fastify/under-pressure', option: 'underPressure', job: 'answer 503 under load' },
 ]
 
+/** restwell's own plugins, by the umbrella option that registers each. */
+const OWN: ReadonlyArray<readonly [keyof RestwellOptions & string, string]> = [
+  ['errors', '@restwell/errors'],
+  ['methodOverride', '@restwell/method-override'],
+  ['versioning', '@restwell/versioning'],
+  ['auth', '@restwell/auth'],
+  ['methods', '@restwell/methods'],
+  ['negotiation', '@restwell/negotiation'],
+  ['conditional', '@restwell/conditional'],
+  ['cacheControl', '@restwell/cache-control'],
+  ['patch', '@restwell/patch'],
+  ['pagination', '@restwell/pagination'],
+  ['softDelete', '@restwell/soft-delete'],
+  ['naming', '@restwell/naming'],
+  ['jobs', '@restwell/jobs'],
+  ['batch', '@restwell/batch'],
+]
+
+/** Options that are off until given; the others are on until `false`. */
+const OFF_UNTIL_GIVEN = new Set(['auth', 'jobs', 'batch'])
+
+function isOn(options: RestwellOptions, option: keyof RestwellOptions): boolean {
+  const value = options[option]
+  return value !== false && (value !== undefined || !OFF_UNTIL_GIVEN.has(option))
+}
+
 function overlapError(overlap: Overlap, where: 'before' | 'after'): OptionsError {
   return new OptionsError(
     'restwell',
@@ -46,8 +72,9 @@ function overlapError(overlap: Overlap, where: 'before' | 'after'): OptionsError
 
 /**
  * Checks, when restwell registers, that it is not registered already on this instance or a
- * parent, and that no plugin of `OVERLAPS` is there beside an option that is on; and, once the
- * app is ready, that none was registered after it.
+ * parent, that none of its own plugins is there beside the option that registers it, and that
+ * no plugin of `OVERLAPS` is there beside an option that is on; and, once the app is ready, that
+ * none was registered after it (its own plugins refuse a second registration themselves).
  */
 export function checkOverlaps(fastify: FastifyInstance, options: RestwellOptions): void {
   if (pipelineOf(fastify) !== undefined) {
@@ -55,7 +82,11 @@ export function checkOverlaps(fastify: FastifyInstance, options: RestwellOptions
       'restwell: registered twice on this instance (or on it and a parent): register it once, at the root, with all its options',
     )
   }
-  const on = OVERLAPS.filter((overlap) => options[overlap.option] !== false)
+  // One of restwell's own, registered before it: the umbrella's registration would be the second.
+  for (const [option, plugin] of OWN) {
+    if (isOn(options, option) && fastify.hasPlugin(plugin)) throw registeredTwice(plugin, option)
+  }
+  const on = OVERLAPS.filter((overlap) => isOn(options, overlap.option))
   for (const overlap of on) {
     if (fastify.hasPlugin(overlap.plugin)) throw overlapError(overlap, 'before')
   }

@@ -342,6 +342,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
   // Every plugin that hands over request steps is registered: the root hook's plan is made.
   makeRequestPlan()
+  pipeline.sealed = true
   adoptEarlierRoutes()
 }
 

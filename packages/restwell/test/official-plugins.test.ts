@@ -9,7 +9,8 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import restwell, { type RestwellOptions } from '../src/index.js'
+import restwellAuth from '@restwell/auth'
+import restwell, { type RestwellOptions, restwellMethods } from '../src/index.js'
 
 const big = { title: 'x'.repeat(2000) }
 
@@ -112,5 +113,33 @@ test('restwell registered twice fails, on one instance or on a child of it', asy
       await nested.ready()
     },
     { message: /restwell: registered twice/ },
+  )
+})
+
+test("one of restwell's own plugins registered before it fails, named with the option", async (t) => {
+  const app = Fastify()
+  await app.register(restwellMethods)
+  await t.rejects(
+    async () => {
+      await app.register(restwell)
+    },
+    {
+      message:
+        /^@restwell\/methods: registered twice .*pass these options to restwell as `methods`/,
+    },
+  )
+  // auth is off in the umbrella until given: the app's own @restwell/auth is then the only one.
+  const own = Fastify()
+  await own.register(restwellAuth, { verify: () => null })
+  await own.register(restwell)
+  own.get('/books/:id', async () => big)
+  t.equal((await own.inject('/books/1')).statusCode, 401)
+  const given = Fastify()
+  await given.register(restwellAuth, { verify: () => null })
+  await t.rejects(
+    async () => {
+      await given.register(restwell, { auth: { verify: () => null } })
+    },
+    { message: /^@restwell\/auth: registered twice .*as `auth`/ },
   )
 })

@@ -11,6 +11,7 @@ import {
   type SerializeStep,
   schemaAccess,
   useRouteStep,
+  registerOnce,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -41,6 +42,7 @@ import { withInclusionParam } from './schema.js'
 const PLUGIN = '@restwell/soft-delete'
 
 const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/soft-delete', 'softDelete')
   const options = resolveSoftDeleteOptions(
     validateOptions(PLUGIN, SoftDeleteOptionsSchema, rawOptions),
   )

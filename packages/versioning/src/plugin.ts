@@ -1,6 +1,6 @@
 /** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
 import type { IncomingMessage } from 'node:http'
-import { type SendStep, useSendStep } from '@restwell/core'
+import { type SendStep, useSendStep, registerOnce } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import { API_VERSIONS, appendLink, appendVary, onEveryRoute, safePath } from '@restwell/core'
 import type {
@@ -49,6 +49,7 @@ const MAX_QUERY_VERSIONS = 8
 const VND_MARKER = /vnd\.api\.v/i
 
 const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions) => {
+  registerOnce(fastify, '@restwell/versioning', 'versioning')
   const options = resolveVersioningOptions(
     validateOptions('@restwell/versioning', VersioningOptionsSchema, rawOptions),
   )

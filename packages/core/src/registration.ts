@@ -1,0 +1,36 @@
+/** One registration of a restwell plugin per scope chain, refused with the fix otherwise. */
+import type { FastifyInstance } from 'fastify'
+import { pipelineOf } from './plan.js'
+
+/**
+ * Claims `plugin` for `fastify`; call it first, before the plugin decorates anything. A second
+ * registration fails here with the fix, instead of on a decorator both would add: on the same
+ * instance, or (`scope: 'chain'`, the default) in a scope under one that has it. Sibling scopes
+ * may each register it; with `scope: 'instance'`, child scopes too (a plugin whose options may
+ * differ per scope). `umbrellaOption` is the restwell umbrella's option for the plugin.
+ */
+export function registerOnce(
+  fastify: FastifyInstance,
+  plugin: string,
+  umbrellaOption: string,
+  scope: 'chain' | 'instance' = 'chain',
+): void {
+  const key = Symbol.for(`restwell.registered:${plugin}`)
+  // A child scope's instance inherits its parent's properties (Fastify makes it with Object.create).
+  const taken = scope === 'chain' ? key in fastify : Object.hasOwn(fastify, key)
+  if (taken) throw registeredTwice(plugin, umbrellaOption)
+  // Under the umbrella, once it has made its plans: the steps handed over now would never run.
+  if (pipelineOf(fastify)?.sealed === true) {
+    throw new Error(
+      `${plugin}: registered after restwell, which has made every route's plan: its steps would never run. Pass these options to restwell as \`${umbrellaOption}\` (a route's own settings go in its config).`,
+    )
+  }
+  Object.defineProperty(fastify, key, { value: true })
+}
+
+/** The error of a restwell plugin registered twice on one instance or scope chain, with the fix. */
+export function registeredTwice(plugin: string, umbrellaOption: string): Error {
+  return new Error(
+    `${plugin}: registered twice on this instance (or on it and a parent scope). The restwell umbrella registers it unless its \`${umbrellaOption}\` option is false: pass these options to restwell as \`${umbrellaOption}\`, or set \`${umbrellaOption}: false\` there and register ${plugin} once.`,
+  )
+}

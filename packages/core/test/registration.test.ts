@@ -1,0 +1,87 @@
+import { installPipeline, registerOnce } from '@restwell/core'
+import Fastify from 'fastify'
+import fp from 'fastify-plugin'
+import { test } from 'tap'
+
+const plugin = fp(
+  async (fastify) => {
+    registerOnce(fastify, '@restwell/example', 'example')
+    fastify.decorateRequest('example', null)
+  },
+  { name: '@restwell/example' },
+)
+
+test('registerOnce: a second registration in the same scope chain fails with the fix', async (t) => {
+  const app = Fastify()
+  await app.register(plugin)
+  await t.rejects(
+    async () => {
+      await app.register(plugin)
+    },
+    {
+      message:
+        /^@restwell\/example: registered twice on this instance \(or on it and a parent scope\)\. The restwell umbrella registers it unless its `example` option is false: pass these options to restwell as `example`, or set `example: false` there and register @restwell\/example once\.$/,
+    },
+  )
+  const nested = Fastify()
+  await nested.register(plugin)
+  nested.register(async (child) => {
+    await child.register(plugin)
+  })
+  await t.rejects(async () => nested.ready(), { message: /registered twice/ })
+})
+
+test('registerOnce: sibling scopes may each register the plugin', async (t) => {
+  const app = Fastify()
+  app.register(async (one) => {
+    await one.register(plugin)
+  })
+  app.register(async (two) => {
+    await two.register(plugin)
+  })
+  await app.ready()
+  t.pass('both registered')
+})
+
+test("registerOnce with scope 'instance': a child scope may register it again, the same instance not", async (t) => {
+  const perScope = fp(
+    async (fastify) => {
+      registerOnce(fastify, '@restwell/per-scope', 'perScope', 'instance')
+    },
+    { name: '@restwell/per-scope' },
+  )
+  const app = Fastify()
+  await app.register(perScope)
+  app.register(async (child) => {
+    await child.register(perScope)
+  })
+  await t.rejects(
+    async () => {
+      await app.register(perScope)
+    },
+    { message: /^@restwell\/per-scope: registered twice .*as `perScope`/ },
+  )
+  const nested = Fastify()
+  await nested.register(perScope)
+  nested.register(async (child) => {
+    await child.register(perScope)
+  })
+  await nested.ready()
+  t.pass('the child scope registered it again')
+})
+
+test('registerOnce under a sealed pipeline: a plugin registered after the plans are made fails', async (t) => {
+  const app = Fastify()
+  const pipeline = installPipeline(app)
+  await app.register(plugin)
+  pipeline.sealed = true
+  app.register(async (child) => {
+    await child.register(
+      fp(async (scope) => registerOnce(scope, '@restwell/late', 'late'), { name: 'late' }),
+    )
+  })
+  await t.rejects(async () => app.ready(), {
+    message:
+      /^@restwell\/late: registered after restwell, which has made every route's plan: its steps would never run\. Pass these options to restwell as `late`/,
+  })
+})
