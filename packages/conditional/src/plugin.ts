@@ -285,7 +285,7 @@ function buildRouteHooks(settings: RouteSettings) {
   async function checkStoredState(
     request: FastifyRequest,
     reply: FastifyReply,
-  ): Promise<true | undefined> {
+  ): Promise<true | HttpError | undefined> {
     const read = isSafeReadMethod(request.method)
     const preconditions = readPreconditions(request.method, request.headers)
     if (!read) {
@@ -294,7 +294,7 @@ function buildRouteHooks(settings: RouteSettings) {
         if (!settings.requirePrecondition) return undefined
         // A write that may create its target needs a precondition whether it exists or not;
         // for the others, a missing target is 404, not 428: look it up first.
-        if (settings.creating.has(request.method)) throw preconditionRequired()
+        if (settings.creating.has(request.method)) return preconditionRequired()
       }
     }
     const validators = await (settings.getValidator as GetValidator)(request)
@@ -308,7 +308,7 @@ function buildRouteHooks(settings: RouteSettings) {
       if (outcome === undefined) return undefined
       if (outcome.result === 'failed') {
         dropValidators(reply)
-        throw preconditionFailed(outcome.field)
+        return preconditionFailed(outcome.field)
       }
       if (outcome.result === 'not-modified') {
         stateOf(reply).notModified = outcome.etag ?? null
@@ -322,7 +322,7 @@ function buildRouteHooks(settings: RouteSettings) {
     // preconditions, so they are ignored (RFC 9110 §13.2.1) and the 404 is answered here,
     // before the handler runs: nothing is written, even if the target appears meanwhile.
     if (absent && !settings.creating.has(request.method)) {
-      throw httpErrors.notFound('The target resource does not exist')
+      return httpErrors.notFound('The target resource does not exist')
     }
     const current: CurrentValidators = absent
       ? { exists: false }
@@ -338,10 +338,10 @@ function buildRouteHooks(settings: RouteSettings) {
     // A precondition the evaluation then ignores (If-Unmodified-Since with no date known)
     // checks nothing: the write is as unconditional as one without it.
     if (settings.requirePrecondition && !checksStoredState(preconditions, current)) {
-      throw preconditionRequired()
+      return preconditionRequired()
     }
     const outcome = evaluateParsed(request.method, preconditions, current)
-    if (outcome.result === 'failed') throw preconditionFailed(outcome.field)
+    if (outcome.result === 'failed') return preconditionFailed(outcome.field)
     return undefined
   }
 
@@ -383,7 +383,7 @@ function buildRouteHooks(settings: RouteSettings) {
     if (outcome === undefined) return undefined
     if (outcome.result === 'failed') {
       dropValidators(reply)
-      throw preconditionFailed(outcome.field)
+      return preconditionFailed(outcome.field)
     }
     if (outcome.result === 'not-modified') {
       state.notModified = outcome.etag ?? null
@@ -437,7 +437,7 @@ function buildRouteHooks(settings: RouteSettings) {
       discard(reply, payload)
       if (outcome.result === 'failed') {
         dropValidators(reply)
-        throw preconditionFailed(outcome.field)
+        return preconditionFailed(outcome.field)
       }
       return notModified(reply, outcome.etag ?? null, settings)
     }
@@ -477,14 +477,14 @@ export const codingTag: SendStep = (_request, reply) => {
   return undefined
 }
 
-/** 206 (one part or multipart/byteranges) or a thrown 416; undefined to send the whole body. */
+/** 206 (one part or multipart/byteranges) or the 416 to answer; undefined for the whole body. */
 function applyRange(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: string | Buffer,
   state: ReplyState,
   maxRanges: number,
-): Buffer | undefined {
+): Buffer | HttpError | undefined {
   const specs = parseRange(request.headers.range, maxRanges)
   if (specs === undefined) return undefined
   if (!evaluateIfRange(request.headers['if-range'], state)) return undefined
@@ -495,7 +495,7 @@ function applyRange(
   const [first] = ranges
   if (first === undefined) {
     dropValidators(reply)
-    throw httpErrors.rangeNotSatisfiable(`No requested range lies within the ${total} bytes`, {
+    return httpErrors.rangeNotSatisfiable(`No requested range lies within the ${total} bytes`, {
       code: ErrorCode.RANGE_NOT_SATISFIABLE,
       headers: { 'content-range': `bytes */${total}` },
     })

@@ -15,8 +15,9 @@ import type {
 import type { RouteEntry } from './routes.js'
 
 /**
- * A step of the send phase: gets the payload, returns the one to send on (`undefined` keeps it).
- * A step that throws turns the answer into that error, as a hook's `done(error)` does.
+ * A step of the send phase: gets the payload, returns the one to send on (`undefined` keeps it)
+ * or an error to answer with (a payload is never an `Error`: Fastify answers one as an error
+ * before this phase). A step that throws answers with that error too.
  */
 export type SendStep = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => unknown
 
@@ -39,7 +40,7 @@ export type RequestStep = (
 
 /**
  * A step of the serialization phase: gets the handler's value, returns the one to serialize
- * (`undefined` keeps it). A step that throws answers with that error.
+ * (`undefined` keeps it) or an error to answer with, as a `SendStep`.
  */
 export type SerializeStep = SendStep
 
@@ -177,7 +178,7 @@ export function serializeHook(
 
 /**
  * One `onSend` hook that runs `steps` in order, named `name` (as `printRoutes` shows it).
- * The first step that throws ends the run with that error.
+ * The first step that returns or throws an error ends the run with it.
  */
 export function sendHook(name: string, steps: readonly SendStep[]): onSendHookHandler {
   const hook: onSendHookHandler = (request, reply, payload, done) => {
@@ -185,7 +186,12 @@ export function sendHook(name: string, steps: readonly SendStep[]): onSendHookHa
     try {
       for (const step of steps) {
         const next = step(request, reply, out)
-        if (next !== undefined) out = next
+        if (next === undefined) continue
+        if (next instanceof Error) {
+          done(next)
+          return
+        }
+        out = next
       }
     } catch (error) {
       done(error as Error)

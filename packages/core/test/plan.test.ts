@@ -40,22 +40,29 @@ test('sendHook runs its steps in order; undefined keeps the payload, a value rep
   t.same(order, ['a:one', 'b:one', 'c:two'])
 })
 
-test('a step that throws ends the run with that error', async (t) => {
-  const fastify = app()
-  const after: string[] = []
-  const boom: SendStep = () => {
-    throw Object.assign(new Error('refused'), { statusCode: 412 })
-  }
-  fastify.get(
-    '/x',
-    { onSend: sendHook('s', [boom, () => void after.push('ran')]) },
-    async () => 'ok',
-  )
-  const res = await fastify.inject('/x')
-  t.equal(res.statusCode, 412)
-  t.match(res.json(), { message: 'refused' })
-  t.same(after, [], 'the steps after it did not run on the 200')
-})
+for (const [how, refuse] of [
+  [
+    'throws',
+    () => {
+      throw Object.assign(new Error('refused'), { statusCode: 412 })
+    },
+  ],
+  ['returns', () => Object.assign(new Error('refused'), { statusCode: 412 })],
+] as const) {
+  test(`a step that ${how} an error ends the run with that error`, async (t) => {
+    const fastify = app()
+    const after: string[] = []
+    fastify.get(
+      '/x',
+      { onSend: sendHook('s', [refuse as SendStep, () => void after.push('ran')]) },
+      async () => 'ok',
+    )
+    const res = await fastify.inject('/x')
+    t.equal(res.statusCode, 412)
+    t.match(res.json(), { message: 'refused' })
+    t.same(after, [], 'the steps after it did not run on the 200')
+  })
+}
 
 test('addRouteHook adds last or first, whatever the route had', async (t) => {
   const route = { method: 'GET', url: '/' } as RouteEntry

@@ -143,7 +143,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
         isDeleted(payload)
       ) {
         const at = represent(payload as object) as { deletedAt: string }
-        throw httpErrors.gone(`The resource was deleted at ${at.deletedAt}`, {
+        return httpErrors.gone(`The resource was deleted at ${at.deletedAt}`, {
           code: ErrorCode.RESOURCE_DELETED,
         })
       }
