@@ -313,22 +313,28 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     return { choices, location }
   }
 
+  /** The 300 with the route's representations: `true` once sent, or the 400 of a bad `Accept`. */
   function sendChoices(
     request: FastifyRequest,
     reply: FastifyReply,
     settings: RouteSettings,
-  ): void {
-    const preferred = preferredOffer(request, settings) ?? settings.offers[0]!
-    const { choices, location } = choicesBody(request, settings, preferred)
+  ): true | HttpError {
+    const offer = preferredOffer(request, settings)
+    if (offer instanceof Error) return offer
+    const { choices, location } = choicesBody(request, settings, offer ?? settings.offers[0]!)
     if (location !== undefined) reply.header('location', location)
     reply.code(300).type(CONTENT_TYPES[MEDIA_TYPES.json]).send(JSON.stringify({ choices }))
+    return true
   }
 
-  /** The offer `Accept` prefers, or undefined when nothing it lists is produced. */
+  /**
+   * The offer `Accept` prefers, undefined when nothing it lists is produced, or the 400 of a
+   * malformed `Accept`.
+   */
   function preferredOffer(
     request: FastifyRequest,
     settings: RouteSettings,
-  ): MediaOffer | undefined {
+  ): MediaOffer | HttpError | undefined {
     const header = request.headers.accept
     if (header === undefined) return settings.offers[0]
     // Which versioned JSON ranges read as JSON depends on the versions this request may be
@@ -346,7 +352,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     const outcome = remembered(memo, header, (value) =>
       acceptOutcome(value, settings.offers, versions),
     )
-    if (outcome === MALFORMED) throw malformedHeader('Accept')
+    if (outcome === MALFORMED) return malformedHeader('Accept')
     return outcome === NONE ? undefined : outcome
   }
 
@@ -436,10 +442,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         : query[formatParam]
     if (format !== undefined) {
       const name = typeof format === 'string' ? format.toLowerCase() : ''
-      if (name === options.choicesFormat) {
-        sendChoices(request, reply, settings)
-        return true
-      }
+      if (name === options.choicesFormat) return sendChoices(request, reply, settings)
       const type = Object.hasOwn(formats, name) ? formats[name] : undefined
       if (type === undefined) {
         return httpErrors.badRequest(
@@ -460,10 +463,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       if (offer === undefined)
         return notAcceptable(`Format ${name} is not available here`, settings.produces)
     } else if (settings.choices) {
-      sendChoices(request, reply, settings)
-      return true
+      return sendChoices(request, reply, settings)
     } else {
-      offer = preferredOffer(request, settings)
+      const preferred = preferredOffer(request, settings)
+      if (preferred instanceof Error) return preferred
+      offer = preferred
       if (offer === undefined) {
         return notAcceptable(
           `None of the accepted media types is available; use one of: ${settings.produces}`,

@@ -321,6 +321,12 @@ test('300 Multiple Choices: on a route with choices, and with ?format=choices', 
     '/books/7?format=json',
     'nothing acceptable: the first is preferred',
   )
+  // The preferred choice is read from Accept: a malformed one is the 400 it is elsewhere.
+  for (const url of ['/reports', '/books/7?format=choices']) {
+    const malformed = await app.inject({ url, headers: { accept: 'garbage' } })
+    t.equal(malformed.statusCode, 400, url)
+    t.equal(malformed.json().error.code, 'MALFORMED_HEADER', url)
+  }
   const unnamed = await build({ formats: { json: 'application/json' } })
   const few = await unnamed.inject('/books/7?format=choices')
   t.same(
