@@ -239,17 +239,19 @@ export function rateLimitStep(fastify: FastifyInstance, settings: RateLimitSetti
   const limit = fastify.rateLimit()
   const failOpen = settings.failOpen ?? false
   const storeTimeout = settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT
-  const failed = (request: FastifyRequest, error: unknown): undefined => {
-    if ((error as { statusCode?: unknown }).statusCode === 429) throw error
+  // The 429 @fastify/rate-limit rejects with, or what a store failure answers: returned to the
+  // pipeline, not thrown again.
+  const failed = (request: FastifyRequest, error: unknown): Error | undefined => {
+    if ((error as { statusCode?: unknown }).statusCode === 429) return error as Error
     request.log.error({ err: error }, 'rate-limit store failed')
     if (failOpen) return undefined
-    throw httpErrors.serviceUnavailable('Rate limiting is unavailable', {
+    return httpErrors.serviceUnavailable('Rate limiting is unavailable', {
       code: ErrorCode.OVERLOADED,
       headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
     })
   }
   // Only what the store (or its timeout) does goes through `failed`.
-  const limited = (request: FastifyRequest, reply: FastifyReply): Promise<undefined> =>
+  const limited = (request: FastifyRequest, reply: FastifyReply): Promise<Error | undefined> =>
     withTimeout(limit.call(fastify, request, reply) as Promise<unknown>, storeTimeout).then(
       () => undefined,
       (error: unknown) => failed(request, error),
