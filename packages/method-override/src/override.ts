@@ -25,27 +25,27 @@ function invalid(message: string, field: string, detail: string): HttpError {
 }
 
 /**
- * The method the sources name (upper case), or throws a 400 `INVALID_METHOD_OVERRIDE`: an empty
- * or listed value (`PUT, DELETE`), sources that disagree, TRACE or CONNECT, or a method outside
- * `allowed`. Method names are case-insensitive.
+ * The method the sources name (upper case), or the 400 `INVALID_METHOD_OVERRIDE` to answer: an
+ * empty or listed value (`PUT, DELETE`), sources that disagree, TRACE or CONNECT, or a method
+ * outside `allowed`. Method names are case-insensitive.
  */
 export function overrideMethod(
   sources: readonly OverrideSource[],
   allowed: ReadonlySet<string>,
-): string {
+): string | HttpError {
   let method: string | undefined
   let from: OverrideSource | undefined
   for (const source of sources) {
     const value = source.value.trim().toUpperCase()
     if (value === '' || value.includes(',')) {
-      throw invalid(
+      return invalid(
         `Method override ${shown(source.value)} must name exactly one method`,
         source.field,
         'must be one method name',
       )
     }
     if (method !== undefined && from !== undefined && value !== method) {
-      throw invalid(
+      return invalid(
         `Method overrides disagree: ${from.field} says ${shown(method)}, ${source.field} says ${shown(value)}`,
         source.field,
         `disagrees with ${from.field}`,
@@ -58,7 +58,7 @@ export function overrideMethod(
   const target = method as string
   const field = (from as OverrideSource).field
   if (REFUSED.has(target)) {
-    throw invalid(
+    return invalid(
       `Method ${target} is not used by this API`,
       field,
       'TRACE and CONNECT are refused',
@@ -66,7 +66,7 @@ export function overrideMethod(
   }
   if (target === 'HEAD') {
     // Refused whatever `allowed` says (a list built by hand may hold it): see HEAD_TARGET_PROBLEM.
-    throw invalid(
+    return invalid(
       `Method override HEAD is refused: ${HEAD_TARGET_PROBLEM}`,
       field,
       'HEAD cannot be reached by override; use GET',
@@ -74,7 +74,7 @@ export function overrideMethod(
   }
   if (!allowed.has(target)) {
     const list = [...allowed].join(', ')
-    throw invalid(
+    return invalid(
       `Method override ${shown(target)} is not allowed; allowed: ${list}`,
       field,
       `must be one of ${list}`,

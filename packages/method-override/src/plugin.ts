@@ -1,6 +1,6 @@
 import { registerOnce } from '@restwell/core'
 /** The `@restwell/method-override` plugin: a POST turned into another method before routing. */
-import { validateOptions } from '@restwell/errors'
+import { type HttpError, validateOptions } from '@restwell/errors'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 // The shared before-routing mechanism (package @restwell/reroute).
@@ -26,9 +26,9 @@ const plugin: FastifyPluginAsync<MethodOverrideOptions> = async (fastify, rawOpt
   const headerField = `headers/${header}`
   const queryField = `querystring/${query}`
 
-  function rewrite(target: RerouteTarget): void {
+  function rewrite(target: RerouteTarget): HttpError | undefined {
     // Only POST carries an override; any other request pays this one comparison.
-    if (target.method !== 'POST') return
+    if (target.method !== 'POST') return undefined
     const sources: OverrideSource[] = []
     if (header !== false) {
       const value = target.request.headers[header]
@@ -51,9 +51,12 @@ const plugin: FastifyPluginAsync<MethodOverrideOptions> = async (fastify, rawOpt
         }
       }
     }
-    if (sources.length === 0) return
-    target.method = overrideMethod(sources, methods)
+    if (sources.length === 0) return undefined
+    const method = overrideMethod(sources, methods)
+    if (method instanceof Error) return method
+    target.method = method
     if (rest !== undefined) target.url = joinUrl(path, rest)
+    return undefined
   }
 
   addRewriter(fastify, { name: '@restwell/method-override', order: METHOD_OVERRIDE_ORDER, rewrite })

@@ -17,11 +17,12 @@ export interface RerouteTarget {
 }
 
 /**
- * Changes `target.method` and/or `target.url`, or throws an `HttpError` (sent through the
- * normal error handler, the request is then not rerouted). Runs on the first pass only; it
- * must be cheap when it has nothing to do.
+ * Changes `target.method` and/or `target.url`, or returns (or throws) an `HttpError`, answered
+ * through the normal error handler without a reroute. Runs on the first pass only; it must be
+ * cheap when it has nothing to do.
  */
-export type Rewriter = (target: RerouteTarget) => void
+// biome-ignore lint/suspicious/noConfusingVoidType: a rewriter that only changes the target returns nothing
+export type Rewriter = (target: RerouteTarget) => Error | undefined | void
 
 /** A rewriter and where it runs among the others (lower `order` first). */
 export interface RewriterEntry {
@@ -126,7 +127,10 @@ function buildStep(fastify: FastifyInstance, state: RerouteState): RequestStep {
     const method = raw.method as string
     const url = raw.url as string
     const target: RerouteTarget = { request, method, url }
-    for (const entry of state.rewriters) entry.rewrite(target)
+    for (const entry of state.rewriters) {
+      const refused = entry.rewrite(target)
+      if (refused instanceof Error) return refused
+    }
     if (target.method === method && target.url === url) return undefined
     raw[REROUTED] = { method, url, id: request.id }
     // The URL the client sent: Fastify's rewriteUrl (first pass) put it there, or nothing did.

@@ -113,25 +113,34 @@ test('loop guard: a rerouted request is never rerouted again', async (t) => {
   t.equal(calls, 2)
 })
 
-test('a rewriter that throws answers through the error handler, without rerouting', async (t) => {
-  const app = Fastify()
-  await app.register(restwellErrors)
-  addEchoRoutes(app)
-  addRewriter(app, {
-    name: 'strict',
-    order: 1,
-    rewrite: (target) => {
-      if (target.request.headers['x-bad'] !== undefined) {
-        throw httpErrors.badRequest('bad override', { code: ErrorCode.INVALID_METHOD_OVERRIDE })
-      }
-      target.method = 'PUT'
-    },
+for (const how of ['returns', 'throws'] as const) {
+  test(`a rewriter that ${how} an error answers through the error handler, without rerouting`, async (t) => {
+    const app = Fastify()
+    await app.register(restwellErrors)
+    addEchoRoutes(app)
+    addRewriter(app, {
+      name: 'strict',
+      order: 1,
+      rewrite: (target) => {
+        if (target.request.headers['x-bad'] !== undefined) {
+          const error = httpErrors.badRequest('bad override', {
+            code: ErrorCode.INVALID_METHOD_OVERRIDE,
+          })
+          if (how === 'throws') throw error
+          return error
+        }
+        target.method = 'PUT'
+        return undefined
+      },
+    })
+    const res = await app.inject({ method: 'POST', url: '/things/1', headers: { 'x-bad': '1' } })
+    t.equal(res.statusCode, 400)
+    t.equal(res.json().error.code, 'INVALID_METHOD_OVERRIDE')
+    t.equal(res.headers['x-request-id'], res.json().error.requestId)
+    const fine = await app.inject({ method: 'POST', url: '/things/1' })
+    t.equal(fine.json().method, 'PUT', 'rerouted when nothing is refused')
   })
-  const res = await app.inject({ method: 'POST', url: '/things/1', headers: { 'x-bad': '1' } })
-  t.equal(res.statusCode, 400)
-  t.equal(res.json().error.code, 'INVALID_METHOD_OVERRIDE')
-  t.equal(res.headers['x-request-id'], res.json().error.requestId)
-})
+}
 
 test('rewriters run once, in order, and several changes make one reroute', async (t) => {
   const app = echoApp()
@@ -152,7 +161,13 @@ test('rewriters run once, in order, and several changes make one reroute', async
       target.method = 'DELETE'
     },
   })
-  addRewriter(app, { name: 'third', order: 20, rewrite: () => seen.push('third') })
+  addRewriter(app, {
+    name: 'third',
+    order: 20,
+    rewrite: () => {
+      seen.push('third')
+    },
+  })
   t.same(rewriterNames(app), ['first', 'second', 'third'])
   const res = await app.inject({ method: 'POST', url: '/old/3' })
   t.equal(res.json().method, 'DELETE')

@@ -119,27 +119,31 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     return joinUrl(path, withoutQueryParam(query, options.query))
   }
 
-  /** The version of `?version=`, or undefined; throws on a malformed, unknown or repeated-and-different value. */
-  function queryVersion(values: readonly string[]): number | undefined {
+  /** The version of `?version=`, undefined, or the 400 of a malformed, unknown or conflicting one. */
+  function queryVersion(values: readonly string[]): number | HttpError | undefined {
     let version: number | undefined
     for (const value of values.slice(0, MAX_QUERY_VERSIONS)) {
       const parsed = parseVersionNumber(value)
       if (parsed === undefined || !supported(parsed)) {
-        throw unknownVersion(
+        return unknownVersion(
           'badRequest',
           `Version ${JSON.stringify(value.slice(0, 16))} is not supported`,
           queryField,
         )
       }
       if (version !== undefined && parsed !== version) {
-        throw conflicting(`?${options.query}=${version}`, `?${options.query}=${parsed}`, queryField)
+        return conflicting(
+          `?${options.query}=${version}`,
+          `?${options.query}=${parsed}`,
+          queryField,
+        )
       }
       version = parsed
     }
     return version
   }
 
-  function rewrite(target: RerouteTarget): void {
+  function rewrite(target: RerouteTarget): HttpError | undefined {
     const request = target.request
     const url = target.url
     const prefix = prefixVersion(url)
@@ -160,18 +164,18 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       !request.is404 &&
       (prefix === undefined || options.prefix)
     ) {
-      return
+      return undefined
     }
     const path = prefix === undefined && request.is404 ? splitUrl(url).path : ''
     let fixed: number | undefined
     if (prefix !== undefined) {
       if (!options.prefix) {
-        throw httpErrors.notFound(`Route ${target.method} ${splitUrl(url).path} not found`)
+        return httpErrors.notFound(`Route ${target.method} ${splitUrl(url).path} not found`)
       }
       if (supported(prefix.version)) fixed = prefix.version
       else if (request.is404) {
-        if (movedLocation(options.moved, splitUrl(url).path) !== undefined) return
-        throw unknownVersion(
+        if (movedLocation(options.moved, splitUrl(url).path) !== undefined) return undefined
+        return unknownVersion(
           'notFound',
           `Version ${prefix.version} is not supported`,
           'path/version',
@@ -179,8 +183,9 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       }
     }
     const fromQuery = values === undefined ? undefined : queryVersion(values)
+    if (fromQuery instanceof Error) return fromQuery
     if (fixed !== undefined && fromQuery !== undefined && fixed !== fromQuery) {
-      throw conflicting(`/v${fixed}`, `?${options.query}=${fromQuery}`, queryField)
+      return conflicting(`/v${fixed}`, `?${options.query}=${fromQuery}`, queryField)
     }
     const pinned = fixed ?? fromQuery
     let fromAccept: number | undefined
@@ -191,14 +196,14 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
           if (parsed.versions.some((v) => v.version === pinned && v.q > 0)) fromAccept = pinned
           else if (parsed.versions.some((v) => supported(v.version))) {
             const pinnedBy = fixed !== undefined ? `/v${fixed}` : `?${options.query}=${pinned}`
-            throw conflicting(pinnedBy, 'Accept', 'headers/accept')
+            return conflicting(pinnedBy, 'Accept', 'headers/accept')
           } else if (!parsed.other) {
-            throw unacceptableVersions(parsed.versions)
+            return unacceptableVersions(parsed.versions)
           }
         } else {
           fromAccept = bestVersion(parsed.versions, supported)
           if (fromAccept === undefined && !parsed.other) {
-            throw unacceptableVersions(parsed.versions)
+            return unacceptableVersions(parsed.versions)
           }
         }
       }
@@ -206,7 +211,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     const raw = request.raw as InfoHolder
     if (fixed !== undefined) {
       if (fromAccept !== undefined) raw[VERSION_INFO] = { accept: true, unprefixed: false }
-      return
+      return undefined
     }
     const carried = fromQuery ?? fromAccept
     let version: number | undefined
@@ -224,11 +229,12 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     ) {
       version = defaultVersion
     }
-    if (version === undefined) return
+    if (version === undefined) return undefined
     raw[VERSION_INFO] = { accept: fromAccept !== undefined, unprefixed: true }
     // `/` becomes `/v<N>` (a prefixed plugin's root route answers both `/v<N>` and `/v<N>/`).
     const root = url === '/' || url.startsWith('/?')
     target.url = `/v${version}${root ? url.slice(1) : url}`
+    return undefined
   }
 
   /**
