@@ -215,10 +215,29 @@ test('property: any JSON value either parses or is a 400 with one detail; never 
         }),
       ),
       (body) => {
-        const answer = problem(body)
-        return answer === 'ok' || /^400 VALIDATION_ERROR \S/.test(answer)
+        try {
+          parseBatch(body, limits)
+          return true
+        } catch (error) {
+          // The field may be any key the client sent (`" "` too): it is named as sent.
+          const { statusCode, code, details } = error as {
+            statusCode?: unknown
+            code?: unknown
+            details?: { field?: unknown; message?: unknown }[]
+          }
+          return (
+            statusCode === 400 &&
+            code === 'VALIDATION_ERROR' &&
+            details?.length === 1 &&
+            typeof details[0]?.field === 'string' &&
+            typeof details[0].message === 'string' &&
+            details[0].message.length > 0
+          )
+        }
       },
     ),
+    // Keys that are blank or empty, as fast-check once found ({" ": []}).
+    { examples: [[{ ' ': [] }], [{ '': 1 }], [{ requests: [{ ' ': 1 }] }]] },
   )
 })
 
