@@ -7,6 +7,7 @@ import fastifyCors from '@fastify/cors'
 import fastifyEtag from '@fastify/etag'
 import fastifySensible from '@fastify/sensible'
 import restwellConditional from '@restwell/conditional'
+import restwellBatch from '@restwell/batch'
 import restwellErrors from '@restwell/errors'
 import restwellNegotiation from '@restwell/negotiation'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -112,4 +113,19 @@ test("restwell's own plugins registered by hand beside the umbrella fail, in eit
   t.teardown(() => own.close())
   own.get('/books', { config: { auth: false } }, async () => [])
   t.equal((await own.inject({ url: '/books', headers: { accept: 'text/csv' } })).statusCode, 406)
+})
+
+test('a restwell plugin that hands over no step may come after the umbrella, its option off', async (t) => {
+  const app = Fastify()
+  await app.register(restwell)
+  await app.register(restwellBatch)
+  app.get('/books/:id', { config: { auth: false } }, async () => ({ id: 1 }))
+  t.teardown(() => app.close())
+  const response = await app.inject({
+    method: 'POST',
+    url: '/batch',
+    payload: { requests: [{ id: 'one', method: 'GET', url: '/books/1' }] },
+  })
+  t.equal(response.statusCode, 207)
+  t.match(response.json(), { responses: [{ id: 'one', status: 200, body: { id: 1 } }] })
 })

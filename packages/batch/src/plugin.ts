@@ -107,7 +107,8 @@ export async function runAtomic(
 }
 
 const plugin: FastifyPluginAsync<BatchOptions> = async (fastify, rawOptions) => {
-  registerOnce(fastify, '@restwell/batch', 'batch')
+  // Its route needs no step of the pipeline: it may come after the umbrella.
+  registerOnce(fastify, '@restwell/batch', 'batch', { steps: false })
   const options: ResolvedBatchOptions = resolveBatchOptions(rawOptions)
   // A random value: a client cannot make a request look like one a batch made.
   const marker = randomUUID()

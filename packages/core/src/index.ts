@@ -68,4 +68,4 @@ export {
   type PageLinks,
   pageOf,
 } from './contracts.js'
-export { registeredTwice, registerOnce } from './registration.js'
+export { type RegisterOnceOptions, registeredTwice, registerOnce } from './registration.js'

@@ -2,25 +2,38 @@
 import type { FastifyInstance } from 'fastify'
 import { pipelineOf } from './plan.js'
 
+/** How a plugin may be registered beside another registration of itself. */
+export interface RegisterOnceOptions {
+  /**
+   * `'chain'` (default): once per scope chain, sibling scopes each once. `'instance'`: once per
+   * instance, child scopes again (a plugin whose options may differ per scope).
+   */
+  scope?: 'chain' | 'instance'
+  /**
+   * Whether the plugin hands steps to the umbrella's pipeline (default true): such a plugin
+   * registered after the umbrella has made its plans is refused, since its steps would never
+   * run. A plugin that only adds routes or decorators may come later.
+   */
+  steps?: boolean
+}
+
 /**
  * Claims `plugin` for `fastify`; call it first, before the plugin decorates anything. A second
- * registration fails here with the fix, instead of on a decorator both would add: on the same
- * instance, or (`scope: 'chain'`, the default) in a scope under one that has it. Sibling scopes
- * may each register it; with `scope: 'instance'`, child scopes too (a plugin whose options may
- * differ per scope). `umbrellaOption` is the restwell umbrella's option for the plugin.
+ * registration fails here with the fix, instead of on a decorator both would add, and so does a
+ * plugin handing over steps after the umbrella made its plans. `umbrellaOption` is the restwell
+ * umbrella's option for the plugin.
  */
 export function registerOnce(
   fastify: FastifyInstance,
   plugin: string,
   umbrellaOption: string,
-  scope: 'chain' | 'instance' = 'chain',
+  { scope = 'chain', steps = true }: RegisterOnceOptions = {},
 ): void {
   const key = Symbol.for(`restwell.registered:${plugin}`)
   // A child scope's instance inherits its parent's properties (Fastify makes it with Object.create).
   const taken = scope === 'chain' ? key in fastify : Object.hasOwn(fastify, key)
   if (taken) throw registeredTwice(plugin, umbrellaOption)
-  // Under the umbrella, once it has made its plans: the steps handed over now would never run.
-  if (pipelineOf(fastify)?.sealed === true) {
+  if (steps && pipelineOf(fastify)?.sealed === true) {
     throw new Error(
       `${plugin}: registered after restwell, which has made every route's plan: its steps would never run. Pass these options to restwell as \`${umbrellaOption}\` (a route's own settings go in its config).`,
     )

@@ -46,7 +46,7 @@ test('registerOnce: sibling scopes may each register the plugin', async (t) => {
 test("registerOnce with scope 'instance': a child scope may register it again, the same instance not", async (t) => {
   const perScope = fp(
     async (fastify) => {
-      registerOnce(fastify, '@restwell/per-scope', 'perScope', 'instance')
+      registerOnce(fastify, '@restwell/per-scope', 'perScope', { scope: 'instance' })
     },
     { name: '@restwell/per-scope' },
   )
@@ -84,4 +84,13 @@ test('registerOnce under a sealed pipeline: a plugin registered after the plans 
     message:
       /^@restwell\/late: registered after restwell, which has made every route's plan: its steps would never run\. Pass these options to restwell as `late`/,
   })
+  // A plugin that hands over no step (routes, decorators) may come after.
+  const routesOnly = Fastify()
+  installPipeline(routesOnly).sealed = true
+  await routesOnly.register(
+    fp(async (scope) => registerOnce(scope, '@restwell/routes', 'routes', { steps: false }), {
+      name: 'routes',
+    }),
+  )
+  t.pass('registered after the plans, handing over no step')
 })

@@ -88,7 +88,8 @@ function withTimeout<T>(operation: (signal: AbortSignal) => Promise<T>, ms: numb
 }
 
 const plugin: FastifyPluginAsync<JobsOptions> = async (fastify, rawOptions) => {
-  registerOnce(fastify, '@restwell/jobs', 'jobs')
+  // Its routes and decorators need no step of the pipeline: it may come after the umbrella.
+  registerOnce(fastify, '@restwell/jobs', 'jobs', { steps: false })
   const options = resolveJobsOptions(validateJobsOptions(rawOptions))
   let defaultEstimate: string
   try {

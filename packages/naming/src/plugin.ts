@@ -26,7 +26,8 @@ export class NamingError extends Error {
 }
 
 const plugin: FastifyPluginAsync<NamingOptions> = async (fastify, rawOptions) => {
-  registerOnce(fastify, '@restwell/naming', 'naming')
+  // It checks routes as they are added: it may come after the umbrella.
+  registerOnce(fastify, '@restwell/naming', 'naming', { steps: false })
   const options = resolveNamingOptions(
     validateOptions('@restwell/naming', NamingOptionsSchema, rawOptions),
   )

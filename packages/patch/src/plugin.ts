@@ -143,7 +143,7 @@ function describeBody(
 
 const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => {
   // A child scope may register it again with options of its own (its parsers are shared).
-  registerOnce(fastify, '@restwell/patch', 'patch', 'instance')
+  registerOnce(fastify, '@restwell/patch', 'patch', { scope: 'instance' })
   const options = resolvePatchOptions(validateOptions(NAME, PatchOptionsSchema, rawOptions))
   const pluginReadOnly = readOnlyOf(options.readOnly, 'readOnly')
   const validator = new ResourceValidator(options.ajv)
