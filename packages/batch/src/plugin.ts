@@ -1,5 +1,5 @@
-import { registerOnce } from '@restwell/core'
 /** The `@restwell/batch` plugin: `POST /batch`, each operation served by the app itself, 207 Multi-Status. */
+import { registerOnce } from '@restwell/core'
 import { randomUUID } from 'node:crypto'
 import {
   buildErrorBody,

@@ -1,5 +1,5 @@
-import { registerOnce } from '@restwell/core'
 /** The `@restwell/jobs` plugin: 202 + Location, a status resource, 303 to the result; memory or Redis. */
+import { registerOnce } from '@restwell/core'
 import { randomUUID } from 'node:crypto'
 import {
   statusCode as defaultCode,

@@ -1,5 +1,5 @@
-import { registerOnce } from '@restwell/core'
 /** The `@restwell/method-override` plugin: a POST turned into another method before routing. */
+import { registerOnce } from '@restwell/core'
 import { type HttpError, validateOptions } from '@restwell/errors'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
