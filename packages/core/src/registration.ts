@@ -32,7 +32,7 @@ export function registerOnce(
   const key = Symbol.for(`restwell.registered:${plugin}`)
   // A child scope's instance inherits its parent's properties (Fastify makes it with Object.create).
   const taken = scope === 'chain' ? key in fastify : Object.hasOwn(fastify, key)
-  if (taken) throw registeredTwice(plugin, umbrellaOption)
+  if (taken) throw registeredTwice(plugin, umbrellaOption, pipelineOf(fastify) !== undefined)
   if (steps && pipelineOf(fastify)?.sealed === true) {
     throw new Error(
       `${plugin}: registered after restwell, which has made every route's plan: its steps would never run. Pass these options to restwell as \`${umbrellaOption}\` (a route's own settings go in its config).`,
@@ -41,9 +41,15 @@ export function registerOnce(
   Object.defineProperty(fastify, key, { value: true })
 }
 
-/** The error of a restwell plugin registered twice on one instance or scope chain, with the fix. */
-export function registeredTwice(plugin: string, umbrellaOption: string): Error {
+/**
+ * The error of a restwell plugin registered twice on one instance or scope chain, with the fix:
+ * under the umbrella (`umbrella`, the default), its option is named.
+ */
+export function registeredTwice(plugin: string, umbrellaOption: string, umbrella = true): Error {
+  const fix = umbrella
+    ? `The restwell umbrella registers it unless its \`${umbrellaOption}\` option is false: pass these options to restwell as \`${umbrellaOption}\`, or set \`${umbrellaOption}: false\` there and register ${plugin} once.`
+    : `Register it once, at the level whose routes it serves.`
   return new Error(
-    `${plugin}: registered twice on this instance (or on it and a parent scope). The restwell umbrella registers it unless its \`${umbrellaOption}\` option is false: pass these options to restwell as \`${umbrellaOption}\`, or set \`${umbrellaOption}: false\` there and register ${plugin} once.`,
+    `${plugin}: registered twice on this instance (or on it and a parent scope). ${fix}`,
   )
 }

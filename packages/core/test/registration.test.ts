@@ -20,6 +20,19 @@ test('registerOnce: a second registration in the same scope chain fails with the
     },
     {
       message:
+        /^@restwell\/example: registered twice on this instance \(or on it and a parent scope\)\. Register it once, at the level whose routes it serves\.$/,
+    },
+  )
+  // Under the umbrella (a pipeline on the instance), the fix names its option.
+  const umbrella = Fastify()
+  installPipeline(umbrella)
+  await umbrella.register(plugin)
+  await t.rejects(
+    async () => {
+      await umbrella.register(plugin)
+    },
+    {
+      message:
         /^@restwell\/example: registered twice on this instance \(or on it and a parent scope\)\. The restwell umbrella registers it unless its `example` option is false: pass these options to restwell as `example`, or set `example: false` there and register @restwell\/example once\.$/,
     },
   )
@@ -59,7 +72,7 @@ test("registerOnce with scope 'instance': a child scope may register it again, t
     async () => {
       await app.register(perScope)
     },
-    { message: /^@restwell\/per-scope: registered twice .*as `perScope`/ },
+    { message: /^@restwell\/per-scope: registered twice on this instance .*Register it once/ },
   )
   const nested = Fastify()
   await nested.register(perScope)

@@ -19,7 +19,7 @@ interface Overlap {
   readonly registeredByRestwell?: true
 }
 
-export const OVERLAPS: readonly Overlap[] = [
+const OVERLAPS: readonly Overlap[] = [
   { plugin: '@fastify/cors', option: 'cors', job: 'answer CORS requests and preflights' },
   {
     plugin: '@fastify/compress',
