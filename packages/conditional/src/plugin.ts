@@ -412,6 +412,11 @@ function buildRouteHooks(settings: RouteSettings) {
     if (status !== 200 || !isSafeReadMethod(request.method)) {
       // Validators set for a 200 that became an error describe no representation of it.
       if (known !== null && status >= 400) dropValidators(reply)
+      // A 304 or 206 the handler made itself (a static file server's) varies as its 200 does
+      // (RFC 9110 §15.4.5).
+      if (vary && (status === 304 || status === 206) && isSafeReadMethod(request.method)) {
+        appendVary(reply, 'Accept-Encoding')
+      }
       return undefined
     }
     const encoded = contentCoding(reply) !== undefined

@@ -408,6 +408,46 @@ test('weak option and reply.etag forms', async (t) => {
   t.equal(weakIm.statusCode, 412, 'If-Match uses strong comparison: weak tags never match')
 })
 
+test("a 304 or 206 the handler makes itself varies as its 200 does; a POST's does not", async (t) => {
+  const app = Fastify()
+  await app.register(restwellConditional, { varyAcceptEncoding: true })
+  // As a static file server answers: it checks If-None-Match and Range itself.
+  const file = (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('etag', '"f1"')
+    if (request.headers['if-none-match'] === '"f1"') return reply.code(304).send()
+    if (request.headers.range !== undefined) {
+      return reply.code(206).header('content-range', 'bytes 0-1/4').send('ab')
+    }
+    return reply.send('abcd')
+  }
+  app.get('/file', file)
+  app.post('/file', file)
+  t.equal((await app.inject('/file')).headers.vary, 'Accept-Encoding')
+  const fresh = await app.inject({ url: '/file', headers: { 'if-none-match': '"f1"' } })
+  t.equal(fresh.statusCode, 304)
+  t.equal(fresh.headers.vary, 'Accept-Encoding')
+  const head = await app.inject({
+    method: 'HEAD',
+    url: '/file',
+    headers: { 'if-none-match': '"f1"' },
+  })
+  t.equal(head.statusCode, 304)
+  t.equal(head.headers.vary, 'Accept-Encoding')
+  const part = await app.inject({ url: '/file', headers: { range: 'bytes=0-1' } })
+  t.equal(part.statusCode, 206)
+  t.equal(part.headers.vary, 'Accept-Encoding')
+  const post = await app.inject({ method: 'POST', url: '/file', headers: { range: 'bytes=0-1' } })
+  t.equal(post.statusCode, 206)
+  t.equal(post.headers.vary, undefined)
+  const plain = Fastify()
+  await plain.register(restwellConditional)
+  plain.get('/file', file)
+  t.equal(
+    (await plain.inject({ url: '/file', headers: { 'if-none-match': '"f1"' } })).headers.vary,
+    undefined,
+  )
+})
+
 test('etag: false hashes nothing but still honours validators', async (t) => {
   const app = await build({ etag: false, ranges: false })
   const res = await app.inject('/books/7')
