@@ -72,12 +72,27 @@ export function utf8FormParser(options: FastifyFormbodyOptions): BodyParser {
 }
 
 /**
+ * The key of this plugin's form parser: a pattern of the one type, not the type itself. Fastify
+ * prefers a parser registered for the exact type to a pattern, and refuses a second one for a
+ * type: so an app's own form parser (`@fastify/formbody`), registered before or after this
+ * plugin, is the one that parses, instead of failing on this one.
+ */
+export const FORM_PATTERN = /^application\/x-www-form-urlencoded(?:;|$)/
+
+/** Whether `instance` parses form-urlencoded bodies: with the app's parser or this plugin's. */
+export function parsesForms(instance: FastifyInstance): boolean {
+  return (
+    instance.hasContentTypeParser(FORM_URLENCODED) || instance.hasContentTypeParser(FORM_PATTERN)
+  )
+}
+
+/**
  * Adds a parser for `type` unless the app has one of its own: Fastify lets its default JSON
  * parser be replaced, and refuses (`FST_ERR_CTP_ALREADY_PRESENT`) any other, which is kept.
  */
 export function addParserUnlessPresent(
   fastify: FastifyInstance,
-  type: string,
+  type: string | RegExp,
   parser: BodyParser,
 ): void {
   try {
@@ -141,7 +156,8 @@ export function checkFormParsers(
   consumes: readonly string[],
 ): void {
   for (const type of FORM_TYPES) {
-    if (consumes.includes(type) && !instance.hasContentTypeParser(type)) {
+    const parsed = type === MULTIPART ? instance.hasContentTypeParser(type) : parsesForms(instance)
+    if (consumes.includes(type) && !parsed) {
       const option = type === MULTIPART ? 'multipart' : 'formbody'
       throw new OptionsError(
         where,

@@ -37,9 +37,11 @@ import {
   addParserUnlessPresent,
   checkFormParsers,
   declaredOnly,
+  FORM_PATTERN,
   describeFormBodies,
   hasFormType,
   schemaConsumes,
+  parsesForms,
   utf8FormParser,
   utf8JsonParser,
 } from './bodies.js'
@@ -225,9 +227,9 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       parser: utf8JsonParser(fastify),
     })
   }
-  if (options.formbody !== false && !fastify.hasContentTypeParser(FORM_URLENCODED)) {
+  if (options.formbody !== false && !parsesForms(fastify)) {
     const parser = declaredOnly(utf8FormParser(options.formbody), FORM_URLENCODED, formRoute)
-    addParserUnlessPresent(fastify, FORM_URLENCODED, parser)
+    addParserUnlessPresent(fastify, FORM_PATTERN, parser)
   }
   if (options.multipart !== false && !fastify.hasContentTypeParser(MULTIPART)) {
     const { default: multipart } = await importMultipart()
