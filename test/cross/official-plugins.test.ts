@@ -1,22 +1,29 @@
 /**
  * The plugins an app may already have, beside the umbrella: official ones doing a job restwell
  * does, and restwell's own registered by hand, fail registration with the fix (or compose once
- * restwell's option is off); `@fastify/sensible` composes in either order.
+ * restwell's option is off); `@fastify/sensible` and `@fastify/formbody` compose in either
+ * order, `@fastify/static`'s answers are shaped like a route's.
  */
 import fastifyCors from '@fastify/cors'
 import fastifyEtag from '@fastify/etag'
+import fastifyFormbody from '@fastify/formbody'
 import fastifySensible from '@fastify/sensible'
+import fastifyStatic from '@fastify/static'
 import restwellConditional from '@restwell/conditional'
 import restwellBatch from '@restwell/batch'
 import restwellErrors from '@restwell/errors'
 import restwellNegotiation from '@restwell/negotiation'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import restwell, { type RestwellOptions } from 'restwell'
 import { test } from 'tap'
 
 type Plugin =
   | typeof fastifyCors
   | typeof fastifyEtag
+  | typeof fastifyFormbody
   | typeof fastifySensible
   | typeof restwellErrors
   | typeof restwellNegotiation
@@ -128,4 +135,61 @@ test('a restwell plugin that hands over no step may come after the umbrella, its
   })
   t.equal(response.statusCode, 207)
   t.match(response.json(), { responses: [{ id: 'one', status: 200, body: { id: 1 } }] })
+})
+
+test('@fastify/formbody composes in either order: a route that declares forms gets them parsed', async (t) => {
+  for (const order of ['before', 'after'] as const) {
+    const app = await appWith(fastifyFormbody, order, { naming: false })
+    t.teardown(() => app.close())
+    const form = {
+      config: { auth: false, negotiation: { consumes: ['application/x-www-form-urlencoded'] } },
+    }
+    app.post('/books', form, async (request, reply) => reply.code(201).send(request.body))
+    app.post('/authors', { config: { auth: false } }, async (request) => request.body)
+    const request = {
+      method: 'POST' as const,
+      payload: 'title=Dune',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    }
+    const parsed = await app.inject({ ...request, url: '/books' })
+    t.equal(parsed.statusCode, 201, order)
+    t.same(parsed.json(), { title: 'Dune' }, order)
+    const refused = await app.inject({ ...request, url: '/authors' })
+    t.equal(refused.statusCode, 415, `${order}: a route that takes JSON only refuses a form`)
+  }
+})
+
+test("@fastify/static's files: a 304 and a 206 vary as their 200 does, a missing file is restwell's 404", async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'restwell-static-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  writeFileSync(join(root, 'catalog.txt'), 'Dune by Frank Herbert. '.repeat(100))
+  const app = Fastify()
+  await app.register(restwell, { naming: false })
+  await app.register(fastifyStatic, { root, prefix: '/files/' })
+  t.teardown(() => app.close())
+  const full = await app.inject('/files/catalog.txt')
+  t.equal(full.statusCode, 200)
+  t.equal(full.headers.vary, 'Accept, Accept-Encoding')
+  const etag = full.headers.etag as string
+  const fresh = await app.inject({ url: '/files/catalog.txt', headers: { 'if-none-match': etag } })
+  t.equal(fresh.statusCode, 304)
+  t.equal(fresh.headers.vary, 'Accept, Accept-Encoding', 'RFC 9110 §15.4.5: the Vary of the 200')
+  t.equal(fresh.headers.etag, etag)
+  const part = await app.inject({ url: '/files/catalog.txt', headers: { range: 'bytes=0-3' } })
+  t.equal(part.statusCode, 206)
+  t.equal(part.body, 'Dune')
+  t.equal(part.headers.vary, 'Accept, Accept-Encoding')
+  const zipped = await app.inject({
+    url: '/files/catalog.txt',
+    headers: { 'accept-encoding': 'gzip' },
+  })
+  t.equal(zipped.headers['content-encoding'], 'gzip')
+  t.equal(
+    zipped.headers.etag,
+    etag.replace(/"$/, '-gzip"'),
+    'the gzip bytes have an ETag of their own',
+  )
+  const missing = await app.inject('/files/nothing.txt')
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.json().error.code, 'NOT_FOUND')
 })
