@@ -39,9 +39,14 @@ export interface PressureClock {
   readyAt: number
 }
 
+/**
+ * `@fastify/under-pressure`'s options for `settings`. `probe` gives the instance it samples on,
+ * read in the start-up grace (the heap and RSS limits still apply then).
+ */
 export function underPressureOptions(
   settings: UnderPressureSettings,
-  clock: PressureClock = { readyAt: 0 },
+  clock: PressureClock,
+  probe: () => Pick<PressureProbe, 'memoryUsage'>,
 ): UnderPressureOptions {
   const retryAfter = settings.retryAfter ?? 10
   const sampleInterval = settings.sampleInterval ?? 1000
@@ -81,13 +86,13 @@ export function underPressureOptions(
           healthCheckInterval: settings.healthCheckInterval ?? 5000,
         }),
     exposeStatusRoute: false,
-    pressureHandler: (request, reply, type) => {
+    pressureHandler: (_request, reply, type) => {
       // Compiling schemas and warming caches stalls the loop once; that is not overload.
       if (LOOP_MEASURES.has(type) && Date.now() - clock.readyAt < 2 * sampleInterval) {
         // under-pressure stops at the first measure over its limit: the ones after the
         // event loop (heap, RSS, health check) are checked here, on its own samples.
         if (maxHeap > 0 || maxRss > 0) {
-          const usage = request.server.memoryUsage()
+          const usage = probe().memoryUsage()
           if (maxHeap > 0 && usage.heapUsed > maxHeap) overloaded(reply, 'heapUsedBytes')
           if (maxRss > 0 && usage.rssBytes > maxRss) overloaded(reply, 'rssBytes')
         }

@@ -201,16 +201,16 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       clock.readyAt = Date.now()
     })
     const settings = options.underPressure ?? {}
-    const pressureOptions = underPressureOptions(settings, clock)
     let probe: PressureProbe | undefined
+    const sampled = () => probe as PressureProbe
+    const pressureOptions = underPressureOptions(settings, clock, sampled)
+    // Its decorators (`memoryUsage`, `isUnderPressure`) stay in that scope: an app that also
+    // registers @fastify/under-pressure meets the overlap check's message, not a decorator clash.
     await fastify.register(async function restwellUnderPressure(scope) {
       // Loaded when overload protection is on, as the rate limiter is.
       await scope.register(import('@fastify/under-pressure'), pressureOptions)
       probe = scope
     })
-    const sampled = () => probe as PressureProbe
-    fastify.decorate('memoryUsage', () => sampled().memoryUsage())
-    fastify.decorate('isUnderPressure', () => sampled().isUnderPressure())
     useRootRequestStep(fastify, 'overload', overloadStep(settings, pressureOptions, sampled))
   }
 

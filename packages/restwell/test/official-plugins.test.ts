@@ -72,10 +72,17 @@ test('@fastify/compress with restwell compress off: one compression, weak ETags 
   t.same(JSON.parse(gunzipSync(response.rawPayload).toString()), big)
 })
 
-test('@fastify/under-pressure and @fastify/rate-limit before restwell fail with the option named', async (t) => {
+test('@fastify/under-pressure (before or after) and @fastify/rate-limit (before) fail with the option named', async (t) => {
   await t.rejects(app('before', fastifyUnderPressure), {
     option: 'underPressure',
     message: /pass `underPressure: false` to restwell to keep @fastify\/under-pressure/,
+  })
+  const later = await app('after', fastifyUnderPressure)
+  t.teardown(() => later.close())
+  await t.rejects(later.ready(), {
+    option: 'underPressure',
+    message:
+      /@fastify\/under-pressure is registered after restwell: both would answer 503 under load.*pass `underPressure: false` to restwell/,
   })
   await t.rejects(app('before', fastifyRateLimit), {
     option: 'rateLimit',

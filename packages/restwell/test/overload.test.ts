@@ -1,3 +1,4 @@
+import { pipelineOf } from '@restwell/core'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import restwell from '../src/index.js'
@@ -37,16 +38,22 @@ test('thresholds are passed on; underPressure: false registers nothing', async (
     },
   })
   await app.ready()
-  t.equal(typeof app.memoryUsage, 'function')
+  t.equal((await app.inject('/nothing')).statusCode, 404, 'answers, not overloaded')
+  t.equal(app.hasDecorator('memoryUsage'), false, "under-pressure's decorators stay in its scope")
+  t.ok(pipelineOf(app)?.request.has('overload'))
   await app.close()
   const off = Fastify()
   await off.register(restwell, { underPressure: false })
-  t.equal(off.hasDecorator('memoryUsage'), false)
+  t.notOk(pipelineOf(off)?.request.has('overload'))
+  t.notOk(off.printPlugins().includes('@fastify/under-pressure'))
 })
 
 test('a start-up stall of the event loop is not overload; a later one is', async (t) => {
   const clock = { readyAt: Date.now() }
-  const options = underPressureOptions({ sampleInterval: 1000, retryAfter: 3 }, clock)
+  const noMemory = () => {
+    throw new Error('no heap or RSS limit: memory is not read')
+  }
+  const options = underPressureOptions({ sampleInterval: 1000, retryAfter: 3 }, clock, noMemory)
   const handler = options.pressureHandler as unknown as (
     request: unknown,
     reply: { header: (name: string, value: unknown) => void },
@@ -75,13 +82,14 @@ test('a start-up stall of the event loop is not overload; a later one is', async
     message: /eventLoopDelay/,
   })
   t.equal(headers['retry-after'], 3)
-  t.ok(underPressureOptions({}).pressureHandler, 'a clock is optional')
+  t.ok(underPressureOptions({}, { readyAt: 0 }, noMemory).pressureHandler)
 })
 
 test('during the start-up grace, heap, RSS and a failing health check still answer 503', async (t) => {
   type Handler = (request: unknown, reply: unknown, type: string) => unknown
   const usage = { heapUsed: 50, rssBytes: 50, eventLoopDelay: 0, eventLoopUtilized: 0 }
-  const request = { server: { memoryUsage: () => usage } }
+  const probe = () => ({ memoryUsage: () => usage })
+  const request = {}
   const reply = { header: () => reply }
   let answer: boolean | Error = true
   const options = underPressureOptions(
@@ -95,6 +103,7 @@ test('during the start-up grace, heap, RSS and a failing health check still answ
       },
     },
     { readyAt: Date.now() },
+    probe,
   )
   const handler = options.pressureHandler as unknown as Handler
   const healthCheck = options.healthCheck as unknown as () => Promise<boolean>
@@ -123,12 +132,12 @@ test('during the start-up grace, heap, RSS and a failing health check still answ
   // One limit at a time; the other stays off (0, as in under-pressure).
   usage.heapUsed = 101
   usage.rssBytes = 101
-  const heapOnly = underPressureOptions({ maxHeapUsedBytes: 100 }, { readyAt: Date.now() })
+  const heapOnly = underPressureOptions({ maxHeapUsedBytes: 100 }, { readyAt: Date.now() }, probe)
   t.throws(
     () => (heapOnly.pressureHandler as unknown as Handler)(request, reply, 'eventLoopDelay'),
     overloaded(/heapUsedBytes/),
   )
-  const rssOnly = underPressureOptions({ maxRssBytes: 100 }, { readyAt: Date.now() })
+  const rssOnly = underPressureOptions({ maxRssBytes: 100 }, { readyAt: Date.now() }, probe)
   t.throws(
     () => (rssOnly.pressureHandler as unknown as Handler)(request, reply, 'eventLoopDelay'),
     overloaded(/rssBytes/),
@@ -147,7 +156,7 @@ test('the overload step asks under-pressure once, and names the measure over its
   }
   const handled: string[] = []
   const options = {
-    ...underPressureOptions(settings),
+    ...underPressureOptions(settings, { readyAt: 0 }, () => probe),
     pressureHandler: (_request: unknown, _reply: unknown, type: string) => {
       handled.push(type)
     },
