@@ -79,11 +79,16 @@ test('@fastify/under-pressure (before or after) and @fastify/rate-limit (before)
   })
   const later = await app('after', fastifyUnderPressure)
   t.teardown(() => later.close())
-  await t.rejects(later.ready(), {
-    option: 'underPressure',
-    message:
-      /@fastify\/under-pressure is registered after restwell: both would answer 503 under load.*pass `underPressure: false` to restwell/,
-  })
+  await t.rejects(
+    async () => {
+      await later.ready()
+    },
+    {
+      option: 'underPressure',
+      message:
+        /@fastify\/under-pressure is registered after restwell: both would answer 503 under load.*pass `underPressure: false` to restwell/,
+    },
+  )
   await t.rejects(app('before', fastifyRateLimit), {
     option: 'rateLimit',
     message: /@fastify\/rate-limit is registered before restwell: both would count requests/,
