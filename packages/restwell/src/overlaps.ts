@@ -15,8 +15,6 @@ interface Overlap {
   readonly option: keyof RestwellOptions & string
   /** What both would do, as the message says it. */
   readonly job: string
-  /** restwell registers it itself (at the root), so a later one cannot be told apart by name. */
-  readonly registeredByRestwell?: true
 }
 
 const OVERLAPS: readonly Overlap[] = [
@@ -31,7 +29,6 @@ const OVERLAPS: readonly Overlap[] = [
     plugin: '@fastify/rate-limit',
     option: 'rateLimit',
     job: 'count requests and answer 429',
-    registeredByRestwell: true,
   },
   { plugin: '@fastify/under-pressure', option: 'underPressure', job: 'answer 503 under load' },
 ]
@@ -90,9 +87,8 @@ export function checkOverlaps(fastify: FastifyInstance, options: RestwellOptions
   for (const overlap of on) {
     if (fastify.hasPlugin(overlap.plugin)) throw overlapError(overlap, 'before')
   }
-  const later = on.filter((overlap) => overlap.registeredByRestwell !== true)
   fastify.addHook('onReady', async function restwellOverlaps() {
-    for (const overlap of later) {
+    for (const overlap of on) {
       if (fastify.hasPlugin(overlap.plugin)) throw overlapError(overlap, 'after')
     }
   })

@@ -28,6 +28,7 @@ import {
   useNotFoundSendStep,
   useRootRequestStep,
 } from '@restwell/core'
+import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveCompression, takeRouteCompression } from './compress.js'
@@ -222,8 +223,15 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     // its window is checked, and a GET's HEAD twin shares the GET's counter.
     limits = routeLimits(settings)
     fastify.addHook('onRoute', limits.onRoute)
-    // Imported here, not at the top: an app that turns rate limits off never loads it.
-    await fastify.register(import('@fastify/rate-limit'), rateLimitPluginOptions(settings))
+    // Imported here, not at the top: an app that turns rate limits off never loads it. Called
+    // on this instance rather than registered: its decorators and onRoute hook land here as
+    // they would, but not its name, so an app's own @fastify/rate-limit, registered before or
+    // after restwell, is told apart by `hasPlugin` (overlaps.ts).
+    const { fastifyRateLimit } = await import('@fastify/rate-limit')
+    await (fastifyRateLimit as unknown as FastifyPluginAsync<RateLimitPluginOptions>)(
+      fastify,
+      rateLimitPluginOptions(settings),
+    )
     useRootRequestStep(fastify, 'rateLimit', rateLimitStep(fastify, settings))
   }
 

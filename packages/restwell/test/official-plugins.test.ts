@@ -72,7 +72,7 @@ test('@fastify/compress with restwell compress off: one compression, weak ETags 
   t.same(JSON.parse(gunzipSync(response.rawPayload).toString()), big)
 })
 
-test('@fastify/under-pressure (before or after) and @fastify/rate-limit (before) fail with the option named', async (t) => {
+test('@fastify/under-pressure and @fastify/rate-limit, before or after restwell, fail with the option named', async (t) => {
   await t.rejects(app('before', fastifyUnderPressure), {
     option: 'underPressure',
     message: /pass `underPressure: false` to restwell to keep @fastify\/under-pressure/,
@@ -93,10 +93,24 @@ test('@fastify/under-pressure (before or after) and @fastify/rate-limit (before)
     option: 'rateLimit',
     message: /@fastify\/rate-limit is registered before restwell: both would count requests/,
   })
-  // restwell registers @fastify/rate-limit itself: by name, one registered after it is the same.
   const after = await app('after', fastifyRateLimit, { underPressure: false })
   t.teardown(() => after.close())
-  await after.ready()
+  await t.rejects(
+    async () => {
+      await after.ready()
+    },
+    {
+      option: 'rateLimit',
+      message: /@fastify\/rate-limit is registered after restwell: both would count requests/,
+    },
+  )
+  // With restwell's rateLimit off, the app's own limiter is the only one counting.
+  const alone = await app('after', fastifyRateLimit, { rateLimit: false })
+  t.teardown(() => alone.close())
+  await alone.ready()
+  const limited = await alone.inject('/books/1')
+  t.equal(limited.headers['x-ratelimit-limit'], '1000')
+  t.equal(limited.headers['x-ratelimit-remaining'], '999', 'counted once')
   // With restwell's option off, the official plugin does the job alone.
   const own = await app('before', fastifyUnderPressure, { underPressure: false })
   t.teardown(() => own.close())

@@ -41,7 +41,6 @@ const FEATURES = {
   methodOverride: '@restwell/method-override',
   negotiation: '@restwell/negotiation',
   methods: '@restwell/methods',
-  rateLimit: '@fastify/rate-limit',
   cors: 'restwell-cors',
   versioning: '@restwell/versioning',
   softDelete: '@restwell/soft-delete',
@@ -78,8 +77,10 @@ export async function build(variant = 'all') {
   const has = Object.fromEntries(
     Object.entries(FEATURES).map(([feature, name]) => [feature, app.hasPlugin(name)]),
   )
-  // Compression is a step of the umbrella's pipeline, not a plugin of its own.
+  // Compression is a step of the umbrella's pipeline, not a plugin of its own; the umbrella
+  // calls @fastify/rate-limit without registering its name, which leaves its decorator.
   has.compression = app.hasDecorator(Symbol.for('restwell.compresses'))
+  has.rateLimit = app.hasDecorator('createRateLimit')
   /** Whether the routes run `feature` (a key of `has`). */
   const on = (feature) =>
     has[feature] &&
