@@ -68,12 +68,13 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     message: string,
     field: string,
   ): HttpError {
-    const list = supportedList.join(', ')
+    // An app with no `/v<N>` routes (yet) serves no version: said so, with no empty `Accept`.
+    const list = supportedList.length > 0 ? supportedList.join(', ') : 'none'
     return httpErrors[status](`${message}; supported versions: ${list}`, {
       code: ErrorCode.UNKNOWN_VERSION,
       details: [{ field, message: `supported versions: ${list}`, code: ErrorCode.UNKNOWN_VERSION }],
       headers:
-        status === 'notAcceptable'
+        status === 'notAcceptable' && supportedList.length > 0
           ? { accept: supportedList.map(versionMediaType).join(', ') }
           : {},
     })

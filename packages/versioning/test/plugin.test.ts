@@ -230,6 +230,28 @@ test('carriers that disagree: 400 CONFLICTING_VERSIONS, never a silent choice', 
   t.equal(agree.headers['content-type'], 'application/vnd.api.v1+json; charset=utf-8')
 })
 
+test('an app with no /v<N> routes says it serves no version, without an empty Accept', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellVersioning)
+  app.get('/books', async () => [])
+  t.teardown(() => app.close())
+  const byAccept = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.v2+json' },
+  })
+  t.equal(byAccept.statusCode, 406)
+  t.equal(
+    byAccept.json().error.message,
+    'Version 2 in Accept is not supported; supported versions: none',
+  )
+  t.equal(byAccept.headers.accept, undefined)
+  const byQuery = await app.inject('/books?version=2')
+  t.equal(byQuery.statusCode, 400)
+  t.match(byQuery.json().error.message, /; supported versions: none$/)
+  t.equal((await app.inject('/books')).statusCode, 200)
+})
+
 test('unknown versions: 404 by prefix, 406 by Accept, 400 by query, naming the supported ones', async (t) => {
   const app = await build()
   const byPrefix = await app.inject('/v9/books')
