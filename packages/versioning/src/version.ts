@@ -18,7 +18,7 @@ export function parseVersionNumber(text: string): number | undefined {
 /** The version of a `/v<N>` first path segment and the prefix's length, or undefined. */
 export function prefixVersion(url: string): { version: number; length: number } | undefined {
   // Cheap rejection first: most URLs fail on the second or third character.
-  if (url.charCodeAt(1) !== 118) return undefined
+  if (url.charCodeAt(1) !== 118 || url.charCodeAt(0) !== 47) return undefined
   const first = url.charCodeAt(2)
   if (first < 48 || first > 57) return undefined
   let end = 2

@@ -153,6 +153,9 @@ test('property: Accept parsing never throws and stays bounded', async (t) => {
       )
     }),
   )
+  // Found by this property: a first segment only counts after the path's leading slash.
+  t.equal(prefixVersion(' v0'), undefined)
+  t.equal(prefixVersion('xv1/books'), undefined)
   fc.assert(
     fc.property(fc.string({ maxLength: 30 }), (s) => {
       const v = prefixVersion(s)
