@@ -141,6 +141,29 @@ function describeBody(
   route.schema = { ...route.schema, body: { content } }
 }
 
+/**
+ * Refuses a route that offers JSON Patch while its own JSON Schema `body` admits no array: a
+ * JSON Patch document is one (RFC 6902 §3), so each would be a 400, though `Accept-Patch` and
+ * the 415 offer the format. A merge patch may be any JSON value (RFC 7396 §2), so no `type`
+ * rules it out. Only a top-level `type` is read; a schema per media type (`body.content`) or
+ * of another kind (Zod) is the route's own to describe.
+ */
+function checkBodyAdmitsJsonPatch(route: RouteOptions, formats: readonly PatchFormat[]): void {
+  if (!formats.includes('json-patch')) return
+  const body = (route.schema as { body?: unknown } | undefined)?.body
+  if (!isPlainObject(body) || 'content' in body) return
+  const type = (body as { type?: unknown }).type
+  if (type === undefined || [type].flat().includes('array')) return
+  const keep = formats.includes('merge-patch')
+    ? "set config.patch.formats to ['merge-patch'], or "
+    : ''
+  throw new OptionsError(
+    `${NAME} (PATCH ${route.url})`,
+    'schema.body',
+    `admits no array, so every JSON Patch (${PATCH_MEDIA_TYPES['json-patch']}) the route offers would be refused 400: ${keep}describe the body per media type (schema.body.content['${PATCH_MEDIA_TYPES['merge-patch']}'].schema)`,
+  )
+}
+
 const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => {
   // A child scope may register it again with options of its own (its parsers are shared).
   registerOnce(fastify, '@restwell/patch', 'patch', { scope: 'instance' })
@@ -352,6 +375,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     useRouteStep(this, route, 'onRequest', 'patch', checkContentType, {
       hookName: 'checkContentType',
     })
+    checkBodyAdmitsJsonPatch(route, formats)
     describeBody(route, formats, schemaAccess(this, route))
     if ((routeConfig.status ?? options.status) === 204) useSendStep(this, route, 'patch', noContent)
   })

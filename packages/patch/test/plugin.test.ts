@@ -965,6 +965,45 @@ test('options are validated at registration; config.patch at route registration'
   )
 })
 
+test('a JSON Schema body that admits no array is refused beside JSON Patch, naming the fix', async (t) => {
+  const app = Fastify()
+  await app.register(restwellPatch)
+  const merge = { type: 'object', properties: { title: { type: 'string' } } }
+  t.throws(() => app.patch('/books/:id', { schema: { body: merge } }, async () => ({})), {
+    name: 'OptionsError',
+    option: 'schema.body',
+    message:
+      "@restwell/patch (PATCH /books/:id): option \"schema.body\" admits no array, so every JSON Patch (application/json-patch+json) the route offers would be refused 400: set config.patch.formats to ['merge-patch'], or describe the body per media type (schema.body.content['application/merge-patch+json'].schema)",
+  })
+  t.throws(
+    () =>
+      app.patch(
+        '/only',
+        {
+          config: { patch: { formats: ['json-patch'] } },
+          schema: { body: { type: ['object', 'null'] } },
+        },
+        async () => ({}),
+      ),
+    { message: /admits no array, .* refused 400: describe the body per media type/ },
+  )
+  // Fine: merge patches only; a body that admits arrays; one per media type; no top-level type.
+  app.patch(
+    '/m',
+    { config: { patch: { formats: ['merge-patch'] } }, schema: { body: merge } },
+    async (request) => request.applyPatch({ title: 'Dune' }),
+  )
+  app.patch('/a', { schema: { body: { type: ['array', 'object'] } } }, async () => ({}))
+  app.patch(
+    '/c',
+    { schema: { body: { content: { [MERGE_PATCH]: { schema: merge } } } } },
+    async () => ({}),
+  )
+  app.patch('/n', { schema: { body: { anyOf: [merge, { type: 'array' }] } } }, async () => ({}))
+  await app.ready()
+  t.same((await patch(app, '{"title":"Emma"}', MERGE_PATCH, '/m')).json(), { title: 'Emma' })
+})
+
 test('over a real socket: 415 with Accept-Patch, then a patch', async (t) => {
   const { app } = await build()
   await app.listen({ port: 0, host: '127.0.0.1' })
