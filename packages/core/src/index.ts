@@ -68,4 +68,9 @@ export {
   type PageLinks,
   pageOf,
 } from './contracts.js'
-export { type RegisterOnceOptions, registeredTwice, registerOnce } from './registration.js'
+export {
+  type RegisterOnceOptions,
+  RegistrationError,
+  registeredTwice,
+  registerOnce,
+} from './registration.js'

@@ -18,6 +18,15 @@ export interface RegisterOnceOptions {
 }
 
 /**
+ * A restwell plugin registered where it cannot work: twice on one scope chain, or after the
+ * umbrella has made its plans. Thrown at registration (or `ready()`), logger or not.
+ */
+export class RegistrationError extends Error {
+  override readonly name: string = 'RegistrationError'
+  readonly code: string = 'RESTWELL_REGISTRATION'
+}
+
+/**
  * Claims `plugin` for `fastify`; call it first, before the plugin decorates anything. A second
  * registration fails here with the fix, instead of on a decorator both would add, and so does a
  * plugin handing over steps after the umbrella made its plans. `umbrellaOption` is the restwell
@@ -34,7 +43,7 @@ export function registerOnce(
   const taken = scope === 'chain' ? key in fastify : Object.hasOwn(fastify, key)
   if (taken) throw registeredTwice(plugin, umbrellaOption, pipelineOf(fastify) !== undefined)
   if (steps && pipelineOf(fastify)?.sealed === true) {
-    throw new Error(
+    throw new RegistrationError(
       `${plugin}: registered after restwell, which has made every route's plan: its steps would never run. Pass these options to restwell as \`${umbrellaOption}\` (a route's own settings go in its config).`,
     )
   }
@@ -45,11 +54,15 @@ export function registerOnce(
  * The error of a restwell plugin registered twice on one instance or scope chain, with the fix:
  * under the umbrella (`umbrella`, the default), its option is named.
  */
-export function registeredTwice(plugin: string, umbrellaOption: string, umbrella = true): Error {
+export function registeredTwice(
+  plugin: string,
+  umbrellaOption: string,
+  umbrella = true,
+): RegistrationError {
   const fix = umbrella
     ? `The restwell umbrella registers it unless its \`${umbrellaOption}\` option is false: pass these options to restwell as \`${umbrellaOption}\`, or set \`${umbrellaOption}: false\` there and register ${plugin} once.`
     : `Register it once, at the level whose routes it serves.`
-  return new Error(
+  return new RegistrationError(
     `${plugin}: registered twice on this instance (or on it and a parent scope). ${fix}`,
   )
 }

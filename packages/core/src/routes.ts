@@ -50,6 +50,7 @@ if (scope[SUBSCRIBED] === undefined) {
 /** Thrown when routes exist that were added before this module was loaded. */
 export class EarlierRoutesError extends Error {
   override readonly name: string = 'EarlierRoutesError'
+  readonly code: string = 'RESTWELL_EARLIER_ROUTES'
 }
 
 /**

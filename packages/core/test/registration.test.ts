@@ -19,6 +19,8 @@ test('registerOnce: a second registration in the same scope chain fails with the
       await app.register(plugin)
     },
     {
+      name: 'RegistrationError',
+      code: 'RESTWELL_REGISTRATION',
       message:
         /^@restwell\/example: registered twice on this instance \(or on it and a parent scope\)\. Register it once, at the level whose routes it serves\.$/,
     },
@@ -94,6 +96,8 @@ test('registerOnce under a sealed pipeline: a plugin registered after the plans 
     )
   })
   await t.rejects(async () => app.ready(), {
+    name: 'RegistrationError',
+    code: 'RESTWELL_REGISTRATION',
     message:
       /^@restwell\/late: registered after restwell, which has made every route's plan: its steps would never run\. Pass these options to restwell as `late`/,
   })

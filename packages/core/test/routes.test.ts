@@ -71,6 +71,10 @@ test('an instance the ledger never saw: empty is fine, routes are refused by nam
   t.same(routesOutOfReach(fastify), [])
   fastify.get('/x', async () => 'x')
   t.throws(() => routesBefore(fastify), EarlierRoutesError)
+  t.throws(() => routesBefore(fastify), {
+    name: 'EarlierRoutesError',
+    code: 'RESTWELL_EARLIER_ROUTES',
+  })
   t.throws(() => routesBefore(fastify), /import restwell .* before creating the instance/)
 })
 

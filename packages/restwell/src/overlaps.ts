@@ -4,7 +4,7 @@
  * fails, naming the plugin, the option and the fix; with the option off, the two compose.
  */
 import { OptionsError } from '@restwell/errors'
-import { pipelineOf, registeredTwice } from '@restwell/core'
+import { pipelineOf, RegistrationError, registeredTwice } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
 import type { RestwellOptions } from './options.js'
 
@@ -75,7 +75,7 @@ function overlapError(overlap: Overlap, where: 'before' | 'after'): OptionsError
  */
 export function checkOverlaps(fastify: FastifyInstance, options: RestwellOptions): void {
   if (pipelineOf(fastify) !== undefined) {
-    throw new Error(
+    throw new RegistrationError(
       'restwell: registered twice on this instance (or on it and a parent): register it once, at the root, with all its options',
     )
   }

@@ -126,6 +126,7 @@ test('restwell registered twice fails, on one instance or on a child of it', asy
       await twice.register(restwell)
     },
     {
+      code: 'RESTWELL_REGISTRATION',
       message: /restwell: registered twice.*register it once, at the root/,
     },
   )
