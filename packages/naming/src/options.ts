@@ -19,7 +19,7 @@ export const NamingOptionsSchema = Type.Object(
  * @param mode `warn` (through the Fastify logger), `error` (registration fails) or `off`. [`warn`]
  * @param maxDepth Most collections in one path (spec 2: `/{collection}/{id}/{sub-collection}/{sub_id}`, 3 levels). [3]
  * @param prefixes Leading path prefixes that are not resource names, stripped before the checks (`/api`). [`[]`]
- * @param exclude Path prefixes whose routes are not checked at all (`/docs`). [`[]`]
+ * @param exclude Path prefixes whose routes are not checked at all (`/docs`); `/.well-known` always is. [`[]`]
  * @param versionPrefix Strip a leading `/v<N>` segment before the checks. [true]
  * @param allow Collection names accepted whatever their number (`me`, `search`, `status`). [`[]`]
  */
@@ -34,6 +34,9 @@ export interface ResolvedNamingOptions {
   allow: ReadonlySet<string>
 }
 
+/** Always excluded: well-known URIs (RFC 8615 §3), named by their specifications. */
+export const WELL_KNOWN = '/.well-known'
+
 const strip = (p: string): string => (p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p)
 
 export function resolveNamingOptions(options: NamingOptions): ResolvedNamingOptions {
@@ -42,7 +45,8 @@ export function resolveNamingOptions(options: NamingOptions): ResolvedNamingOpti
     maxDepth: options.maxDepth ?? 3,
     // Longest first, so `/api/v2` is stripped before `/api`.
     prefixes: (options.prefixes ?? []).map(strip).sort((a, b) => b.length - a.length),
-    exclude: (options.exclude ?? []).map(strip),
+    // RFC 8615: names under /.well-known/ come from IANA's registry, not from the API.
+    exclude: [WELL_KNOWN, ...(options.exclude ?? []).map(strip)],
     versionPrefix: options.versionPrefix ?? true,
     allow: new Set((options.allow ?? []).map((word) => word.toLowerCase())),
   }

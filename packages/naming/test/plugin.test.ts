@@ -210,11 +210,14 @@ test('per-route opt-out, excluded prefixes and mode off', async (t) => {
   app.get('/docs', async () => ({}))
   app.get('/docset', async () => ({}))
   app.get('/api/v1/books/:id', async () => ({}))
+  // Well-known URIs (RFC 8615) are named by their registry, beside the app's own exclusions.
+  app.get('/.well-known/jwks.json', async () => ({}))
+  app.get('/.well-knowns', async () => ({}))
   await app.ready()
   t.same(
     warnings.map((w) => w.route),
-    ['/docset'],
-    'only /docset is checked (and singular)',
+    ['/docset', '/.well-knowns'],
+    'only /docset (singular) and /.well-knowns (not lowercase-hyphenated) are checked',
   )
 
   const off = Fastify()
