@@ -141,26 +141,77 @@ function describeBody(
   route.schema = { ...route.schema, body: { content } }
 }
 
+/** JSON Patch documents a body schema that takes JSON Patch admits (RFC 6902 §3, §4.6). */
+const JSON_PATCH_PROBES: readonly unknown[] = [
+  [],
+  [{ op: 'test', path: '', value: null }],
+  [{ op: 'replace', path: '/a', value: 1 }],
+]
+
 /**
- * Refuses a route that offers JSON Patch while its own JSON Schema `body` admits no array: a
- * JSON Patch document is one (RFC 6902 §3), so each would be a 400, though `Accept-Patch` and
- * the 415 offer the format. A merge patch may be any JSON value (RFC 7396 §2), so no `type`
- * rules it out. Only a top-level `type` is read; a schema per media type (`body.content`) or
- * of another kind (Zod) is the route's own to describe.
+ * Whether a compiled body validator accepts `value`: Ajv's `true`/`false`, or a type
+ * provider's `{ value }`/`{ error }`; undefined when it cannot tell (a throw, a promise).
  */
-function checkBodyAdmitsJsonPatch(route: RouteOptions, formats: readonly PatchFormat[]): void {
-  if (!formats.includes('json-patch')) return
+function accepts(validate: (value: unknown) => unknown, value: unknown): boolean | undefined {
+  let result: unknown
+  try {
+    result = validate(value)
+  } catch {
+    return undefined
+  }
+  if (typeof result === 'boolean') return result
+  if (typeof result !== 'object' || result === null || 'then' in result) return undefined
+  const { error } = result as { error?: unknown }
+  return error === undefined || error === null
+}
+
+/**
+ * Whether the route's own body schema refuses every JSON Patch: a JSON Schema whose top-level
+ * `type` has no `array` (a JSON Patch document is one, RFC 6902 §3); a schema of another kind
+ * (Zod) that its compiler accepts `{}` with and refuses a few plain JSON Patch documents with.
+ * A schema per media type (`body.content`) is the route's own description.
+ */
+function refusesJsonPatch(instance: FastifyInstance, route: RouteOptions): boolean {
   const body = (route.schema as { body?: unknown } | undefined)?.body
-  if (!isPlainObject(body) || 'content' in body) return
-  const type = (body as { type?: unknown }).type
-  if (type === undefined || [type].flat().includes('array')) return
+  if (body === undefined || body === null) return false
+  if (isPlainObject(body)) {
+    if ('content' in body) return false
+    const type = (body as { type?: unknown }).type
+    return type !== undefined && ![type].flat().includes('array')
+  }
+  const compiler = route.validatorCompiler ?? instance.validatorCompiler
+  // None set: Fastify's own Ajv, which will refuse such a schema itself when the app starts.
+  if (compiler === undefined) return false
+  let validate: (value: unknown) => unknown
+  try {
+    validate = compiler({ schema: body, method: 'PATCH', url: route.url, httpPart: 'body' })
+  } catch {
+    return false
+  }
+  return (
+    accepts(validate, {}) === true &&
+    JSON_PATCH_PROBES.every((probe) => accepts(validate, probe) === false)
+  )
+}
+
+/**
+ * Refuses a route that offers JSON Patch while its own body schema refuses every JSON Patch:
+ * each would be a 400, though `Accept-Patch` and the 415 offer the format. A merge patch may be
+ * any JSON value (RFC 7396 §2), so no body schema rules it out.
+ */
+function checkBodyAdmitsJsonPatch(
+  instance: FastifyInstance,
+  route: RouteOptions,
+  formats: readonly PatchFormat[],
+): void {
+  if (!formats.includes('json-patch') || !refusesJsonPatch(instance, route)) return
   const keep = formats.includes('merge-patch')
     ? "set config.patch.formats to ['merge-patch'], or "
     : ''
   throw new OptionsError(
     `${NAME} (PATCH ${route.url})`,
     'schema.body',
-    `admits no array, so every JSON Patch (${PATCH_MEDIA_TYPES['json-patch']}) the route offers would be refused 400: ${keep}describe the body per media type (schema.body.content['${PATCH_MEDIA_TYPES['merge-patch']}'].schema)`,
+    `refuses JSON Patch documents (arrays of operations), so every ${PATCH_MEDIA_TYPES['json-patch']} body the route offers would be a 400: ${keep}describe the body per media type (schema.body.content['${PATCH_MEDIA_TYPES['merge-patch']}'].schema)`,
   )
 }
 
@@ -375,7 +426,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
     useRouteStep(this, route, 'onRequest', 'patch', checkContentType, {
       hookName: 'checkContentType',
     })
-    checkBodyAdmitsJsonPatch(route, formats)
+    checkBodyAdmitsJsonPatch(this, route, formats)
     describeBody(route, formats, schemaAccess(this, route))
     if ((routeConfig.status ?? options.status) === 204) useSendStep(this, route, 'patch', noContent)
   })

@@ -174,6 +174,85 @@ test('with fastify-type-provider-zod: a patched document is checked by the route
   t.same(store.get(1), { id: 1, title: 'Dune Messiah' })
 })
 
+test('with fastify-type-provider-zod: an object body beside JSON Patch is refused at registration', async (t) => {
+  const { serializerCompiler, validatorCompiler } = await import('fastify-type-provider-zod')
+  const { z } = await import('zod')
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  await app.register(restwellPatch)
+  const edit = z.object({ title: z.string().min(1) }).partial()
+  t.throws(() => app.patch('/books/:id', { schema: { body: edit } }, async () => ({})), {
+    option: 'schema.body',
+    message:
+      /PATCH \/books\/:id\): option "schema.body" refuses JSON Patch documents .* set config\.patch\.formats to \['merge-patch'\]/,
+  })
+  // Fine: merge patches only, or a body that takes JSON Patch too.
+  app.patch(
+    '/books/:id',
+    { config: { patch: { formats: ['merge-patch'] } }, schema: { body: edit } },
+    async (request) => request.applyPatch({ title: 'Dune' }),
+  )
+  app.patch(
+    '/authors/:id',
+    { schema: { body: z.union([edit, z.array(z.object({ op: z.string() }).passthrough())]) } },
+    async (request) => request.applyPatch({ title: 'Dune' }),
+  )
+  app.patch('/series/:id', { schema: { body: z.array(z.any()).min(1) } }, async () => ({}))
+  await app.ready()
+  const merged = await app.inject({
+    method: 'PATCH',
+    url: '/books/1',
+    headers: { 'content-type': MERGE_PATCH },
+    payload: { title: 'Emma' },
+  })
+  t.same(merged.json(), { title: 'Emma' })
+  const ops = await app.inject({
+    method: 'PATCH',
+    url: '/authors/1',
+    headers: { 'content-type': JSON_PATCH },
+    payload: [{ op: 'replace', path: '/title', value: 'Emma' }],
+  })
+  t.same(ops.json(), { title: 'Emma' })
+})
+
+test('a body validator that cannot tell (it throws, or answers a promise) is left to the route', async (t) => {
+  for (const answer of [
+    () => {
+      throw new Error('cannot read')
+    },
+    () => Promise.resolve(true),
+    () => 'neither',
+  ]) {
+    const app = Fastify()
+    app.setValidatorCompiler(
+      () => ((data: unknown) => (Array.isArray(data) ? answer() : { value: data })) as never,
+    )
+    await app.register(restwellPatch)
+    t.doesNotThrow(() => app.patch('/books/:id', { schema: { body: zObject() } }, async () => ({})))
+  }
+  const unreadable = Fastify()
+  unreadable.setValidatorCompiler(() => {
+    throw new Error('not my kind of schema')
+  })
+  await unreadable.register(restwellPatch)
+  t.doesNotThrow(() =>
+    unreadable.patch('/books/:id', { schema: { body: zObject() } }, async () => ({})),
+  )
+  const ajvLike = Fastify()
+  ajvLike.setValidatorCompiler(() => (data: unknown) => !Array.isArray(data))
+  await ajvLike.register(restwellPatch)
+  t.throws(() => ajvLike.patch('/books/:id', { schema: { body: zObject() } }, async () => ({})), {
+    name: 'OptionsError',
+    message: /option "schema\.body" refuses JSON Patch documents/,
+  })
+  // No compiler of the app's: Fastify's own Ajv, which refuses such a schema when the app starts.
+  const plain = Fastify()
+  await plain.register(restwellPatch)
+  t.doesNotThrow(() => plain.patch('/books/:id', { schema: { body: zObject() } }, async () => ({})))
+})
+
 test('a schema no compiler reads is refused at registration, naming config.patch.validate', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())

@@ -973,7 +973,7 @@ test('a JSON Schema body that admits no array is refused beside JSON Patch, nami
     name: 'OptionsError',
     option: 'schema.body',
     message:
-      "@restwell/patch (PATCH /books/:id): option \"schema.body\" admits no array, so every JSON Patch (application/json-patch+json) the route offers would be refused 400: set config.patch.formats to ['merge-patch'], or describe the body per media type (schema.body.content['application/merge-patch+json'].schema)",
+      "@restwell/patch (PATCH /books/:id): option \"schema.body\" refuses JSON Patch documents (arrays of operations), so every application/json-patch+json body the route offers would be a 400: set config.patch.formats to ['merge-patch'], or describe the body per media type (schema.body.content['application/merge-patch+json'].schema)",
   })
   t.throws(
     () =>
@@ -985,7 +985,7 @@ test('a JSON Schema body that admits no array is refused beside JSON Patch, nami
         },
         async () => ({}),
       ),
-    { message: /admits no array, .* refused 400: describe the body per media type/ },
+    { message: /refuses JSON Patch documents .* would be a 400: describe the body per media type/ },
   )
   // Fine: merge patches only; a body that admits arrays; one per media type; no top-level type.
   app.patch(
