@@ -348,29 +348,29 @@ test('parsers the app registered already are kept', async (t) => {
 })
 
 test('@fastify/formbody registered after the plugin parses forms instead of failing on its parser', async (t) => {
-  const app = Fastify()
-  await app.register(restwellNegotiation, { formbody: { bodyLimit: 10 } })
+  /** An app with the plugin (forms limited to 10 bytes), `before` its routes; a form posted. */
+  const postForm = async (before?: (app: FastifyInstance) => PromiseLike<unknown>) => {
+    const app = Fastify()
+    await app.register(restwellNegotiation, { formbody: { bodyLimit: 10 } })
+    await before?.(app)
+    app.post(
+      '/x',
+      { config: { negotiation: { consumes: [FORM] } } },
+      async (request) => request.body,
+    )
+    return app.inject({
+      method: 'POST',
+      url: '/x',
+      payload: 'a=123456789012',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    })
+  }
   // Without a form parser of the exact type, Fastify would refuse formbody's
   // (FST_ERR_CTP_ALREADY_PRESENT), thrown out of its callback plugin, past `register`.
-  await app.register(formbody)
-  app.post('/x', { config: { negotiation: { consumes: [FORM] } } }, async (request) => request.body)
-  const res = await app.inject({
-    method: 'POST',
-    url: '/x',
-    payload: 'a=123456789012',
-    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-  })
+  const res = await postForm((app) => app.register(formbody))
   t.equal(res.statusCode, 200, 'our bodyLimit was not applied: the app’s formbody parsed it')
   t.same(res.json(), { a: '123456789012' })
-  const own = Fastify()
-  await own.register(restwellNegotiation, { formbody: { bodyLimit: 10 } })
-  own.post('/x', { config: { negotiation: { consumes: [FORM] } } }, async (request) => request.body)
-  const limited = await own.inject({
-    method: 'POST',
-    url: '/x',
-    payload: 'a=123456789012',
-    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-  })
+  const limited = await postForm()
   t.equal(limited.statusCode, 413, 'alone, the plugin’s own parser reads forms, with its limit')
 })
 

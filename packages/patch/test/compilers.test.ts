@@ -116,16 +116,22 @@ test('the body is described only where Fastify validates it itself', async (t) =
   }
 })
 
-/** A Zod app's book store: PATCH stores what `applyPatch` returns. */
-async function zodBookApp(t: Test) {
+/** An app on fastify-type-provider-zod's compilers, with the plugin (and the errors one). */
+async function zodApp(t: Test, errors = true) {
   const { serializerCompiler, validatorCompiler } = await import('fastify-type-provider-zod')
   const { z } = await import('zod')
   const app = Fastify()
   t.teardown(() => app.close())
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
-  await app.register(restwellErrors)
+  if (errors) await app.register(restwellErrors)
   await app.register(restwellPatch)
+  return { app, z }
+}
+
+/** A Zod app's book store: PATCH stores what `applyPatch` returns. */
+async function zodBookApp(t: Test) {
+  const { app, z } = await zodApp(t)
   const Book = z.object({ id: z.number(), title: z.string().min(1) })
   const store = new Map<number, unknown>([[1, { id: 1, title: 'Dune' }]])
   app.patch(
@@ -175,13 +181,7 @@ test('with fastify-type-provider-zod: a patched document is checked by the route
 })
 
 test('with fastify-type-provider-zod: an object body beside JSON Patch is refused at registration', async (t) => {
-  const { serializerCompiler, validatorCompiler } = await import('fastify-type-provider-zod')
-  const { z } = await import('zod')
-  const app = Fastify()
-  t.teardown(() => app.close())
-  app.setValidatorCompiler(validatorCompiler)
-  app.setSerializerCompiler(serializerCompiler)
-  await app.register(restwellPatch)
+  const { app, z } = await zodApp(t, false)
   const edit = z.object({ title: z.string().min(1) }).partial()
   t.throws(() => app.patch('/books/:id', { schema: { body: edit } }, async () => ({})), {
     option: 'schema.body',
