@@ -347,6 +347,28 @@ test('parsers the app registered already are kept', async (t) => {
   t.equal(res.statusCode, 200, 'our bodyLimit was not applied: the app’s formbody parsed it')
 })
 
+test('an app’s own @fastify/multipart registered before is kept, with its limits', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(multipart, { limits: { fieldSize: 3 } })
+  await app.register(restwellNegotiation, { multipart: true })
+  app.post('/x', { config: FORMS }, async (request) => request.body)
+  const small = await app.inject({
+    method: 'POST',
+    url: '/x',
+    ...form([{ name: 'a', value: 'abc' }]),
+  })
+  t.equal(small.statusCode, 200)
+  t.same(small.json(), { a: 'abc' }, 'collected into request.body')
+  const large = await app.inject({
+    method: 'POST',
+    url: '/x',
+    ...form([{ name: 'a', value: 'abcd' }]),
+  })
+  t.equal(large.statusCode, 413, 'the app’s fieldSize applies')
+  t.equal(large.json().error.code, 'MULTIPART_LIMIT')
+})
+
 test('@fastify/formbody registered after the plugin parses forms instead of failing on its parser', async (t) => {
   /** An app with the plugin (forms limited to 10 bytes), `before` its routes; a form posted. */
   const postForm = async (before?: (app: FastifyInstance) => PromiseLike<unknown>) => {
