@@ -1,5 +1,6 @@
 /** The `@restwell/errors` plugin: one error handler, one not-found handler, one body form. */
 import type { OutgoingHttpHeaders } from 'node:http'
+import type { Http2ServerRequest } from 'node:http2'
 import { asList, pathOf, registerOnce } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -45,10 +46,21 @@ function sameFailure(first: unknown, second: unknown): boolean {
 /** Seconds a client is told to wait before retrying a request refused while the app closes. */
 export const CLOSING_RETRY_AFTER = 5
 
-function closingRefusal(): HttpError {
+/**
+ * The 503 for a request that arrives while the app closes. The client is told to go elsewhere:
+ * on HTTP/1.1 by `Connection: close`; on HTTP/2, where that header is forbidden (RFC 9113
+ * §8.2.2), by a graceful GOAWAY on its session (§6.8): streams under way still finish.
+ */
+function closingRefusal(request: FastifyRequest): HttpError {
+  const http1 = request.raw.httpVersionMajor === 1
+  // A stream's session is gone only once the stream is destroyed, which no hook sees.
+  /* c8 ignore next */
+  if (!http1) (request.raw as unknown as Http2ServerRequest).stream.session?.close()
   return httpErrors.serviceUnavailable('The server is shutting down; retry the request', {
     code: ErrorCode.SERVICE_UNAVAILABLE,
-    headers: { 'retry-after': CLOSING_RETRY_AFTER, connection: 'close' },
+    headers: http1
+      ? { 'retry-after': CLOSING_RETRY_AFTER, connection: 'close' }
+      : { 'retry-after': CLOSING_RETRY_AFTER },
   })
 }
 
@@ -84,7 +96,7 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   // runs (the app is closing; an unmet `Expect`, a Host-less HTTP/1.1 request, see expect.ts).
   useRootRequestStep(fastify, 'request', function restwellRequest(request, reply) {
     if (idHeader !== false) reply.header(idHeader, requestIdOf(request))
-    return closing ? closingRefusal() : requestRefusal(request)
+    return closing ? closingRefusal(request) : requestRefusal(request)
   })
   passExpectationsToFastify(fastify.server)
 

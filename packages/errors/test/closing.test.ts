@@ -1,3 +1,5 @@
+import { type ClientHttp2Session, connect, type IncomingHttpHeaders } from 'node:http2'
+import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { answersWhileClosing } from '../../../test/helpers/closing.js'
@@ -26,4 +28,67 @@ test('a request arriving while the app closes: 503 in the error form, Retry-Afte
   t.match(head, /\r\nx-request-id: /i)
   t.equal(JSON.parse(body).error.code, 'SERVICE_UNAVAILABLE')
   t.equal(reached, 0, 'the route never ran')
+})
+
+/** An HTTP/2 request on `session`: its status, headers and body. */
+function h2Request(
+  session: ClientHttp2Session,
+  path: string,
+): Promise<{ headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path })
+    let headers: IncomingHttpHeaders = {}
+    let body = ''
+    stream.setEncoding('utf8')
+    stream.on('response', (head) => {
+      headers = head
+    })
+    stream.on('data', (chunk: string) => {
+      body += chunk
+    })
+    stream.on('end', () => resolve({ headers, body }))
+    stream.on('error', reject)
+  })
+}
+
+test('HTTP/2: the 503 while closing has no Connection header (RFC 9113 §8.2.2); the session gets a GOAWAY', async (t) => {
+  const app = Fastify({ http2: true, return503OnClosing: false })
+  await app.register(restwellErrors)
+  let started!: () => void
+  const running = new Promise<void>((resolve) => {
+    started = resolve
+  })
+  let release!: () => void
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  app.get('/slow', async () => {
+    started()
+    await held
+    return { ok: true }
+  })
+  app.get('/books', async () => [])
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const warnings: string[] = []
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`)
+  process.on('warning', onWarning)
+  t.teardown(() => process.off('warning', onWarning))
+  const session = connect(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`)
+  const goaway = new Promise<void>((resolve) => session.once('goaway', () => resolve()))
+  const slow = h2Request(session, '/slow')
+  await running
+  const closed = app.close()
+  const refused = await h2Request(session, '/books')
+  t.equal(refused.headers[':status'], 503)
+  t.equal(refused.headers['retry-after'], String(CLOSING_RETRY_AFTER))
+  t.equal(refused.headers.connection, undefined)
+  t.equal(JSON.parse(refused.body).error.code, 'SERVICE_UNAVAILABLE')
+  await goaway
+  release()
+  t.equal((await slow).headers[':status'], 200, 'the stream under way finishes')
+  session.close()
+  await closed
+  // A warning is emitted on the next tick: let it land before looking.
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(warnings, [], 'Node dropped no connection header')
 })
