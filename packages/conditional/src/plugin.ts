@@ -14,7 +14,13 @@ import {
   useRouteStep,
   registerOnce,
 } from '@restwell/core'
-import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import {
+  ErrorCode,
+  type HttpError,
+  httpErrors,
+  OptionsError,
+  validateOptions,
+} from '@restwell/errors'
 import {
   appendVary,
   declareState,
@@ -600,6 +606,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
         `${NAME}: route ${methods.join(',')} ${route.url} sets requirePrecondition without getValidator; the preconditions could not be checked`,
       )
     }
+    if (!read && write && config.getValidator === undefined) refuseInertFields(route, config)
     const settings = resolveRoute(this, options, route, config)
     const hooks = buildRouteHooks(settings)
     if (settings.getValidator !== undefined) {
@@ -648,3 +655,24 @@ export const restwellConditional: FastifyPluginAsync<ConditionalOptions> = fp(pl
   fastify: '5.x',
   name: NAME,
 })
+
+/**
+ * A write route (PUT, PATCH, DELETE) of no read method whose config gives a version or date
+ * field but no `getValidator`: the fields serve GET answers only, so the route would ignore
+ * `If-Match` and a client's stale write would overwrite newer data (RFC 9110 §13.1.1). Usually
+ * one config object shared with the GET route.
+ */
+function refuseInertFields(route: RouteEntry, config: ConditionalRouteConfig): void {
+  const field = config.etagField !== undefined ? 'etagField' : 'lastModifiedField'
+  if (config[field] === undefined) return
+  const methods = [route.method].flat()
+  if (!methods.some((method) => UPDATE_METHODS.has(method))) return
+  throw new OptionsError(
+    `${NAME} (route ${methods.join(',')} ${route.url})`,
+    `config.conditional.${field}`,
+    `has no effect on a write: without getValidator the route checks no If-Match or If-Unmodified-Since, so a stale write would overwrite newer data. Give config.conditional.getValidator (the stored ${field === 'etagField' ? 'version' : 'date'}, read before the handler), or leave ${field} to the GET route's config`,
+  )
+}
+
+/** Writes that replace or remove what a client read: the ones a stale precondition must stop. */
+const UPDATE_METHODS: ReadonlySet<string> = new Set(['PUT', 'PATCH', 'DELETE'])

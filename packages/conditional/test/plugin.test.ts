@@ -529,6 +529,44 @@ test('registration: options validated, order with @fastify/compress enforced', a
   )
 })
 
+test('a write route given a version or date field but no getValidator is refused: it would ignore If-Match', async (t) => {
+  const app = Fastify()
+  await app.register(restwellConditional)
+  const versioned = { conditional: { etagField: 'version' } }
+  t.throws(() => app.patch('/books/:id', { config: versioned }, async () => ({})), {
+    name: 'OptionsError',
+    code: 'RESTWELL_INVALID_OPTION',
+    option: 'config.conditional.etagField',
+    message: /route PATCH \/books\/:id\).*has no effect on a write.*getValidator/,
+  })
+  t.throws(
+    () =>
+      app.delete(
+        '/books/:id',
+        { config: { conditional: { lastModifiedField: 'updatedAt' } } },
+        async () => ({}),
+      ),
+    { option: 'config.conditional.lastModifiedField', message: /stored date/ },
+  )
+  // Where the fields serve a read, or the stored state is given, or the write creates (POST).
+  app.get('/books/:id', { config: versioned }, async () => ({ id: 1, version: 2 }))
+  app.route({
+    method: ['GET', 'PUT'],
+    url: '/shelves/:id',
+    config: versioned,
+    handler: async () => ({}),
+  })
+  app.post('/books', { config: versioned }, async () => ({ id: 2, version: 1 }))
+  app.put(
+    '/books/:id',
+    { config: { conditional: { etagField: 'version', getValidator: () => ({ etag: '2' }) } } },
+    async () => ({ id: 1, version: 3 }),
+  )
+  await app.ready()
+  const stale = await app.inject({ method: 'PUT', url: '/books/1', headers: { 'if-match': '"1"' } })
+  t.equal(stale.statusCode, 412, 'with getValidator, a stale If-Match is refused')
+})
+
 test('OPTIONS and other methods are not touched', async (t) => {
   const app = await build()
   app.options('/books/7', async () => 'opts')
