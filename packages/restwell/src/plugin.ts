@@ -1,10 +1,11 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
 import restwellErrors, {
   DEFAULT_REQUEST_ID_HEADER,
+  OptionsError,
   RoutesOutOfReachError,
   validateOptions,
 } from '@restwell/errors'
-import { adoptionBatch, onEveryRoute, routesOutOfReach } from '@restwell/core'
+import { adoptionBatch, onEveryRoute, type RouteEntry, routesOutOfReach } from '@restwell/core'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
 import restwellMethodOverride, {
@@ -240,6 +241,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.auth !== undefined && options.auth !== false) {
     // Imported here, as jobs and batch below: off unless configured, so not loaded otherwise.
     await fastify.register(import('@restwell/auth'), options.auth)
+  } else if (options.auth === undefined) {
+    onEveryRoute(fastify, refuseUnguarded)
   }
 
   // 7. methods: 405/OPTIONS/501 on the not-found path only.
@@ -359,3 +362,18 @@ export const restwell: FastifyPluginAsync<RestwellOptions> = fp(plugin, {
   fastify: '5.x',
   name: 'restwell',
 })
+
+/**
+ * A route that states its own auth requirement while restwell was given no `auth` (it is off
+ * until given): nothing would authenticate its requests, so the route would be public. An app
+ * that means to serve every route without authentication says so with `auth: false`.
+ */
+function refuseUnguarded(route: RouteEntry): void {
+  const requirement = (route.config as { auth?: unknown } | undefined)?.auth
+  if (requirement === undefined || requirement === false) return
+  throw new OptionsError(
+    'restwell',
+    'auth',
+    `is not given, and route ${[route.method].flat().join(',')} ${route.url} sets config.auth: no request is authenticated, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or pass \`auth: false\` to serve every route without authentication`,
+  )
+}

@@ -120,6 +120,36 @@ test('a bad option fails registration with a message naming it', async (t) => {
   })
 })
 
+test('a route stating config.auth while auth is not given is refused: it would be public', async (t) => {
+  const guarded = { config: { auth: { scopes: ['books:write'] } } }
+  const unset = Fastify()
+  await unset.register(restwell)
+  t.throws(() => unset.post('/books', guarded, async () => ({})), {
+    name: 'OptionsError',
+    option: 'auth',
+    message:
+      /option "auth" is not given, and route POST \/books sets config\.auth: .*public\. Give restwell `auth: \{ verify \}`.*or pass `auth: false`/,
+  })
+  unset.get('/health', { config: { auth: false } }, async () => ({ ok: true }))
+  // A route added before restwell is checked when restwell registers.
+  const earlier = Fastify()
+  earlier.delete('/books/:id', guarded, async () => ({}))
+  await t.rejects(async () => earlier.register(restwell), {
+    option: 'auth',
+    message: /DELETE \/books\/:id/,
+  })
+  // `auth: false` says so on purpose: every route is served without authentication.
+  const off = Fastify()
+  await off.register(restwell, { auth: false, rateLimit: false })
+  off.post('/books', guarded, async () => ({ created: true }))
+  t.equal((await off.inject({ method: 'POST', url: '/books', payload: {} })).statusCode, 200)
+  // Given, the requirement is enforced.
+  const on = Fastify()
+  await on.register(restwell, { auth: { verify: () => null }, rateLimit: false })
+  on.post('/books', guarded, async () => ({ created: true }))
+  t.equal((await on.inject({ method: 'POST', url: '/books', payload: {} })).statusCode, 401)
+})
+
 test('over a real socket', async (t) => {
   const app = await build()
   await app.listen({ port: 0, host: '127.0.0.1' })
