@@ -1,11 +1,12 @@
 /**
  * The umbrella on HTTP/2 (`Fastify({ http2: true })`, cleartext), over a real socket: routes,
- * conditional requests, PATCH, the reroutes of versioning and method override, 405, OPTIONS, a
- * CORS preflight, a masked 500 and a 404, each as on HTTP/1.1, with no connection-specific
- * header (RFC 9113 §8.2.2) and `onResponse` hooks run once.
+ * conditional requests, PATCH, the reroutes of versioning and method override, 405, OPTIONS,
+ * a CORS preflight, gzip, a range, a masked 500 and a 404, each as on HTTP/1.1, with no
+ * connection-specific header (RFC 9113 §8.2.2) and `onResponse` hooks run once.
  */
 import { type ClientHttp2Session, connect, type IncomingHttpHeaders } from 'node:http2'
 import type { AddressInfo } from 'node:net'
+import { gunzipSync } from 'node:zlib'
 import Fastify from 'fastify'
 import restwell from 'restwell'
 import { test } from 'tap'
@@ -13,7 +14,9 @@ import { test } from 'tap'
 interface Answer {
   status: number
   headers: IncomingHttpHeaders
+  /** The body as UTF-8 text; `bytes` as received. */
   body: string
+  bytes: Buffer
 }
 
 function send(
@@ -24,15 +27,15 @@ function send(
   return new Promise((resolve, reject) => {
     const stream = session.request(headers)
     let head: IncomingHttpHeaders = {}
-    let text = ''
-    stream.setEncoding('utf8')
+    const chunks: Buffer[] = []
     stream.on('response', (received) => {
       head = received
     })
-    stream.on('data', (chunk: string) => {
-      text += chunk
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+    stream.on('end', () => {
+      const bytes = Buffer.concat(chunks)
+      resolve({ status: Number(head[':status']), headers: head, body: bytes.toString(), bytes })
     })
-    stream.on('end', () => resolve({ status: Number(head[':status']), headers: head, body: text }))
     stream.on('error', reject)
     stream.end(body)
   })
@@ -52,6 +55,8 @@ test('HTTP/2: the conventions answer as on HTTP/1.1', async (t) => {
     Object.assign(book, request.body, { version: book.version + 1 })
     return book
   })
+  const shelf = Array.from({ length: 200 }, (_, id) => ({ id, title: `Book ${id}`, version: 1 }))
+  app.get('/v1/shelf', { config: { auth: false } }, async () => shelf)
   app.get('/v1/reports', { config: { auth: false } }, async () => {
     throw new Error('db down: password=hunter2')
   })
@@ -122,6 +127,14 @@ test('HTTP/2: the conventions answer as on HTTP/1.1', async (t) => {
   })
   t.equal(preflight.status, 200)
   t.match(preflight.headers['access-control-allow-methods'], /PATCH/)
+  const gzipped = await ask({ ':path': '/v1/shelf', 'accept-encoding': 'gzip' })
+  t.equal(gzipped.headers['content-encoding'], 'gzip')
+  t.same(JSON.parse(gunzipSync(gzipped.bytes).toString()), shelf)
+  t.match(gzipped.headers.etag, /-gzip"$/, 'the ETag names the coding')
+  const range = await ask({ ':path': '/v1/books/1', range: 'bytes=0-5' })
+  t.equal(range.status, 206)
+  t.equal(range.body, '{"id":')
+  t.equal(range.headers['content-range'], `bytes 0-5/${JSON.stringify(book).length}`)
   const failed = await ask({ ':path': '/v1/reports' })
   t.equal(failed.status, 500)
   t.notMatch(failed.body, /hunter2/, 'the message is masked')
@@ -140,6 +153,8 @@ test('HTTP/2: the conventions answer as on HTTP/1.1', async (t) => {
     ['GET 200', 'GET 200', 'GET 304', 'PATCH 200', 'PATCH 412', 'PATCH 200', 'DELETE 405'].concat([
       'OPTIONS 200',
       'OPTIONS 200',
+      'GET 200',
+      'GET 206',
       'GET 500',
       'GET 404',
     ]),
