@@ -364,16 +364,18 @@ export const restwell: FastifyPluginAsync<RestwellOptions> = fp(plugin, {
 })
 
 /**
- * A route that states its own auth requirement while restwell was given no `auth` (it is off
- * until given): nothing would authenticate its requests, so the route would be public. An app
- * that means to serve every route without authentication says so with `auth: false`.
+ * A route that states an auth requirement (`scopes`, `allow`, `optional`: what only
+ * `@restwell/auth` checks) while restwell was given no `auth` (it is off until given): nothing
+ * would check it, so the route would be public. `config.auth: true` stays allowed: it also tells
+ * cache-control that a route authenticates on its own. An app that means to serve every route
+ * without authentication says so with `auth: false`.
  */
 function refuseUnguarded(route: RouteEntry): void {
   const requirement = (route.config as { auth?: unknown } | undefined)?.auth
-  if (requirement === undefined || requirement === false) return
+  if (typeof requirement !== 'object' || requirement === null) return
   throw new OptionsError(
     'restwell',
     'auth',
-    `is not given, and route ${[route.method].flat().join(',')} ${route.url} sets config.auth: no request is authenticated, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or pass \`auth: false\` to serve every route without authentication`,
+    `is not given, and route ${[route.method].flat().join(',')} ${route.url} sets a config.auth requirement that nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or pass \`auth: false\` to serve every route without authentication`,
   )
 }

@@ -120,7 +120,7 @@ test('a bad option fails registration with a message naming it', async (t) => {
   })
 })
 
-test('a route stating config.auth while auth is not given is refused: it would be public', async (t) => {
+test('a route stating a config.auth requirement while auth is not given is refused: it would be public', async (t) => {
   const guarded = { config: { auth: { scopes: ['books:write'] } } }
   const unset = Fastify()
   await unset.register(restwell)
@@ -128,9 +128,11 @@ test('a route stating config.auth while auth is not given is refused: it would b
     name: 'OptionsError',
     option: 'auth',
     message:
-      /option "auth" is not given, and route POST \/books sets config\.auth: .*public\. Give restwell `auth: \{ verify \}`.*or pass `auth: false`/,
+      /option "auth" is not given, and route POST \/books sets a config\.auth requirement .*public\. Give restwell `auth: \{ verify \}`.*or pass `auth: false`/,
   })
   unset.get('/health', { config: { auth: false } }, async () => ({ ok: true }))
+  // `true` also tells cache-control that the route authenticates on its own: allowed.
+  unset.get('/me', { config: { auth: true } }, async () => ({ me: 1 }))
   // A route added before restwell is checked when restwell registers.
   const earlier = Fastify()
   earlier.delete('/books/:id', guarded, async () => ({}))
