@@ -4,42 +4,13 @@
  * a CORS preflight, gzip, a range, a masked 500 and a 404, each as on HTTP/1.1, with no
  * connection-specific header (RFC 9113 §8.2.2) and `onResponse` hooks run once.
  */
-import { type ClientHttp2Session, connect, type IncomingHttpHeaders } from 'node:http2'
+import { connect } from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
 import Fastify from 'fastify'
 import restwell from 'restwell'
 import { test } from 'tap'
-
-interface Answer {
-  status: number
-  headers: IncomingHttpHeaders
-  /** The body as UTF-8 text; `bytes` as received. */
-  body: string
-  bytes: Buffer
-}
-
-function send(
-  session: ClientHttp2Session,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request(headers)
-    let head: IncomingHttpHeaders = {}
-    const chunks: Buffer[] = []
-    stream.on('response', (received) => {
-      head = received
-    })
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-    stream.on('end', () => {
-      const bytes = Buffer.concat(chunks)
-      resolve({ status: Number(head[':status']), headers: head, body: bytes.toString(), bytes })
-    })
-    stream.on('error', reject)
-    stream.end(body)
-  })
-}
+import { type Http2Answer, http2Request } from '../helpers/http2.js'
 
 const CONNECTION_SPECIFIC = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade']
 
@@ -72,9 +43,9 @@ test('HTTP/2: the conventions answer as on HTTP/1.1', async (t) => {
     session.destroy()
     return app.close()
   })
-  const answers: Answer[] = []
+  const answers: Http2Answer[] = []
   const ask = async (headers: Record<string, string>, body?: string) => {
-    const answer = await send(session, headers, body)
+    const answer = await http2Request(session, headers, body)
     answers.push(answer)
     return answer
   }

@@ -1,8 +1,9 @@
-import { type ClientHttp2Session, connect, type IncomingHttpHeaders } from 'node:http2'
+import { connect } from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { answersWhileClosing } from '../../../test/helpers/closing.js'
+import { http2Request } from '../../../test/helpers/http2.js'
 import { CLOSING_RETRY_AFTER, restwellErrors } from '../src/plugin.js'
 
 /**
@@ -30,27 +31,6 @@ test('a request arriving while the app closes: 503 in the error form, Retry-Afte
   t.equal(reached, 0, 'the route never ran')
 })
 
-/** An HTTP/2 request on `session`: its status, headers and body. */
-function h2Request(
-  session: ClientHttp2Session,
-  path: string,
-): Promise<{ headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path })
-    let headers: IncomingHttpHeaders = {}
-    let body = ''
-    stream.setEncoding('utf8')
-    stream.on('response', (head) => {
-      headers = head
-    })
-    stream.on('data', (chunk: string) => {
-      body += chunk
-    })
-    stream.on('end', () => resolve({ headers, body }))
-    stream.on('error', reject)
-  })
-}
-
 test('HTTP/2: the 503 while closing has no Connection header (RFC 9113 §8.2.2); the session gets a GOAWAY', async (t) => {
   const app = Fastify({ http2: true, return503OnClosing: false })
   await app.register(restwellErrors)
@@ -75,17 +55,17 @@ test('HTTP/2: the 503 while closing has no Connection header (RFC 9113 §8.2.2);
   t.teardown(() => process.off('warning', onWarning))
   const session = connect(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`)
   const goaway = new Promise<void>((resolve) => session.once('goaway', () => resolve()))
-  const slow = h2Request(session, '/slow')
+  const slow = http2Request(session, { ':path': '/slow' })
   await running
   const closed = app.close()
-  const refused = await h2Request(session, '/books')
-  t.equal(refused.headers[':status'], 503)
+  const refused = await http2Request(session, { ':path': '/books' })
+  t.equal(refused.status, 503)
   t.equal(refused.headers['retry-after'], String(CLOSING_RETRY_AFTER))
   t.equal(refused.headers.connection, undefined)
   t.equal(JSON.parse(refused.body).error.code, 'SERVICE_UNAVAILABLE')
   await goaway
   release()
-  t.equal((await slow).headers[':status'], 200, 'the stream under way finishes')
+  t.equal((await slow).status, 200, 'the stream under way finishes')
   session.close()
   await closed
   // A warning is emitted on the next tick: let it land before looking.
