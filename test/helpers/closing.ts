@@ -11,19 +11,7 @@ export async function answersWhileClosing(
   app: FastifyInstance,
   request: string,
 ): Promise<string[]> {
-  let started!: () => void
-  const running = new Promise<void>((resolve) => {
-    started = resolve
-  })
-  let release!: () => void
-  const held = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  app.get('/slow', async () => {
-    started()
-    await held
-    return { ok: true }
-  })
+  const { running, release } = holdSlowRoute(app)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const socket = connect((app.server.address() as AddressInfo).port, '127.0.0.1')
   let received = ''
@@ -43,4 +31,30 @@ export async function answersWhileClosing(
   socket.destroy()
   await closed
   return received.split('HTTP/1.1 ').slice(1)
+}
+
+/**
+ * Adds `GET /slow`, which answers `{ ok: true }` only once `release()` is called: `running`
+ * settles when a request has reached its handler (the request an app's close waits for).
+ */
+export function holdSlowRoute(app: {
+  get(path: string, handler: () => Promise<unknown>): unknown
+}): {
+  running: Promise<void>
+  release: () => void
+} {
+  let started!: () => void
+  const running = new Promise<void>((resolve) => {
+    started = resolve
+  })
+  let release!: () => void
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  app.get('/slow', async () => {
+    started()
+    await held
+    return { ok: true }
+  })
+  return { running, release }
 }

@@ -2,7 +2,7 @@ import { connect } from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { answersWhileClosing } from '../../../test/helpers/closing.js'
+import { answersWhileClosing, holdSlowRoute } from '../../../test/helpers/closing.js'
 import { http2Request } from '../../../test/helpers/http2.js'
 import { CLOSING_RETRY_AFTER, restwellErrors } from '../src/plugin.js'
 
@@ -34,19 +34,7 @@ test('a request arriving while the app closes: 503 in the error form, Retry-Afte
 test('HTTP/2: the 503 while closing has no Connection header (RFC 9113 §8.2.2); the session gets a GOAWAY', async (t) => {
   const app = Fastify({ http2: true, return503OnClosing: false })
   await app.register(restwellErrors)
-  let started!: () => void
-  const running = new Promise<void>((resolve) => {
-    started = resolve
-  })
-  let release!: () => void
-  const held = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  app.get('/slow', async () => {
-    started()
-    await held
-    return { ok: true }
-  })
+  const { running, release } = holdSlowRoute(app)
   app.get('/books', async () => [])
   await app.listen({ port: 0, host: '127.0.0.1' })
   const warnings: string[] = []
