@@ -73,27 +73,21 @@ test('the hooks of a GET, its HEAD, a PATCH and an opted-out route under the umb
     onRequest: ['restwellRequest'],
     onSend: ['restwellSendNotFound'],
   }
-  // What a route that keeps its conventions adds: one hook per phase running the route's plan.
+  // What a route that keeps its conventions adds: one hook per phase running the route's plan,
+  // its steps before the body is read (406/415) after every onRequest hook.
   const routed = {
-    onRequest: [...root.onRequest, 'restwellRoute'],
+    onRequest: root.onRequest,
+    preParsing: ['restwellPreParsing'],
     preSerialization: ['restwellSerialize'],
     onSend: [...root.onSend, 'restwellSend'],
   }
   t.same(hookLists(app), {
-    'GET /books/:id': {
-      onRequest: routed.onRequest,
-      preSerialization: routed.preSerialization,
-      onSend: routed.onSend,
-    },
-    'HEAD /books/:id': {
-      onRequest: routed.onRequest,
-      preSerialization: routed.preSerialization,
-      onSend: [...routed.onSend, 'headRouteOnSendHandler'],
-    },
+    'GET /books/:id': routed,
+    'HEAD /books/:id': { ...routed, onSend: [...routed.onSend, 'headRouteOnSendHandler'] },
     'PATCH /books/:id': {
       onRequest: routed.onRequest,
-      // Request bodies decoded (gzip, br, deflate).
-      preParsing: ['restwellDecompress'],
+      // The same hook decodes request bodies (gzip, br, deflate) once its steps let them through.
+      preParsing: routed.preParsing,
       // The stored validators (412/428) and a soft-delete restore, read once the body is.
       preHandler: ['restwellPreHandler'],
       preSerialization: routed.preSerialization,

@@ -6,6 +6,7 @@ export {
   installPipeline,
   notFoundPreHandler,
   type Pipeline,
+  parsingHook,
   pipelineOf,
   type PhaseSteps,
   type RequestStep,

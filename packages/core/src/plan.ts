@@ -10,6 +10,7 @@ import type {
   onRequestHookHandler,
   onSendHookHandler,
   preHandlerHookHandler,
+  preParsingHookHandler,
   preSerializationHookHandler,
 } from 'fastify'
 import type { RouteEntry } from './routes.js'
@@ -164,6 +165,32 @@ function runSteps(
 export function requestHook(name: string, steps: readonly RequestStep[]): onRequestHookHandler {
   const hook: onRequestHookHandler = (request, reply, done) =>
     runSteps(steps, 0, request, reply, done)
+  return Object.defineProperty(hook, 'name', { value: name })
+}
+
+/**
+ * One `preParsing` hook, named `name`, that runs `steps` in order (as `requestHook` does) and
+ * then hands the body stream to `decode` (which may replace it), or passes it on unchanged.
+ * Steps that answer or fail end the run before the body is touched.
+ */
+export function parsingHook(
+  name: string,
+  steps: readonly RequestStep[],
+  decode?: preParsingHookHandler,
+): preParsingHookHandler {
+  const hook: preParsingHookHandler = function (
+    this: FastifyInstance,
+    request,
+    reply,
+    payload,
+    done,
+  ) {
+    runSteps(steps, 0, request, reply, (error) => {
+      if (error !== undefined) done(error)
+      else if (decode === undefined) done(null, payload)
+      else decode.call(this, request, reply, payload, done)
+    })
+  }
   return Object.defineProperty(hook, 'name', { value: name })
 }
 

@@ -2,6 +2,7 @@
 import {
   installPipeline,
   notFoundPreHandler,
+  parsingHook,
   type RequestStep,
   requestHook,
   type RouteEntry,
@@ -12,7 +13,8 @@ import {
   useRootRequestStep,
   useRouteStep,
 } from '@restwell/core'
-import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import { Transform } from 'node:stream'
+import type { FastifyInstance, onRequestHookHandler, preParsingHookHandler } from 'fastify'
 import { test } from 'tap'
 import { app } from './helpers.js'
 
@@ -106,6 +108,55 @@ test('requestHook: steps in order; true ends the run; an error returned, thrown 
   t.equal((await fastify.inject('/throws')).statusCode, 412)
   t.equal((await fastify.inject('/rejects')).statusCode, 429)
   t.notOk(seen.includes('never'), 'nothing after an answer or an error')
+})
+
+test('parsingHook: its steps, then the decoder on the body stream; an answer or an error skips it', async (t) => {
+  const fastify = app()
+  const seen: string[] = []
+  // A "decoder" that upper-cases the body, so whether it ran shows in what the handler got.
+  const upper: preParsingHookHandler = (_request, _reply, payload, done) => {
+    seen.push('decode')
+    const shout = new Transform({
+      transform(chunk: Buffer, _encoding, next) {
+        next(null, chunk.toString().toUpperCase())
+      },
+    })
+    done(null, payload.pipe(shout))
+  }
+  const later = async (): Promise<undefined> => {
+    seen.push('later')
+    return undefined
+  }
+  const answer: RequestStep = (_request, reply) => {
+    reply.code(202).send('early')
+    return true
+  }
+  const echo = async (request: { body: unknown }) => request.body
+  const post = (url: string) =>
+    fastify.inject({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, payload: 'a' })
+  const hook = parsingHook('named', [mark(seen, 'a'), later], upper)
+  t.equal(hook.name, 'named')
+  fastify.post('/decoded', { preParsing: hook }, echo)
+  fastify.post('/plain', { preParsing: parsingHook('p', [mark(seen, 'p')]) }, echo)
+  fastify.post('/answered', { preParsing: parsingHook('e', [answer], upper) }, echo)
+  fastify.post(
+    '/refused',
+    {
+      preParsing: parsingHook(
+        'f',
+        [() => Object.assign(new Error('no'), { statusCode: 415 })],
+        upper,
+      ),
+    },
+    echo,
+  )
+  t.equal((await post('/decoded')).body, 'A')
+  t.same(seen, ['a', 'later', 'decode'], 'the steps in order, then the decoder')
+  seen.length = 0
+  t.equal((await post('/plain')).body, 'a', 'without a decoder the body goes on unchanged')
+  t.equal((await post('/answered')).statusCode, 202)
+  t.equal((await post('/refused')).statusCode, 415)
+  t.same(seen, ['p'], 'no decoder after an answer or an error')
 })
 
 test('serializeHook runs serialization steps: a value replaces the payload', async (t) => {

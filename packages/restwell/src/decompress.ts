@@ -9,7 +9,7 @@ import type { RouteEntry } from '@restwell/core'
 import { asList } from '@restwell/core'
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
-import type { FastifyRequest, onRouteHookHandler, preParsingHookHandler } from 'fastify'
+import type { FastifyRequest, preParsingHookHandler } from 'fastify'
 
 type Coding = 'zstd' | 'br' | 'gzip' | 'deflate'
 type RequestCoding = Coding | 'identity'
@@ -158,16 +158,16 @@ function decoder(settings: RouteDecompressSettings): preParsingHookHandler {
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
 
 /**
- * onRoute hook: a route that may read a body decodes it first (its preParsing hook goes before
- * the route's own). `decompress: false` turns it off; a route of bodyless methods only (GET,
+ * The decoder of a route that may read a body, run by the pipeline before the route's own
+ * `preParsing` hooks. `decompress: false` turns it off; a route of bodyless methods only (GET,
  * HEAD, TRACE) gets none unless it sets `decompress`, since Fastify reads no body there.
  */
-export const decompressRequests: onRouteHookHandler = (route: RouteEntry) => {
+export function requestDecoder(route: RouteEntry): preParsingHookHandler | undefined {
   const own = (route as { decompress?: unknown }).decompress
-  if (own === false) return
+  if (own === false) return undefined
   const methods = asList(route.method)
-  if (own === undefined && methods.every((method) => BODYLESS_METHODS.has(method))) return
+  if (own === undefined && methods.every((method) => BODYLESS_METHODS.has(method))) return undefined
   const where = `restwell (decompress of ${methods.join(',')} ${route.url})`
   const settings = validateOptions(where, RouteDecompressSchema, own) as RouteDecompressSettings
-  route.preParsing = [decoder(settings), ...asList(route.preParsing)]
+  return decoder(settings)
 }

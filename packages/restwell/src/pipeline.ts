@@ -8,6 +8,7 @@ import {
   bodilessHead,
   notModifiedHeaders,
   type Pipeline,
+  parsingHook,
   type RequestStep,
   type RouteEntry,
   requestHook,
@@ -17,7 +18,7 @@ import {
   serializeHook,
   stepsOf,
 } from '@restwell/core'
-import type { FastifyInstance, onSendHookHandler } from 'fastify'
+import type { FastifyInstance, onSendHookHandler, preParsingHookHandler } from 'fastify'
 
 /**
  * What every request runs first, route or not, in order: one root `onRequest` hook, before the
@@ -41,9 +42,10 @@ export const REQUEST_ORDER = [
 ] as const
 
 /**
- * The route's own request steps, in order: one route `onRequest` hook after the route's own
- * hooks (auth's guard and a route's own rate limit among them), so an anonymous client learns
- * nothing of the route's representations.
+ * The route's own steps before its body is read, in order: one route `preParsing` hook, so they
+ * run after every `onRequest` hook (auth's guard and a route's own rate limit among them: an
+ * anonymous client learns nothing of the route's representations), then the body is decoded
+ * (gzip, br, deflate) before the route's own `preParsing` hooks see it.
  */
 export const ROUTE_REQUEST_ORDER = [
   // ?include=deleted read before anything looks at the query.
@@ -126,29 +128,38 @@ function planOf<Step>(order: readonly string[], steps: ReadonlyMap<string, Step>
   return plan
 }
 
+/** What the umbrella itself adds to a route's plan, beside the plugins' steps. */
+export interface RouteExtras {
+  /** Send steps (compression), by name in `SEND_ORDER`. */
+  readonly send: ReadonlyMap<string, SendStep>
+  /** Serialization steps (compression's cached body), by name in `SERIALIZE_ORDER`. */
+  readonly serialize: ReadonlyMap<string, SerializeStep>
+  /** The request body's decoder, run after the `ROUTE_REQUEST_ORDER` steps. */
+  readonly decode?: preParsingHookHandler | undefined
+}
+
 /**
  * The route's plan: the steps the plugins handed over for it, plus `extra` (the umbrella's own,
- * such as compression), in `SEND_ORDER`, as one `onSend` hook put first. The 304 rule comes with
- * conditional, the HEAD rule on HEAD routes; a route no convention shapes gets no hook.
+ * such as compression), one hook per phase. The `preParsing` and `onSend` hooks go before the
+ * route's own, the others after. The 304 rule comes with conditional, the HEAD rule on HEAD
+ * routes; a route no convention shapes gets no hook.
  */
-export function planRoute(
-  route: RouteEntry,
-  extra: ReadonlyMap<string, SendStep>,
-  extraSerialize: ReadonlyMap<string, SerializeStep>,
-): void {
+export function planRoute(route: RouteEntry, extra: RouteExtras): void {
   const requestPlan = planOf(ROUTE_REQUEST_ORDER, stepsOf(route, 'onRequest'))
-  if (requestPlan.length > 0)
-    addRouteHook(route, 'onRequest', requestHook('restwellRoute', requestPlan))
+  if (requestPlan.length > 0 || extra.decode !== undefined) {
+    const hook = parsingHook('restwellPreParsing', requestPlan, extra.decode)
+    addRouteHook(route, 'preParsing', hook, 'first')
+  }
   const preHandlerPlan = planOf(PRE_HANDLER_ORDER, stepsOf(route, 'preHandler'))
   if (preHandlerPlan.length > 0)
     addRouteHook(route, 'preHandler', requestHook('restwellPreHandler', preHandlerPlan))
   const serialize = new Map(stepsOf(route, 'preSerialization'))
-  for (const [name, step] of extraSerialize) serialize.set(name, step)
+  for (const [name, step] of extra.serialize) serialize.set(name, step)
   const serializePlan = planOf(SERIALIZE_ORDER, serialize)
   if (serializePlan.length > 0)
     addRouteHook(route, 'preSerialization', serializeHook('restwellSerialize', serializePlan))
   const steps = new Map(stepsOf(route, 'onSend'))
-  for (const [name, step] of extra) steps.set(name, step)
+  for (const [name, step] of extra.send) steps.set(name, step)
   if (steps.has('conditional')) steps.set('notModified', notModifiedHeaders)
   if ([route.method].flat().includes('HEAD')) steps.set('head', bodilessHead)
   const plan = planOf(SEND_ORDER, steps)

@@ -30,11 +30,11 @@ import {
   useRootRequestStep,
 } from '@restwell/core'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveCompression, takeRouteCompression } from './compress.js'
 import { type CompressionSettings, compression } from './compression.js'
-import { decompressRequests } from './decompress.js'
+import { requestDecoder } from './decompress.js'
 import { corsPlan, corsSendStep, corsStep } from './cors.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
@@ -266,11 +266,15 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
   // Compression is a step of the pipeline; request bodies are decoded before they are read.
   const compressed = new WeakMap<object, CompressionSettings>()
+  const decoders = new WeakMap<object, preParsingHookHandler>()
   const compressor = compression(resolveCompression(options.compress || {}).cacheBytes)
   if (options.compress !== false) {
     compressor.decorate(fastify)
     onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
-    onEveryRoute(fastify, decompressRequests)
+    onEveryRoute(fastify, (route) => {
+      const decode = requestDecoder(route)
+      if (decode !== undefined) decoders.set(route, decode)
+    })
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after
@@ -296,15 +300,15 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(route) {
     limits?.place(route)
-    const extra = new Map<string, SendStep>()
-    const extraSerialize = new Map<string, SerializeStep>()
+    const send = new Map<string, SendStep>()
+    const serialize = new Map<string, SerializeStep>()
     const settings = compressed.get(route)
     if (settings !== undefined) {
       const steps = compressor.forRoute(route, settings)
-      extra.set('compress', steps.send)
-      if (steps.early !== undefined) extraSerialize.set('compress', steps.early)
+      send.set('compress', steps.send)
+      if (steps.early !== undefined) serialize.set('compress', steps.early)
     }
-    planRoute(route, extra, extraSerialize)
+    planRoute(route, { send, serialize, decode: decoders.get(route) })
   })
   planNotFound(fastify, pipeline)
 

@@ -1,14 +1,24 @@
 /**
- * Request bodies in a content coding, decoded with node:zlib (`decompressRequests`): the codings,
+ * Request bodies in a content coding, decoded with node:zlib (`requestDecoder`): the codings,
  * the 415 and 400, the body limit on decoded bytes, the route options, and the same answers as
  * `@fastify/compress`'s request decoding configured as restwell configured it.
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
 import restwellErrors, { createError, ErrorCode, httpErrors, OptionsError } from '@restwell/errors'
-import Fastify, { type FastifyInstance, type preParsingHookHandler } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type onRouteHookHandler,
+  type preParsingHookHandler,
+} from 'fastify'
 import tap, { test } from 'tap'
-import { decompressRequests, REQUEST_CODINGS } from '../src/decompress.js'
+import { REQUEST_CODINGS, requestDecoder } from '../src/decompress.js'
+
+/** The decoder put first among a route's `preParsing` hooks, where the pipeline runs it. */
+const decompressRequests: onRouteHookHandler = (route) => {
+  const decode = requestDecoder(route)
+  if (decode !== undefined) route.preParsing = [decode, ...[route.preParsing ?? []].flat()]
+}
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
