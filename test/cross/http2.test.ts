@@ -132,3 +132,22 @@ test('HTTP/2: the conventions answer as on HTTP/1.1', async (t) => {
     'onResponse ran once per request, rerouted ones included',
   )
 })
+
+test('HTTP/2: https.required redirects to the host the client named in :authority', async (t) => {
+  const app = Fastify({ http2: true })
+  await app.register(restwell, { auth: { verify: () => null, https: { required: true } } })
+  app.get('/v1/books/:id', async () => ({ id: 1 }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const authority = `127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const session = connect(`http://${authority}`)
+  t.teardown(() => {
+    session.destroy()
+    return app.close()
+  })
+  // node:http2's client sends `:authority` and no `Host`, as every HTTP/2 client may.
+  const get = await http2Request(session, { ':path': '/books/1?x=1' })
+  t.equal(get.status, 308)
+  t.equal(get.headers.location, `https://${authority}/books/1?x=1`, 'the URL the client sent')
+  const post = await http2Request(session, { ':path': '/v1/books/1', ':method': 'POST' })
+  t.equal(post.status, 403, 'an unsafe method is refused, not redirected')
+})

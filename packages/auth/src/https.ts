@@ -24,8 +24,9 @@ export function isSecure(request: FastifyRequest, trustProxy: boolean): boolean 
 
 /**
  * The https URL with the same host, path and query as the client sent them, or undefined when there is no safe host
- * to name (no `Host`, or one that is not a plain host[:port]) or the target is not a path.
- * The default port `:80` is dropped; `fixedHost` (option `https.host`) replaces the Host header.
+ * to name (no `Host` or HTTP/2 `:authority`, or one that is not a plain host[:port]) or the
+ * target is not a path. The default port `:80` is dropped; `fixedHost` (option `https.host`)
+ * replaces the Host header.
  */
 export function httpsLocation(
   request: FastifyRequest,
@@ -36,7 +37,8 @@ export function httpsLocation(
   // client to it with a permanent redirect would drop its version carrier, or 404.
   const url = request.originalUrl
   if (url.charCodeAt(0) !== 0x2f) return undefined
-  let host = fixedHost ?? request.headers.host
+  // An HTTP/2 client names the host in `:authority` and need not send `Host` (RFC 9113 §8.3.1).
+  let host = fixedHost ?? request.headers.host ?? request.headers[':authority']
   if (typeof host !== 'string' || !HOST.test(host)) return undefined
   if (host.endsWith(':80')) host = host.slice(0, -3)
   return `https://${host}${url}`

@@ -669,6 +669,13 @@ test('httpsLocation names only a path on a plain host', async (t) => {
   t.equal(httpsLocation(fake('/x'), undefined), undefined)
   t.equal(httpsLocation(fake('/x', '[::1]:8443'), undefined), 'https://[::1]:8443/x')
   t.equal(httpsLocation(fake('/x', 'a.example'), 'b.example:443'), 'https://b.example:443/x')
+  const http2 = (authority: string, host?: string) =>
+    ({
+      originalUrl: '/x',
+      headers: { ':authority': authority, ...(host === undefined ? {} : { host }) },
+    }) as unknown as Parameters<typeof httpsLocation>[0]
+  t.equal(httpsLocation(http2('c.example:8080'), undefined), 'https://c.example:8080/x')
+  t.equal(httpsLocation(http2('c.example', 'a.example'), undefined), 'https://a.example/x')
 })
 
 test('a principal that is not an object holds no scopes', async (t) => {
