@@ -602,8 +602,10 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
             raw,
           ) as ConditionalRouteConfig)
     if (config.requirePrecondition === true && config.getValidator === undefined && write) {
-      throw new Error(
-        `${NAME}: route ${methods.join(',')} ${route.url} sets requirePrecondition without getValidator; the preconditions could not be checked`,
+      throw new OptionsError(
+        `${NAME} (route ${methods.join(',')} ${route.url})`,
+        'config.conditional.requirePrecondition',
+        'is set without getValidator: the preconditions it requires could not be checked against the stored state. Give config.conditional.getValidator (the stored version or date, read before the handler), or drop requirePrecondition',
       )
     }
     if (!read && write && config.getValidator === undefined) refuseInertFields(route, config)

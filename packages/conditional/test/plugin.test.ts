@@ -517,7 +517,11 @@ test('registration: options validated, order with @fastify/compress enforced', a
       app.put('/x', { config: { conditional: { requirePrecondition: true } } }, async () => 1)
       await app.ready()
     },
-    { message: /requirePrecondition without getValidator/ },
+    {
+      name: 'OptionsError',
+      option: 'config.conditional.requirePrecondition',
+      message: /route PUT \/x\).*requirePrecondition" is set without getValidator/,
+    },
   )
   await t.rejects(
     async () => {
