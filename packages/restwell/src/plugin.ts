@@ -30,7 +30,7 @@ import {
   useRootRequestStep,
 } from '@restwell/core'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
-import type { FastifyPluginAsync, preParsingHookHandler } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveCompression, takeRouteCompression } from './compress.js'
 import { type CompressionSettings, compression } from './compression.js'
@@ -266,15 +266,10 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
   // Compression is a step of the pipeline; request bodies are decoded before they are read.
   const compressed = new WeakMap<object, CompressionSettings>()
-  const decoders = new WeakMap<object, preParsingHookHandler>()
   const compressor = compression(resolveCompression(options.compress || {}).cacheBytes)
   if (options.compress !== false) {
     compressor.decorate(fastify)
     onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
-    onEveryRoute(fastify, (route) => {
-      const decode = requestDecoder(route)
-      if (decode !== undefined) decoders.set(route, decode)
-    })
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after
@@ -308,7 +303,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       send.set('compress', steps.send)
       if (steps.early !== undefined) serialize.set('compress', steps.early)
     }
-    planRoute(route, { send, serialize, decode: decoders.get(route) })
+    const decode = options.compress === false ? undefined : requestDecoder(route)
+    planRoute(route, { send, serialize, decode })
   })
   planNotFound(fastify, pipeline)
 
