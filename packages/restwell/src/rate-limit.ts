@@ -346,6 +346,10 @@ export function routeLimits(settings: RateLimitSettings): RouteLimits {
       if (typeof limiter === 'function') {
         entry[get.hook] = [...hooksOf(entry[get.hook]), limiter]
         pending.set(route, () => limiterFirst(entry, get.hook, limiter))
+        // The twin is limited by the GET's limiter: `@fastify/rate-limit` must not give it a
+        // second one with a counter of its own, which every HEAD would also pay for.
+        route.config = { ...route.config, rateLimit: false } as typeof route.config
+        return
       }
     } else {
       const name = typeof hook === 'string' ? hook : 'onRequest'
