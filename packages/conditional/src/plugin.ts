@@ -601,14 +601,17 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
             RouteConfigSchema,
             raw,
           ) as ConditionalRouteConfig)
+    const where = `${NAME} (route ${methods.join(',')} ${route.url})`
     if (config.requirePrecondition === true && config.getValidator === undefined && write) {
       throw new OptionsError(
-        `${NAME} (route ${methods.join(',')} ${route.url})`,
+        where,
         'config.conditional.requirePrecondition',
         'is set without getValidator: the preconditions it requires could not be checked against the stored state. Give config.conditional.getValidator (the stored version or date, read before the handler), or drop requirePrecondition',
       )
     }
-    if (!read && write && config.getValidator === undefined) refuseInertFields(route, config)
+    if (!read && write && config.getValidator === undefined) {
+      refuseInertFields(where, methods, config)
+    }
     const settings = resolveRoute(this, options, route, config)
     const hooks = buildRouteHooks(settings)
     if (settings.getValidator !== undefined) {
@@ -664,13 +667,16 @@ export const restwellConditional: FastifyPluginAsync<ConditionalOptions> = fp(pl
  * `If-Match` and a client's stale write would overwrite newer data (RFC 9110 §13.1.1). Usually
  * one config object shared with the GET route.
  */
-function refuseInertFields(route: RouteEntry, config: ConditionalRouteConfig): void {
+function refuseInertFields(
+  where: string,
+  methods: readonly string[],
+  config: ConditionalRouteConfig,
+): void {
   const field = config.etagField !== undefined ? 'etagField' : 'lastModifiedField'
   if (config[field] === undefined) return
-  const methods = [route.method].flat()
   if (!methods.some((method) => UPDATE_METHODS.has(method))) return
   throw new OptionsError(
-    `${NAME} (route ${methods.join(',')} ${route.url})`,
+    where,
     `config.conditional.${field}`,
     `has no effect on a write: without getValidator the route checks no If-Match or If-Unmodified-Since, so a stale write would overwrite newer data. Give config.conditional.getValidator (the stored ${field === 'etagField' ? 'version' : 'date'}, read before the handler), or leave ${field} to the GET route's config`,
   )
