@@ -178,19 +178,22 @@ export function parsingHook(
   steps: readonly RequestStep[],
   decode?: preParsingHookHandler,
 ): preParsingHookHandler {
-  const hook: preParsingHookHandler = function (
-    this: FastifyInstance,
-    request,
-    reply,
-    payload,
-    done,
-  ) {
-    runSteps(steps, 0, request, reply, (error) => {
-      if (error !== undefined) done(error)
-      else if (decode === undefined) done(null, payload)
-      else decode.call(this, request, reply, payload, done)
-    })
-  }
+  // A route with nothing to check before its body is read decodes at once.
+  const onlyDecode: preParsingHookHandler | undefined =
+    steps.length === 0 && decode !== undefined
+      ? function (this: FastifyInstance, request, reply, payload, done) {
+          decode.call(this, request, reply, payload, done)
+        }
+      : undefined
+  const hook: preParsingHookHandler =
+    onlyDecode ??
+    function (this: FastifyInstance, request, reply, payload, done) {
+      runSteps(steps, 0, request, reply, (error) => {
+        if (error !== undefined) done(error)
+        else if (decode === undefined) done(null, payload)
+        else decode.call(this, request, reply, payload, done)
+      })
+    }
   return Object.defineProperty(hook, 'name', { value: name })
 }
 

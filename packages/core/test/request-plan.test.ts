@@ -138,6 +138,9 @@ test('parsingHook: its steps, then the decoder on the body stream; an answer or 
   t.equal(hook.name, 'named')
   fastify.post('/decoded', { preParsing: hook }, echo)
   fastify.post('/plain', { preParsing: parsingHook('p', [mark(seen, 'p')]) }, echo)
+  const decodeOnly = parsingHook('only', [], upper)
+  t.equal(decodeOnly.name, 'only')
+  fastify.post('/decode-only', { preParsing: decodeOnly }, echo)
   fastify.post('/answered', { preParsing: parsingHook('e', [answer], upper) }, echo)
   fastify.post(
     '/refused',
@@ -157,6 +160,7 @@ test('parsingHook: its steps, then the decoder on the body stream; an answer or 
   t.equal((await post('/answered')).statusCode, 202)
   t.equal((await post('/refused')).statusCode, 415)
   t.same(seen, ['p'], 'no decoder after an answer or an error')
+  t.equal((await post('/decode-only')).body, 'A', 'without steps the decoder runs at once')
 })
 
 test('serializeHook runs serialization steps: a value replaces the payload', async (t) => {
