@@ -11,19 +11,20 @@ import {
   validateOptions,
 } from '@restwell/errors'
 import {
-  AUTH_GUARD,
   AUTHENTICATES,
   asList,
   onEveryRoute,
+  type RequestStep,
   useRootRequestStep,
+  useRouteStep,
   registerOnce,
 } from '@restwell/core'
 import type {
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
   onErrorHookHandler,
-  onRequestHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { countAuthorizationLines, parseAuthorization } from './authorization.js'
@@ -185,11 +186,8 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     return undefined
   }
 
-  function routeGuard(requirement: ResolvedRequirement): onRequestHookHandler {
-    const hook: onRequestHookHandler = function restwellAuth(request, _reply, done) {
-      guard(request, requirement).then((refusal) => done(refusal), done)
-    }
-    return Object.defineProperty(hook, AUTH_GUARD, { value: true })
+  function routeGuard(requirement: ResolvedRequirement): RequestStep {
+    return (request) => guard(request, requirement)
   }
 
   /** The route's requirement; null for a public route. Throws on an invalid `config.auth`. */
@@ -226,13 +224,17 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
   }
 
   // Routes added before this plugin loaded are set up alike (`onEveryRoute`).
-  onEveryRoute(fastify, (route) => {
+  onEveryRoute(fastify, function restwellAuthRoute(this: FastifyInstance, route) {
     const config = route.config as RouteConfig | undefined
     const requirement = requirementOf(config, `${String(route.method)} ${route.url}`)
     if (requirement === null)
       return // The answer depends on the credentials: cache-control makes it private and varies on them.
     ;(route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] = true
-    route.onRequest = [routeGuard(requirement), ...asList(route.onRequest)]
+    // Before the route's own onRequest hooks: they see an authenticated request.
+    useRouteStep(this, route, 'guard', 'auth', routeGuard(requirement), {
+      where: 'first',
+      hookName: 'restwellAuth',
+    })
     route.onError = [...asList(route.onError), addChallenge]
   })
 

@@ -91,17 +91,6 @@ export function authenticates(route: object): boolean {
 }
 
 /**
- * Set on the `onRequest` hook of `@restwell/auth` that guards a route: a route's own rate
- * limiter is put before it (a flood of bad tokens is limited before it is verified).
- */
-export const AUTH_GUARD: unique symbol = Symbol.for('restwell.auth.guard')
-
-/** Whether `hook` is an authentication guard (`AUTH_GUARD`). */
-export function isAuthGuard(hook: unknown): boolean {
-  return typeof hook === 'function' && (hook as { [AUTH_GUARD]?: boolean })[AUTH_GUARD] === true
-}
-
-/**
  * Set on the instance by a plugin that compresses answers as a step after the ETag is computed
  * (the umbrella's compression, `declareCompression`), so `@restwell/conditional` varies on
  * `Accept-Encoding`. A name of Fastify's decorator namespace (`reply.compress`) is left to

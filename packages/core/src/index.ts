@@ -50,14 +50,12 @@ export {
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
 export {
   API_VERSIONS,
-  AUTH_GUARD,
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
   COMPRESSES,
   compressesAnswers,
   declareCompression,
-  isAuthGuard,
   declareState,
   IDENTITY_DIGEST,
   identityDigest,

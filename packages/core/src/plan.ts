@@ -69,9 +69,15 @@ const STEPS = Symbol.for('restwell.plan.send')
 const REQUEST_STEPS = Symbol.for('restwell.plan.request')
 const SERIALIZE_STEPS = Symbol.for('restwell.plan.serialize')
 const PRE_HANDLER_STEPS = Symbol.for('restwell.plan.preHandler')
+const GUARD_STEPS = Symbol.for('restwell.plan.guard')
 
 type WithPipeline = { [PIPELINE]?: Pipeline }
-type Slot = typeof STEPS | typeof REQUEST_STEPS | typeof SERIALIZE_STEPS | typeof PRE_HANDLER_STEPS
+type Slot =
+  | typeof STEPS
+  | typeof REQUEST_STEPS
+  | typeof SERIALIZE_STEPS
+  | typeof PRE_HANDLER_STEPS
+  | typeof GUARD_STEPS
 
 /**
  * Makes `fastify` (and every instance created under it from now on) collect the steps of the
@@ -90,6 +96,11 @@ export function pipelineOf(fastify: FastifyInstance): Pipeline | undefined {
 
 /** The step each route phase runs. */
 export interface PhaseSteps {
+  /**
+   * Who may make the request at all (a route's own rate limit, its auth requirement): run from
+   * the route's first `onRequest` hook, before the route's own hooks.
+   */
+  guard: RequestStep
   onRequest: RequestStep
   preHandler: RequestStep
   preSerialization: SerializeStep
@@ -97,6 +108,7 @@ export interface PhaseSteps {
 }
 
 const PHASE_SLOTS: Record<keyof PhaseSteps, Slot> = {
+  guard: GUARD_STEPS,
   onRequest: REQUEST_STEPS,
   preHandler: PRE_HANDLER_STEPS,
   preSerialization: SERIALIZE_STEPS,
@@ -237,7 +249,13 @@ type HookSlots = Record<string, unknown>
 /** Adds `hook` to the route's own hooks of `phase`, last or first. */
 export function addRouteHook(
   route: RouteEntry,
-  phase: 'onRequest' | 'preParsing' | 'preHandler' | 'preSerialization' | 'onSend',
+  phase:
+    | 'onRequest'
+    | 'preParsing'
+    | 'preValidation'
+    | 'preHandler'
+    | 'preSerialization'
+    | 'onSend',
   hook: unknown,
   where: 'last' | 'first' = 'last',
 ): void {
@@ -282,10 +300,10 @@ export function useRouteStep<P extends keyof PhaseSteps>(
   }
   const hookName = alone.hookName ?? name
   const hook =
-    phase === 'onRequest' || phase === 'preHandler'
+    phase === 'guard' || phase === 'onRequest' || phase === 'preHandler'
       ? requestHook(hookName, [step as RequestStep])
       : sendHook(hookName, [step as SendStep])
-  addRouteHook(route, phase, hook, alone.where)
+  addRouteHook(route, phase === 'guard' ? 'onRequest' : phase, hook, alone.where)
 }
 
 /**

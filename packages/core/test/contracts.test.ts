@@ -2,7 +2,6 @@ import { test } from 'tap'
 import Fastify from 'fastify'
 import {
   API_VERSIONS,
-  AUTH_GUARD,
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
@@ -11,7 +10,6 @@ import {
   declareCompression,
   declareState,
   identityDigest,
-  isAuthGuard,
 } from '@restwell/core'
 
 test('apiVersionsOf reads the API_VERSIONS contract, undefined where no plugin set it', async (t) => {
@@ -67,14 +65,6 @@ test('declareState: request and reply state exists from construction, declared o
   })
   t.same((await app.inject('/')).json(), { request: true, reply: true })
   t.same((await app.inject('/child')).json(), { own: true })
-})
-
-test('isAuthGuard recognises a hook marked AUTH_GUARD, by a symbol shared by every copy', async (t) => {
-  const guard = Object.defineProperty(() => undefined, AUTH_GUARD, { value: true })
-  t.ok(isAuthGuard(guard))
-  t.notOk(isAuthGuard(() => undefined))
-  t.notOk(isAuthGuard({ [AUTH_GUARD]: true }), 'a function only')
-  t.equal(AUTH_GUARD, Symbol.for('restwell.auth.guard'))
 })
 
 test('declareCompression: compressesAnswers sees it, or a reply.compress (@fastify/compress)', async (t) => {

@@ -177,6 +177,7 @@ test('useRouteStep: a hook of its own alone, handed over under a pipeline', asyn
   const add = (fastify: FastifyInstance) =>
     fastify.addHook('onRoute', function (this: FastifyInstance, route) {
       useRouteStep(this, route, 'onRequest', 'first', mark(seen, 'first'), { where: 'first' })
+      useRouteStep(this, route, 'guard', 'guard', mark(seen, 'guard'), { where: 'first' })
       useRouteStep(this, route, 'preHandler', 'pre', mark(seen, 'pre'), { hookName: 'preNamed' })
       useRouteStep(this, route, 'preSerialization', 'ser', () => undefined)
       useRouteStep(this, route, 'onSend', 'send', () => undefined)
@@ -186,7 +187,7 @@ test('useRouteStep: a hook of its own alone, handed over under a pipeline', asyn
   alone.get('/x', { onRequest: mark(seen, 'own') as never }, async () => 'x')
   await alone.ready()
   const text = alone.printRoutes({ includeHooks: true, commonPrefix: false })
-  t.match(text, /\(onRequest\) \["first\(\)","anonymous\(\)"\]/)
+  t.match(text, /\(onRequest\) \["guard\(\)","first\(\)","anonymous\(\)"\]/)
   t.match(text, /\(preHandler\) \["preNamed\(\)"\]/)
   t.match(text, /\(preSerialization\) \["ser\(\)"\]/)
   t.match(text, /\(onSend\) \["send\(\)"\]/)
@@ -200,11 +201,16 @@ test('useRouteStep: a hook of its own alone, handed over under a pipeline', asyn
   await under.ready()
   const route = routes[0] as RouteEntry
   t.same([...stepsOf(route, 'onRequest').keys()], ['first'])
+  t.same([...stepsOf(route, 'guard').keys()], ['guard'])
   t.same([...stepsOf(route, 'preHandler').keys()], ['pre'])
   t.same([...stepsOf(route, 'preSerialization').keys()], ['ser'])
   t.same([...stepsOf(route, 'onSend').keys()], ['send'])
   t.same([...stepsOf({ method: 'GET', url: '/' } as RouteEntry, 'onRequest').keys()], [])
-  t.notMatch(under.printRoutes({ includeHooks: true }), /first|preNamed/, 'no hook of their own')
+  t.notMatch(
+    under.printRoutes({ includeHooks: true }),
+    /first|guard|preNamed/,
+    'no hook of their own',
+  )
 })
 
 test('root request steps and the not-found preHandler, alone and under a pipeline', async (t) => {

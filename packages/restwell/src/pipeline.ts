@@ -42,6 +42,19 @@ export const REQUEST_ORDER = [
 ] as const
 
 /**
+ * Who may make a request of the route, in order: one route `onRequest` hook. With an auth
+ * requirement it comes first among the route's own hooks, which then see an authenticated
+ * request; a route's own limit alone comes after them, where `@fastify/rate-limit` puts it, so
+ * its `keyGenerator` may read what they found.
+ */
+export const ROUTE_GUARD_ORDER = [
+  // The route's own rate limit (`config.rateLimit`) first: a client failing authentication is counted.
+  'rateLimit',
+  // The route's auth requirement: 401/403 before the route's own hooks and anything it reveals.
+  'auth',
+] as const
+
+/**
  * The route's own steps before its body is read, in order: one route `preParsing` hook, so they
  * run after every `onRequest` hook (auth's guard and a route's own rate limit among them: an
  * anonymous client learns nothing of the route's representations), then the body is decoded
@@ -61,6 +74,9 @@ export const ROUTE_REQUEST_ORDER = [
  * route's own.
  */
 export const PRE_HANDLER_ORDER = [
+  // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
+  // the route's own hooks found (the principal).
+  'rateLimit',
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
   'softDelete',
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
@@ -140,11 +156,17 @@ export interface RouteExtras {
 
 /**
  * The route's plan: the steps the plugins handed over for it, plus `extra` (the umbrella's own,
- * such as compression), one hook per phase. The `preParsing` and `onSend` hooks go before the
- * route's own, the others after. The 304 rule comes with conditional, the HEAD rule on HEAD
+ * such as compression), one hook per phase. The `onRequest`, `preParsing` and `onSend` hooks go
+ * before the route's own, the others after. The 304 rule comes with conditional, the HEAD rule on HEAD
  * routes; a route no convention shapes gets no hook.
  */
 export function planRoute(route: RouteEntry, extra: RouteExtras): void {
+  const guards = stepsOf(route, 'guard')
+  const guardPlan = planOf(ROUTE_GUARD_ORDER, guards)
+  if (guardPlan.length > 0) {
+    const hook = requestHook('restwellGuard', guardPlan)
+    addRouteHook(route, 'onRequest', hook, guards.has('auth') ? 'first' : 'last')
+  }
   const requestPlan = planOf(ROUTE_REQUEST_ORDER, stepsOf(route, 'onRequest'))
   if (requestPlan.length > 0 || extra.decode !== undefined) {
     const hook = parsingHook('restwellPreParsing', requestPlan, extra.decode)

@@ -29,7 +29,6 @@ import {
   useNotFoundSendStep,
   useRootRequestStep,
 } from '@restwell/core'
-import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveCompression, takeRouteCompression } from './compress.js'
@@ -41,12 +40,7 @@ import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { checkOverlaps } from './overlaps.js'
 import { overloadStep, type PressureProbe, underPressureOptions } from './overload.js'
 import { planNotFound, planRequest, planRoute } from './pipeline.js'
-import {
-  type RouteLimits,
-  rateLimitStep,
-  rateLimitPluginOptions,
-  routeLimits,
-} from './rate-limit.js'
+import { type RouteLimits, installRateLimits } from './rate-limit.js'
 import { preflightTargetCors } from './preflight-target.js'
 import { routeConfigKey } from './route-config.js'
 
@@ -216,25 +210,11 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     useRootRequestStep(fastify, 'overload', overloadStep(settings, pressureOptions, sampled))
   }
 
-  // 5. rate limits: one root onRequest hook, before auth and before the body is read.
+  // 5. rate limits: a root step before auth and before the body is read; a route's own limit
+  //    is a step of the route, before its auth guard.
   let limits: RouteLimits | undefined
-  if (options.rateLimit !== false) {
-    const settings = options.rateLimit ?? {}
-    // Before @fastify/rate-limit's own onRoute hook: a route's own limit follows failOpen too,
-    // its window is checked, and a GET's HEAD twin shares the GET's counter.
-    limits = routeLimits(settings)
-    fastify.addHook('onRoute', limits.onRoute)
-    // Imported here, not at the top: an app that turns rate limits off never loads it. Called
-    // on this instance rather than registered: its decorators and onRoute hook land here as
-    // they would, but not its name, so an app's own @fastify/rate-limit, registered before or
-    // after restwell, is told apart by `hasPlugin` (overlaps.ts).
-    const { fastifyRateLimit } = await import('@fastify/rate-limit')
-    await (fastifyRateLimit as unknown as FastifyPluginAsync<RateLimitPluginOptions>)(
-      fastify,
-      rateLimitPluginOptions(settings),
-    )
-    useRootRequestStep(fastify, 'rateLimit', rateLimitStep(fastify, settings))
-  }
+  if (options.rateLimit !== false)
+    limits = await installRateLimits(fastify, options.rateLimit ?? {})
 
   // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
   //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
@@ -294,7 +274,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(route) {
-    limits?.place(route)
+    limits?.plan(fastify, route)
     const send = new Map<string, SendStep>()
     const serialize = new Map<string, SerializeStep>()
     const settings = compressed.get(route)

@@ -7,8 +7,21 @@ import { isIPv6 } from 'node:net'
 import { type Static, Type } from '@sinclair/typebox'
 import { format, parse } from '@lukeed/ms'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
-import { isAuthGuard, type RequestStep } from '@restwell/core'
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRouteHookHandler } from 'fastify'
+import {
+  addRouteHook,
+  type RequestStep,
+  type RouteEntry,
+  requestHook,
+  useRootRequestStep,
+  useRouteStep,
+} from '@restwell/core'
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRouteHookHandler,
+} from 'fastify'
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { Address6 as IPv6Address } from 'ip-address'
 import { LruMap } from 'toad-cache'
@@ -121,10 +134,8 @@ const ROOT_KEY = Symbol('restwell.rateLimitKey')
 type KeyGenerator = NonNullable<RateLimitPluginOptions['keyGenerator']>
 
 /**
- * With Redis, the root hook runs the user's `keyGenerator` itself, so that its error (a throw,
- * a rejection, an HttpError such as a 401) is answered as in memory mode and not taken for a
- * store failure (a 503, or no limit at all with `failOpen`). The library then reads the key the
- * hook computed; a route with its own limit, which the root hook leaves alone, still has it made.
+ * With Redis, the key a step made first (`limiterStep`), for the library to read back; a
+ * request no step made one for has it made here.
  */
 function computedKeyFirst(keyGenerator: KeyGenerator): KeyGenerator {
   return (request) => {
@@ -191,10 +202,7 @@ interface Window {
  * awaits three promises per request (key, store callback, its own async function) for a store
  * that answers at once.
  */
-function memoryRateLimitStep(
-  settings: RateLimitSettings,
-  hasOwnLimit: (request: FastifyRequest) => boolean,
-): RequestStep {
+function memoryRateLimitStep(settings: RateLimitSettings): RequestStep {
   const max = settings.max ?? DEFAULT_MAX
   const window = rootTimeWindow(settings)
   const allowed = new Set<string | number>(settings.allowList)
@@ -217,30 +225,31 @@ function memoryRateLimitStep(
     reply.header('retry-after', reset)
     return rateLimited(max, format(reset * 1000, true) as string)
   }
-  return function restwellRateLimit(request, reply) {
-    if (hasOwnLimit(request)) return undefined
+  return function memoryRateLimit(request, reply) {
     const key = keyOf(request)
     if (typeof key === 'object') return key.then((resolved) => count(resolved, reply))
     return count(key, reply)
   }
 }
 
+/** A limiter of `@fastify/rate-limit`: its request hook (`fastify.rateLimit()`). */
+type Limiter = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+
 /**
- * The root limit, a step of the pipeline's request phase: it applies to every route, including
- * routes registered before restwell (which an `onRoute`-based limiter never sees) and the
- * 404/405 path. Routes with `config.rateLimit` (an object: their own limit; `false`: none) are
- * left to `@fastify/rate-limit`'s own per-route hook. A Redis failure is fail-open or a 503.
+ * What a limiter backed by a store becomes in the pipeline: a step that answers its 429, and a
+ * store that fails or does not answer within `storeTimeout` (Redis lost, ioredis queueing) as a
+ * 503 with `Retry-After`, or lets the request through when `failOpen`. With a `keyOf`, the
+ * client key is made first, so that its error (a throw, a rejection, an HttpError such as a
+ * 401) is answered as such and not taken for a store failure; the library reads it back.
  */
-export function rateLimitStep(fastify: FastifyInstance, settings: RateLimitSettings): RequestStep {
-  const routeLimit = routeConfigKey(fastify, 'rateLimit')
-  // A route with `config.rateLimit` (its own limit, or `false`) is not the root step's to count.
-  const hasOwnLimit = (request: FastifyRequest) => routeLimit(request) != null
-  if (settings.redis === undefined) return memoryRateLimitStep(settings, hasOwnLimit)
-  const limit = fastify.rateLimit()
-  const failOpen = settings.failOpen ?? false
+function limiterStep(
+  limiter: Limiter,
+  settings: RateLimitSettings,
+  failOpen: boolean,
+  keyOf: KeyGenerator | undefined,
+): RequestStep {
+  const redis = settings.redis !== undefined
   const storeTimeout = settings.storeTimeout ?? DEFAULT_STORE_TIMEOUT
-  // The 429 @fastify/rate-limit rejects with, or what a store failure answers: returned to the
-  // pipeline, not thrown again.
   const failed = (request: FastifyRequest, error: unknown): Error | undefined => {
     if ((error as { statusCode?: unknown }).statusCode === 429) return error as Error
     request.log.error({ err: error }, 'rate-limit store failed')
@@ -250,24 +259,20 @@ export function rateLimitStep(fastify: FastifyInstance, settings: RateLimitSetti
       headers: { 'retry-after': STORE_DOWN_RETRY_AFTER },
     })
   }
-  // Only what the store (or its timeout) does goes through `failed`.
-  const limited = (request: FastifyRequest, reply: FastifyReply): Promise<Error | undefined> =>
-    withTimeout(limit.call(fastify, request, reply) as Promise<unknown>, storeTimeout).then(
-      () => undefined,
-      (error: unknown) => failed(request, error),
-    )
-  const keyOf = settings.keyGenerator
-  if (keyOf === undefined) {
-    return function restwellRateLimit(request, reply) {
-      if (hasOwnLimit(request)) return undefined
-      return limited(request, reply)
-    }
-  }
-  // The user's key is made here, its errors answered as in memory mode; the library reads it
-  // back (`computedKeyFirst`).
-  fastify.decorateRequest(ROOT_KEY, null)
-  return function restwellRateLimit(request, reply) {
-    if (hasOwnLimit(request)) return undefined
+  // In memory the store cannot fail: what the limiter rejects with (its 429) is the answer.
+  const limited = redis
+    ? (request: FastifyRequest, reply: FastifyReply): Promise<Error | undefined> =>
+        withTimeout(limiter(request, reply), storeTimeout).then(
+          () => undefined,
+          (error: unknown) => failed(request, error),
+        )
+    : (request: FastifyRequest, reply: FastifyReply): Promise<Error | undefined> =>
+        limiter(request, reply).then(
+          () => undefined,
+          (error: unknown) => error as Error,
+        )
+  if (keyOf === undefined) return limited
+  return function keyFirst(request, reply) {
     const withKey = (resolved: string | number) => {
       ;(request as unknown as Record<symbol, string | number>)[ROOT_KEY] = resolved
       return limited(request, reply)
@@ -278,54 +283,95 @@ export function rateLimitStep(fastify: FastifyInstance, settings: RateLimitSetti
   }
 }
 
-/** A route's hooks of one kind as a list (Fastify takes a function, a list or nothing). */
-function hooksOf(value: unknown): unknown[] {
-  if (value === undefined) return []
-  return Array.isArray(value) ? value : [value]
+/**
+ * Sets up rate limits: `@fastify/rate-limit` (its store, keys, headers and per-route options)
+ * and the root step of the pipeline's request phase. The root limit applies to every route,
+ * including routes registered before restwell and the 404/405 path; in memory it is a counter
+ * of our own (`memoryRateLimitStep`). Routes with `config.rateLimit` (an object: their own
+ * limit; `false`: none) are left to `routeLimits`.
+ */
+export async function installRateLimits(
+  fastify: FastifyInstance,
+  settings: RateLimitSettings,
+): Promise<RouteLimits> {
+  const limits = routeLimits(settings)
+  // Before the library's own onRoute hook, which makes each route's own limiter.
+  fastify.addHook('onRoute', limits.onRoute)
+  if (settings.redis !== undefined) fastify.decorateRequest(ROOT_KEY, null)
+  // Imported here, not at the top: an app that turns rate limits off never loads it. Called
+  // on this instance rather than registered: its decorators and onRoute hook land here as
+  // they would, but not its name, so an app's own @fastify/rate-limit, registered before or
+  // after restwell, is told apart by `hasPlugin` (overlaps.ts).
+  const { fastifyRateLimit } = await import('@fastify/rate-limit')
+  await (fastifyRateLimit as unknown as FastifyPluginAsync<RateLimitPluginOptions>)(
+    fastify,
+    rateLimitPluginOptions(settings),
+  )
+  const routeLimit = routeConfigKey(fastify, 'rateLimit')
+  // A route with `config.rateLimit` (its own limit, or `false`) is not the root step's to count.
+  const hasOwnLimit = (request: FastifyRequest) => routeLimit(request) != null
+  const step =
+    settings.redis === undefined
+      ? memoryRateLimitStep(settings)
+      : limiterStep(
+          fastify.rateLimit() as Limiter,
+          settings,
+          settings.failOpen ?? false,
+          settings.keyGenerator,
+        )
+  useRootRequestStep(fastify, 'rateLimit', function restwellRateLimit(request, reply) {
+    if (hasOwnLimit(request)) return undefined
+    return step(request, reply)
+  })
+  return limits
+}
+
+/**
+ * The route option `@fastify/rate-limit` is told (its `hook` option) to put a route's own
+ * limiter in: Fastify runs no hook from it, and the route's plan takes the limiter from there.
+ */
+const OWN_LIMITER = 'restwellOwnRateLimit'
+
+/** Where a route's own limit runs, and, once made, its step (a GET's HEAD twin shares it). */
+interface OwnLimit {
+  /** `config.rateLimit.hook`: `onRequest` unless moved. */
+  readonly phase: string
+  /** Whether a failing store lets the route's requests through (its `skipOnError`, else `failOpen`). */
+  readonly failOpen: boolean
+  /** The key function made first with Redis (the route's, else the root's). */
+  readonly keyOf: KeyGenerator | undefined
+  step?: RequestStep
 }
 
 /** A GET route with its own limit, as its HEAD twin will need it. */
 interface LimitedGet {
   /** The route's `config` and `handler` as given: Fastify gives its HEAD twin the same objects. */
-  config: unknown
-  handler: unknown
-  /** The hook `@fastify/rate-limit` adds the route's limiter to, the list it pushes it onto, and where. */
-  hook: string
-  hooks: unknown[]
-  at: number
+  readonly config: unknown
+  readonly handler: unknown
+  readonly limit: OwnLimit
 }
 
 /**
- * Puts a route's limiter just before `@restwell/auth`'s guard among the route's `onRequest`
- * hooks, so a client failing authentication is counted; one moved to `preHandler` stays there.
- */
-function limiterFirst(entry: Record<string, unknown>, name: string, limiter: unknown): void {
-  if (name !== 'onRequest') return
-  const hooks = hooksOf(entry[name])
-  const guard = hooks.findIndex(isAuthGuard)
-  const at = hooks.indexOf(limiter)
-  if (guard === -1 || at < guard) return
-  hooks.splice(at, 1)
-  hooks.splice(guard, 0, limiter)
-  entry[name] = hooks
-}
-
-/**
- * Sets up each route with its own `config.rateLimit` before `@fastify/rate-limit`'s `onRoute`
- * hook gives it a limiter: the `timeWindow` is checked (unreadable text would make every request
- * a 500), the HEAD twin of a GET shares the GET's counter (RFC 9110 §9.3.2), the limiter goes
- * before auth's guard (`limiterFirst`), and `failOpen: true` becomes the route's `skipOnError`.
+ * A route's own `config.rateLimit`: its window is checked (unreadable text would make every
+ * request a 500); `@fastify/rate-limit` makes its limiter; the pipeline runs it as a step of the
+ * route, before auth's guard (or in `preHandler` with `hook: 'preHandler'`), its store failures
+ * answered as the root limit's; the HEAD twin of a GET shares the GET's counter (RFC 9110 §9.3.2).
  */
 export function routeLimits(settings: RateLimitSettings): RouteLimits {
   const failOpen = settings.failOpen ?? false
+  const redis = settings.redis !== undefined
   let lastGet: LimitedGet | undefined
-  /** Where each route's limiter is to go, once `@fastify/rate-limit` has given it one. */
-  const pending = new WeakMap<object, () => void>()
+  const limits = new WeakMap<object, OwnLimit>()
   const onRoute: onRouteHookHandler = (route) => {
     const config = route.config as { rateLimit?: unknown } | undefined
     const own = config?.rateLimit
     if (typeof own !== 'object' || own === null) return
-    const { timeWindow, hook } = own as { timeWindow?: unknown; hook?: unknown }
+    const { timeWindow, hook, skipOnError, keyGenerator } = own as {
+      timeWindow?: unknown
+      hook?: unknown
+      skipOnError?: unknown
+      keyGenerator?: KeyGenerator
+    }
     if (
       timeWindow !== undefined &&
       typeof timeWindow !== 'function' &&
@@ -337,49 +383,82 @@ export function routeLimits(settings: RateLimitSettings): RouteLimits {
         `of route ${String(route.method)} ${route.url} ${WINDOW_RULE} (got ${shown(timeWindow)})`,
       )
     }
-    const entry = route as unknown as Record<string, unknown>
     const get = route.method === 'HEAD' ? lastGet : undefined
     if (get !== undefined && get.config === config && get.handler === route.handler) {
-      const limiter = get.hooks[get.at]
-      // @fastify/rate-limit 11 pushes its limiter onto the list it finds; were a later version
-      // to set a new list instead, the twin would keep a counter of its own rather than fail.
-      if (typeof limiter === 'function') {
-        entry[get.hook] = [...hooksOf(entry[get.hook]), limiter]
-        pending.set(route, () => limiterFirst(entry, get.hook, limiter))
-        // The twin is limited by the GET's limiter: `@fastify/rate-limit` must not give it a
-        // second one with a counter of its own, which every HEAD would also pay for.
-        route.config = { ...route.config, rateLimit: false } as typeof route.config
-        return
-      }
-    } else {
-      const name = typeof hook === 'string' ? hook : 'onRequest'
-      const hooks = [...hooksOf(entry[name])]
-      entry[name] = hooks
-      const at = hooks.length
-      if ([route.method].flat().includes('GET')) {
-        lastGet = { config, handler: route.handler, hook: name, hooks, at }
-      }
-      pending.set(route, () => limiterFirst(entry, name, hooks[at]))
+      limits.set(route, get.limit)
+      // The twin is limited by the GET's step: `@fastify/rate-limit` must not give it a second
+      // limiter with a counter of its own.
+      route.config = { ...route.config, rateLimit: false } as typeof route.config
+      return
     }
-    if (!failOpen || 'skipOnError' in own) return
+    const keyOf = redis ? (keyGenerator ?? settings.keyGenerator) : undefined
+    const limit: OwnLimit = {
+      phase: typeof hook === 'string' ? hook : 'onRequest',
+      failOpen: typeof skipOnError === 'boolean' ? skipOnError : failOpen,
+      keyOf,
+    }
+    limits.set(route, limit)
+    if ([route.method].flat().includes('GET')) lastGet = { config, handler: route.handler, limit }
+    // Store errors come to the step (storeTimeout, failOpen, 503), not to the library.
     route.config = {
       ...route.config,
-      rateLimit: { skipOnError: true, ...own },
-    } as typeof route.config
+      rateLimit: {
+        ...own,
+        hook: OWN_LIMITER,
+        skipOnError: false,
+        ...(keyOf === undefined ? {} : { keyGenerator: computedKeyFirst(keyOf) }),
+      },
+      // `hook` names no lifecycle hook here: the slot is ours (OWN_LIMITER).
+    } as unknown as typeof route.config
   }
   return {
     onRoute,
-    place(route) {
-      pending.get(route)?.()
-      pending.delete(route)
+    plan(fastify, route) {
+      const limit = limits.get(route)
+      if (limit === undefined) return
+      limits.delete(route)
+      const entry = route as unknown as Record<string, unknown>
+      if (limit.step === undefined) {
+        // @fastify/rate-limit 11 puts the limiter in a list where its `hook` option says.
+        const limiter = (entry[OWN_LIMITER] as unknown[] | undefined)?.[0]
+        /* c8 ignore next 5: what a version that stopped doing so would meet */
+        if (typeof limiter !== 'function') {
+          throw new Error(
+            `restwell: @fastify/rate-limit made no limiter for route ${String(route.method)} ${route.url}; this version of @fastify/rate-limit is not supported`,
+          )
+        }
+        limit.step = limiterStep(limiter as Limiter, settings, limit.failOpen, limit.keyOf)
+      }
+      delete entry[OWN_LIMITER]
+      const step = limit.step
+      if (limit.phase === 'onRequest') useRouteStep(fastify, route, 'guard', 'rateLimit', step)
+      else if (limit.phase === 'preHandler') {
+        useRouteStep(fastify, route, 'preHandler', 'rateLimit', step)
+      } else {
+        // preParsing or preValidation: a hook of the route's own, last, as the library adds it.
+        const run = requestHook('restwellRateLimit', [step])
+        const hook =
+          limit.phase === 'preParsing'
+            ? function restwellRateLimit(
+                this: FastifyInstance,
+                request: FastifyRequest,
+                reply: FastifyReply,
+                payload: unknown,
+                done: (error: Error | null, payload?: unknown) => void,
+              ) {
+                run.call(this, request, reply, (error) => done(error ?? null, payload))
+              }
+            : run
+        addRouteHook(route, limit.phase as 'preParsing' | 'preValidation', hook)
+      }
     },
   }
 }
 
-/** A route's own limits: set up before `@fastify/rate-limit`, placed once every plugin's are. */
+/** A route's own limits: set up before `@fastify/rate-limit`, planned once every plugin's are. */
 export interface RouteLimits {
   /** The onRoute hook to add before `@fastify/rate-limit` is registered. */
   onRoute: onRouteHookHandler
-  /** Puts the route's limiter before auth's guard; called when the route's plan is made. */
-  place(route: object): void
+  /** Hands the route's limiter to its plan (`fastify` is the umbrella's instance). */
+  plan(fastify: FastifyInstance, route: RouteEntry): void
 }

@@ -270,6 +270,35 @@ test('HEAD twins: routes before restwell, shared config objects, own hook lists,
   t.same(seen, ['early GET', 'early HEAD', 'a GET', 'a HEAD', 'b GET', 'b HEAD'])
 })
 
+test("a route's own limit in preParsing or preValidation runs there, after the route's own hooks", async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell)
+  const seen: string[] = []
+  for (const hook of ['preParsing', 'preValidation'] as const) {
+    app.post(
+      `/${hook}`,
+      {
+        config: { rateLimit: { max: 1, timeWindow: 60_000, hook } },
+        [hook]: async () => {
+          seen.push(hook)
+        },
+      },
+      async (request) => request.body,
+    )
+  }
+  for (const hook of ['preParsing', 'preValidation']) {
+    const send = () => app.inject({ method: 'POST', url: `/${hook}`, payload: { a: 1 } })
+    const first = await send()
+    t.equal(first.statusCode, 200, hook)
+    t.same(first.json(), { a: 1 }, `${hook}: the body still reaches the handler`)
+    const second = await send()
+    t.equal(second.statusCode, 429, hook)
+    t.equal(second.headers['x-ratelimit-limit'], '1', hook)
+  }
+  t.same(seen, ['preParsing', 'preParsing', 'preValidation', 'preValidation'])
+})
+
 test('a HEAD route of its own and other methods keep their own counters', async (t) => {
   const app = Fastify()
   apps.push(app)
@@ -315,6 +344,23 @@ test('with a Redis store a GET and its HEAD twin use one key', async (t) => {
     'restwell-rate-limit-GET/reports-127.0.0.1',
     'restwell-rate-limit-GET/reports-127.0.0.1',
   ])
+})
+
+test("with a Redis store and a keyGenerator, the app's own app.rateLimit() makes its key", async (t) => {
+  const keys: string[] = []
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, {
+    rateLimit: { redis: countingRedis(keys), max: 1, keyGenerator: () => 'tenant-a' },
+  })
+  app.get(
+    '/custom',
+    { config: { rateLimit: false }, preHandler: app.rateLimit() },
+    async () => 'ok',
+  )
+  t.equal((await app.inject('/custom')).statusCode, 200)
+  t.equal((await app.inject('/custom')).statusCode, 429)
+  t.same(keys, ['restwell-rate-limit-tenant-a', 'restwell-rate-limit-tenant-a'])
 })
 
 test('allowList: listed clients are never limited nor told a limit', async (t) => {
@@ -548,7 +594,7 @@ test('a late answer after storeTimeout is dropped; a prompt one is used', async 
   t.equal(res.headers['x-ratelimit-remaining'], '999')
 })
 
-test("failOpen also covers a route's own limit (its skipOnError), unless the route sets it", async (t) => {
+test("a route's own limit meets a failing store as the root limit does: 503, or through when failOpen", async (t) => {
   const broken = slowStore(1, 'error')
   const app = Fastify()
   apps.push(app)
@@ -561,14 +607,26 @@ test("failOpen also covers a route's own limit (its skipOnError), unless the rou
   )
   app.get('/books', async () => [])
   t.equal((await app.inject('/tight')).statusCode, 200, 'served although the store failed')
-  t.equal((await app.inject('/strict')).statusCode, 500, "the route's own skipOnError wins")
+  const strict = await app.inject('/strict')
+  t.equal(strict.statusCode, 503, "the route's own skipOnError wins")
+  t.equal(strict.headers['retry-after'], '5')
+  t.equal(strict.json().error.code, 'OVERLOADED')
   t.equal((await app.inject('/books')).statusCode, 200)
   const closed = await build({ rateLimit: { redis: slowStore(1, 'error') } })
-  t.equal(
-    (await closed.inject('/tight')).statusCode,
-    500,
-    'failOpen false: the store error is a (masked) 500',
-  )
+  const refused = await closed.inject('/tight')
+  t.equal(refused.statusCode, 503, 'failOpen false: 503, as for the root limit')
+  t.equal(refused.headers['retry-after'], '5')
+})
+
+test("a route's own limit with a store that never answers: 503 after storeTimeout, not a hang", async (t) => {
+  const closed = await build({ rateLimit: { redis: slowStore(undefined), storeTimeout: 50 } })
+  const res = await closed.inject('/tight')
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '5')
+  const open = await build({
+    rateLimit: { redis: slowStore(undefined), storeTimeout: 50, failOpen: true },
+  })
+  t.equal((await open.inject('/tight')).statusCode, 200, 'failOpen: served after the timeout')
 })
 
 test("with a Redis store a keyGenerator's error is answered as in memory mode, not as a store failure", async (t) => {
