@@ -9,6 +9,7 @@ import { format, parse } from '@lukeed/ms'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
 import {
   addRouteHook,
+  parsingHook,
   type RequestStep,
   type RouteEntry,
   requestHook,
@@ -436,19 +437,10 @@ export function routeLimits(settings: RateLimitSettings): RouteLimits {
         useRouteStep(fastify, route, 'preHandler', 'rateLimit', step)
       } else {
         // preParsing or preValidation: a hook of the route's own, last, as the library adds it.
-        const run = requestHook('restwellRateLimit', [step])
         const hook =
           limit.phase === 'preParsing'
-            ? function restwellRateLimit(
-                this: FastifyInstance,
-                request: FastifyRequest,
-                reply: FastifyReply,
-                payload: unknown,
-                done: (error: Error | null, payload?: unknown) => void,
-              ) {
-                run.call(this, request, reply, (error) => done(error ?? null, payload))
-              }
-            : run
+            ? parsingHook('restwellRateLimit', [step])
+            : requestHook('restwellRateLimit', [step])
         addRouteHook(route, limit.phase as 'preParsing' | 'preValidation', hook)
       }
     },
