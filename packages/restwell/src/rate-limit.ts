@@ -1,6 +1,7 @@
 /**
- * Rate limits: 429 in restwell's form, one step of the pipeline's request phase. In memory, a synchronous fixed-window
- * counter of our own; with Redis, and for routes with their own limit, `@fastify/rate-limit`.
+ * Rate limits: 429 in restwell's form, a root step of the pipeline and a route step for a route's
+ * own limit. The root limit in memory is a synchronous fixed-window counter of our own; with
+ * Redis, and for routes with their own limit, the limiters are `@fastify/rate-limit`'s.
  */
 import { createRequire } from 'node:module'
 import { isIPv6 } from 'node:net'
