@@ -646,10 +646,11 @@ test("with a Redis store a keyGenerator's error is answered as in memory mode, n
   for (const failOpen of [false, true]) {
     for (const [name, keyGenerator] of Object.entries(generators)) {
       const app = await build({ rateLimit: { redis: counting, max: 1, keyGenerator, failOpen } })
-      for (let i = 0; i < 2; i++) {
-        const res = await app.inject('/books')
+      // The root limit, and a route's own (whose key is made first too).
+      for (const url of ['/books', '/books', '/tight']) {
+        const res = await app.inject(url)
         const expected = name === 'unauthorized' ? 401 : 500
-        t.equal(res.statusCode, expected, `${name}, failOpen ${failOpen}`)
+        t.equal(res.statusCode, expected, `${url} ${name}, failOpen ${failOpen}`)
         t.notMatch(res.body, /no client header/)
         if (expected === 401) t.equal(res.json().error.message, 'API key required')
       }
@@ -665,7 +666,7 @@ test("with a Redis store a keyGenerator's error is answered as in memory mode, n
   })
   await toldApart(t, app)
   const own = await app.inject({ url: '/tight', headers: { 'x-client': 'a' } })
-  t.equal(own.statusCode, 200, "a route's own limit: the library makes the key")
+  t.equal(own.statusCode, 200, "a route's own limit: the key made first, under the route's prefix")
   t.same(keys, [
     'restwell-rate-limit-a',
     'restwell-rate-limit-b',
