@@ -156,9 +156,9 @@ export interface RouteExtras {
 
 /**
  * The route's plan: the steps the plugins handed over for it, plus `extra` (the umbrella's own,
- * such as compression), one hook per phase. The `onRequest`, `preParsing` and `onSend` hooks go
- * before the route's own, the others after. The 304 rule comes with conditional, the HEAD rule on HEAD
- * routes; a route no convention shapes gets no hook.
+ * such as compression), one hook per phase. The `preParsing` and `onSend` hooks go before the
+ * route's own, the guard hook where `ROUTE_GUARD_ORDER` says, the others after. The 304 rule
+ * comes with conditional, the HEAD rule on HEAD routes; a route no convention shapes gets no hook.
  */
 export function planRoute(route: RouteEntry, extra: RouteExtras): void {
   const guards = stepsOf(route, 'guard')

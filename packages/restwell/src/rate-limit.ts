@@ -146,7 +146,7 @@ function computedKeyFirst(keyGenerator: KeyGenerator): KeyGenerator {
   }
 }
 
-export function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPluginOptions {
+function rateLimitPluginOptions(settings: RateLimitSettings): RateLimitPluginOptions {
   return {
     global: false,
     max: settings.max ?? DEFAULT_MAX,
@@ -359,7 +359,7 @@ interface LimitedGet {
  * route, before auth's guard (or in `preHandler` with `hook: 'preHandler'`), its store failures
  * answered as the root limit's; the HEAD twin of a GET shares the GET's counter (RFC 9110 §9.3.2).
  */
-export function routeLimits(settings: RateLimitSettings): RouteLimits {
+function routeLimits(settings: RateLimitSettings): RouteLimits {
   const failOpen = settings.failOpen ?? false
   const redis = settings.redis !== undefined
   let lastGet: LimitedGet | undefined
