@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-function owner(url) {
+export function owner(url) {
   if (!url) return '(native / V8)'
   const workspace = /\/packages\/([^/]+)\/(?:src|dist)\//.exec(url)
   if (workspace) return workspace[1] === 'restwell' ? 'restwell' : `@restwell/${workspace[1]}`

@@ -6,13 +6,13 @@
 // every server alike. See test/bench/README.md.
 import { fork, spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
-import { request } from 'node:http'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { WORKLOAD_IDS, WORKLOADS } from './data.mjs'
 import { printProfile } from './profile.mjs'
+import { probe } from './probe.mjs'
 import {
   evaluateTargets,
   printAblation,
@@ -282,34 +282,6 @@ async function mainThreadProfile(dir, pid) {
   const files = await readdir(dir).catch(() => [])
   const main = files.find((f) => f.includes(`.${pid}.0.`)) ?? files[0]
   return main ? `${dir}/${main}` : undefined
-}
-
-/** One plain request, for the probe and for reading an ETag. */
-function probe(port, workload, extraHeaders = {}) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: workload.method,
-        path: workload.path,
-        headers: {
-          ...workload.headers,
-          ...extraHeaders,
-          ...(workload.body ? { 'content-length': Buffer.byteLength(workload.body) } : {}),
-        },
-      },
-      (res) => {
-        const chunks = []
-        res.on('data', (c) => chunks.push(c))
-        res.on('end', () =>
-          resolve({ status: res.statusCode, headers: res.headers, bytes: Buffer.concat(chunks) }),
-        )
-      },
-    )
-    req.on('error', reject)
-    req.end(workload.body)
-  })
 }
 
 const WORKLOAD_BY_ID = new Map(WORKLOADS.map((w) => [w.id, w]))
