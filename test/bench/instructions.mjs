@@ -25,7 +25,7 @@ const SERVERS = {
   official: ['fastify-official'],
 }
 
-/** Where native work is charged when no JavaScript function called it within the chain. */
+/** The layers instructions are charged to, in the order they are printed. */
 export const LAYERS = {
   restwell: 'restwell',
   routes: 'the routes (bench code)',
