@@ -61,34 +61,44 @@ export function parseCallgrind(text) {
   return [...self].map(([id, cost]) => ({ chain: (names.get(id) ?? id).split("'"), cost }))
 }
 
-/** A resolver of JIT code addresses (`0x…`) to the names node's perf map gives them. */
+/**
+ * A resolver of JIT code addresses (`0x…`) to the names node's perf map gives them. V8 reuses
+ * the space of code it has freed, so where entries overlap, the later one (newer code) wins.
+ */
 export function perfMapResolver(text) {
-  const entries = text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [start, size, ...name] = line.split(' ')
-      return {
-        start: Number.parseInt(start, 16),
-        size: Number.parseInt(size, 16),
-        name: name.join(' '),
-      }
-    })
-    .sort((a, b) => a.start - b.start)
+  const spans = []
+  for (const line of text.split('\n')) {
+    if (line === '') continue
+    const [first, size, ...name] = line.split(' ')
+    const start = Number.parseInt(first, 16)
+    const end = start + Number.parseInt(size, 16)
+    const from = firstEndingAfter(spans, start)
+    let to = from
+    while (to < spans.length && spans[to].start < end) to++
+    const parts = []
+    if (from < to && spans[from].start < start) parts.push({ ...spans[from], end: start })
+    parts.push({ start, end, name: name.join(' ') })
+    if (from < to && spans[to - 1].end > end) parts.push({ ...spans[to - 1], start: end })
+    spans.splice(from, to - from, ...parts)
+  }
   return (symbol) => {
     if (!/^0x[0-9a-f]+$/.test(symbol)) return undefined
     const address = Number.parseInt(symbol, 16)
-    let low = 0
-    let high = entries.length - 1
-    while (low <= high) {
-      const mid = (low + high) >> 1
-      const entry = entries[mid]
-      if (address < entry.start) high = mid - 1
-      else if (address >= entry.start + entry.size) low = mid + 1
-      else return entry.name
-    }
-    return undefined
+    const span = spans[firstEndingAfter(spans, address)]
+    return span !== undefined && span.start <= address ? span.name : undefined
   }
+}
+
+/** The index of the first span of `spans` (sorted, disjoint) that ends after `address`. */
+function firstEndingAfter(spans, address) {
+  let low = 0
+  let high = spans.length
+  while (low < high) {
+    const mid = (low + high) >> 1
+    if (spans[mid].end <= address) low = mid + 1
+    else high = mid
+  }
+  return low
 }
 
 const COMPILER = /compiler::|v8::internal::Zone|maglev/i

@@ -76,6 +76,27 @@ test('JIT addresses resolve through the perf map; anything else stays unresolved
   t.equal(resolve('Builtins_LoadIC'), undefined)
 })
 
+test('where V8 reused freed code space, the later perf map entry wins', async (t) => {
+  const resolve = perfMapResolver(
+    [
+      '7000 100 JS:*old node:a:1:1',
+      '7040 20 JS:*inside node:b:1:1',
+      '8000 10 JS:*first node:c:1:1',
+      '8010 10 JS:*second node:d:1:1',
+      '7ff8 20 JS:*over node:e:1:1',
+      '',
+    ].join('\n'),
+  )
+  t.match(resolve('0x7010'), /old/, 'before the newer entry')
+  t.match(resolve('0x7045'), /inside/, 'inside the newer entry')
+  t.match(resolve('0x7070'), /old/, 'after it, the older entry again')
+  t.match(resolve('0x7ffa'), /over/)
+  t.match(resolve('0x8005'), /over/, 'an entry covering one older entry and part of another')
+  t.match(resolve('0x8015'), /over/)
+  t.match(resolve('0x801a'), /second/, 'the part of an older entry it leaves')
+  t.equal(resolve('0x8020'), undefined, 'past both, in the gap')
+})
+
 test('native work is charged to the layer of its JavaScript caller, per request', async (t) => {
   const charged: Charged = chargeByLayer(parseCallgrind(CALLGRIND), perfMapResolver(PERF_MAP), 10)
   t.same(charged.layers, {
