@@ -8,7 +8,7 @@
 // The V8 compiler's work is counted apart: under callgrind it lags behind, so it would blur the
 // figures. See test/bench/README.md.
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -152,6 +152,7 @@ const HELP = `Usage: pnpm bench:instructions [-- options]   (needs valgrind: apt
   --workloads=a,b   ${WORKLOAD_IDS.join(', ')} (default get1k)
   --warmup=N        requests before counting (default 8000)
   --requests=N      requests counted (default 1500)
+  --keep            keep the callgrind files and perf maps (their folder is printed)
   --help
 `
 
@@ -161,6 +162,7 @@ function parseArgs(argv) {
     workloads: ['get1k'],
     warmup: 8000,
     requests: 1500,
+    keep: false,
   }
   for (const arg of argv) {
     if (arg === '--') continue
@@ -177,6 +179,8 @@ function parseArgs(argv) {
           `${flag}: unknown ${bad.join(', ') || '(empty)'}; known: ${known.join(', ')}`,
         )
       opts[flag.slice(2)] = ids
+    } else if (flag === '--keep') {
+      opts.keep = true
     } else if (flag === '--warmup' || flag === '--requests') {
       const n = Number(value)
       if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer`)
@@ -245,6 +249,12 @@ async function count(serverId, workload, opts, dir) {
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US')
+/** A perf map name without the checkout's path: `packages/…`, `fastify/lib/…`, `test/bench/…`. */
+const shortName = (name) =>
+  name.replace(
+    /(?:file:\/\/)?\/\S*?\/(?:node_modules\/\.pnpm\/[^/]+\/node_modules\/|(?=packages\/|test\/bench\/))/,
+    '',
+  )
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
@@ -258,7 +268,8 @@ async function main() {
         const file = readdirSync(dir).find((f) => f.startsWith(`${serverId}-${id}.`))
         const functions = parseCallgrind(readFileSync(join(dir, file), 'utf8'))
         const resolve = perfMapResolver(readFileSync(`/tmp/perf-${run.pid}.map`, 'utf8'))
-        rmSync(`/tmp/perf-${run.pid}.map`, { force: true })
+        if (opts.keep) renameSync(`/tmp/perf-${run.pid}.map`, join(dir, `${serverId}-${id}.map`))
+        else rmSync(`/tmp/perf-${run.pid}.map`, { force: true })
         rows.push({ serverId, run, ...chargeByLayer(functions, resolve, run.requests) })
       }
       console.log(
@@ -281,13 +292,12 @@ async function main() {
       for (const r of rows) {
         console.log(`  heaviest JavaScript of ${r.serverId} (own work and the natives it called):`)
         for (const [name, cost] of r.top)
-          console.log(
-            `    ${fmt(cost).padStart(8)}  ${name.replace(/file:\/\/\S*?node_modules\/\.pnpm\/[^/]+\/node_modules\//, '')}`,
-          )
+          console.log(`    ${fmt(cost).padStart(8)}  ${shortName(name)}`)
       }
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    if (opts.keep) console.log(`\ncallgrind files and perf maps kept in ${dir}`)
+    else rmSync(dir, { recursive: true, force: true })
   }
 }
 
