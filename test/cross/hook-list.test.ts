@@ -29,10 +29,11 @@ function hookLists(app: FastifyInstance): Record<string, Phases> {
   const routes: Record<string, Phases> = {}
   let current: Phases | undefined
   for (const line of text.split('\n')) {
-    const route = /(\/\S*) \(([A-Z]+)\)$/.exec(line)
+    // A route behind a constraint (method override's twins) is named with it.
+    const route = /(\/\S*) \(([A-Z]+)\)( \{.*\})?$/.exec(line)
     if (route !== null) {
       current = {}
-      routes[`${route[2]} ${route[1]}`] = current
+      routes[`${route[2]} ${route[1]}${route[3] ?? ''}`] = current
       continue
     }
     const hooks = /• \((\w+)\) (\[.*\])$/.exec(line)
@@ -81,18 +82,21 @@ test('the hooks of a GET, its HEAD, a PATCH and an opted-out route under the umb
     preSerialization: ['restwellSerialize'],
     onSend: [...root.onSend, 'restwellSend'],
   }
+  const patch = {
+    onRequest: routed.onRequest,
+    // The same hook decodes request bodies (gzip, br, deflate) once its steps let them through.
+    preParsing: routed.preParsing,
+    // The stored validators (412/428) and a soft-delete restore, read once the body is.
+    preHandler: ['restwellPreHandler'],
+    preSerialization: routed.preSerialization,
+    onSend: routed.onSend,
+  }
   t.same(hookLists(app), {
     'GET /books/:id': routed,
     'HEAD /books/:id': { ...routed, onSend: [...routed.onSend, 'headRouteOnSendHandler'] },
-    'PATCH /books/:id': {
-      onRequest: routed.onRequest,
-      // The same hook decodes request bodies (gzip, br, deflate) once its steps let them through.
-      preParsing: routed.preParsing,
-      // The stored validators (412/428) and a soft-delete restore, read once the body is.
-      preHandler: ['restwellPreHandler'],
-      preSerialization: routed.preSerialization,
-      onSend: routed.onSend,
-    },
+    'PATCH /books/:id': patch,
+    // The POST a method override to PATCH is routed to: the PATCH route's plan, its own hooks.
+    'POST /books/:id {"restwellMethodOverride":"PATCH"}': patch,
     'GET /plain': root,
     // HEAD's own rule (a 204 or 304 without Content-Length) before Fastify's hook.
     'HEAD /plain': {
@@ -108,6 +112,7 @@ test('a route with an auth requirement or a limit of its own: one guard hook run
   app.get('/admin', { config: { auth: { scopes: ['admin'] } } }, async () => 'admin')
   app.get('/login', { config: { auth: false, rateLimit: { max: 5 } } }, async () => 'login')
   app.post('/tokens', { config: { rateLimit: { max: 5 } } }, async () => 'token')
+  app.put('/keys/:id', { config: { rateLimit: { max: 5 } } }, async () => 'key')
   await app.ready()
   t.teardown(() => app.close())
 
@@ -116,7 +121,8 @@ test('a route with an auth requirement or a limit of its own: one guard hook run
   // Auth's guard, the route's own limit, or both (the limit first: a failing client is counted)
   // run from one route hook, after the root plan; @fastify/rate-limit adds no hook of its own.
   // The GET's HEAD passes the same limiter (one counter, RFC 9110 §9.3.2).
-  for (const route of ['GET /admin', 'GET /login', 'HEAD /login', 'POST /tokens']) {
+  const twin = 'POST /keys/:id {"restwellMethodOverride":"PUT"}'
+  for (const route of ['GET /admin', 'GET /login', 'HEAD /login', 'POST /tokens', twin]) {
     t.same(lists[route]?.onRequest, guarded, route)
   }
   for (const route of ['GET /admin', 'GET /login']) {

@@ -11,13 +11,14 @@ import {
   validateOptions,
 } from '@restwell/errors'
 import {
-  AUTHENTICATES,
   asList,
+  AUTHENTICATES,
   onEveryRoute,
+  registerOnce,
   type RequestStep,
+  routeName,
   useRootRequestStep,
   useRouteStep,
-  registerOnce,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -226,7 +227,7 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
   // Routes added before this plugin loaded are set up alike (`onEveryRoute`).
   onEveryRoute(fastify, function restwellAuthRoute(this: FastifyInstance, route) {
     const config = route.config as RouteConfig | undefined
-    const requirement = requirementOf(config, `${String(route.method)} ${route.url}`)
+    const requirement = requirementOf(config, routeName(route))
     if (requirement === null)
       return // The answer depends on the credentials: cache-control makes it private and varies on them.
     ;(route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] = true

@@ -1,5 +1,11 @@
 /** The `@restwell/cache-control` plugin: an explicit `Cache-Control` and an exact `Vary` on every response. */
-import { type SendStep, useNotFoundSendStep, useSendStep, registerOnce } from '@restwell/core'
+import {
+  registerOnce,
+  routeName,
+  type SendStep,
+  useNotFoundSendStep,
+  useSendStep,
+} from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
 import { appendVary, authenticates, onEveryRoute } from '@restwell/core'
 import type {
@@ -127,11 +133,6 @@ function sendStep(settings: RouteSettings): SendStep {
     decide(request, reply, settings)
     return undefined
   }
-}
-
-function routeName(route: RouteOptions): string {
-  const methods = Array.isArray(route.method) ? route.method : [route.method]
-  return `${methods.join(',')} ${route.url}`
 }
 
 function policyOf(where: string, directives: CacheDirectives): Policy {

@@ -4,15 +4,17 @@ import type { ReadableStream } from 'node:stream/web'
 import {
   addRouteHook,
   bodilessHead,
+  compressesAnswers,
   contributeSend,
   notModifiedHeaders,
-  compressesAnswers,
   pipelineOf,
-  type RouteEntry,
-  type SendStep,
-  sendHook,
-  useRouteStep,
   registerOnce,
+  type RouteEntry,
+  routeName,
+  sendHook,
+  type SendStep,
+  servedMethods,
+  useRouteStep,
 } from '@restwell/core'
 import {
   ErrorCode,
@@ -589,7 +591,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   onEveryRoute(fastify, function conditionalOnRoute(this: FastifyInstance, route) {
     const raw = route.config?.conditional
     if (raw === false) return
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    const methods = servedMethods(route)
     const read = methods.some((m) => m === 'GET' || m === 'HEAD')
     const write = methods.some((m) => UNSAFE_METHODS.has(m))
     if (!read && !write) return
@@ -644,7 +646,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   // it): weak tags may, the umbrella's own compression tags each coding.
   fastify.addHook('onReady', async function conditionalBesideCompress() {
     if (strongTags.length === 0 || !fastify.hasReplyDecorator('compress')) return
-    const named = strongTags.map((route) => `${[route.method].flat().join(',')} ${route.url}`)
+    const named = strongTags.map(routeName)
     const instead =
       pipelineOf(fastify) === undefined
         ? 'Register the restwell umbrella, whose compression tags each coding'

@@ -23,7 +23,17 @@ export {
   useRouteStep,
   useRootRequestStep,
   useSendStep,
+  runWhenPlanned,
+  whenPlanned,
 } from './plan.js'
+export {
+  OVERRIDE_TWIN,
+  type OverrideTwin,
+  overrideTwinOf,
+  type RouteShape,
+  routeName,
+  servedMethods,
+} from './twins.js'
 export { type RouteLookup, routeLookup } from './route-lookup.js'
 export { developerWarning, WARNING_TYPE } from './warning.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
@@ -42,10 +52,12 @@ export { appendLink, safePath } from './link.js'
 export {
   adoptionBatch,
   EarlierRoutesError,
+  initialOptions,
   onEveryRoute,
   type RouteEntry,
   routesBefore,
   routesOutOfReach,
+  snapshotRoutes,
 } from './routes.js'
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
 export {

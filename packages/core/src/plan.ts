@@ -70,6 +70,7 @@ const REQUEST_STEPS = Symbol.for('restwell.plan.request')
 const SERIALIZE_STEPS = Symbol.for('restwell.plan.serialize')
 const PRE_HANDLER_STEPS = Symbol.for('restwell.plan.preHandler')
 const GUARD_STEPS = Symbol.for('restwell.plan.guard')
+const WHEN_PLANNED = Symbol.for('restwell.plan.whenPlanned')
 
 type WithPipeline = { [PIPELINE]?: Pipeline }
 type Slot =
@@ -380,4 +381,31 @@ export function useNotFoundSendStep(fastify: FastifyInstance, name: string, step
     else done(null, payload)
   }
   fastify.addHook('onSend', Object.defineProperty(hook, 'name', { value: name }))
+}
+
+type Deferred = { [WHEN_PLANNED]?: (() => void)[] }
+
+/**
+ * Runs `fn` once `route` is set up (from an `onRoute` hook; `instance` is its `this`): under a
+ * pipeline, after the route's plan is made (`runWhenPlanned`), so that what `fn` adds (a twin
+ * route) comes after every convention has seen the route; alone, at once.
+ */
+export function whenPlanned(instance: FastifyInstance, route: RouteEntry, fn: () => void): void {
+  if (pipelineOf(instance) === undefined) {
+    fn()
+    return
+  }
+  const holder = route as unknown as Deferred
+  const list = holder[WHEN_PLANNED] ?? []
+  list.push(fn)
+  holder[WHEN_PLANNED] = list
+}
+
+/** Runs what `whenPlanned` kept for `route` (the pipeline calls it once the plan is made). */
+export function runWhenPlanned(route: RouteEntry): void {
+  const holder = route as unknown as Deferred
+  const list = holder[WHEN_PLANNED]
+  if (list === undefined) return
+  delete holder[WHEN_PLANNED]
+  for (const fn of list) fn()
 }

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
 import type Router from 'find-my-way'
 import { onEveryRoute, type RouteEntry } from './routes.js'
+import { overrideTwinOf } from './twins.js'
 
 let findMyWay: typeof Router | undefined
 
@@ -68,6 +69,8 @@ export function routeLookup<T>(
   const entries = new Map<string, { method: string; url: string; value: T }>()
   let router: Router.Instance<Router.HTTPVersion.V1> | undefined
   onEveryRoute(fastify, (route) => {
+    // A method-override twin is reached under its constraint only, as its route's method.
+    if (overrideTwinOf(route) !== undefined) return
     const value = keep(route)
     if (value === undefined) return
     router = undefined

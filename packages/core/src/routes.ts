@@ -13,6 +13,8 @@ export type RouteEntry = Parameters<onRouteHookHandler>[0]
 const LEDGER = Symbol.for('restwell.routeLedger')
 const BATCH = Symbol.for('restwell.routeBatch')
 const SUBSCRIBED = Symbol.for('restwell.routeLedgerSubscribed')
+const SNAPSHOTS = Symbol.for('restwell.routeSnapshots')
+const SNAPSHOT_STORE = Symbol.for('restwell.routeSnapshotStore')
 
 interface Recorded {
   /** The instance the route was added on (`this` of the `onRoute` hook). */
@@ -23,11 +25,43 @@ interface Recorded {
 interface Holder {
   [LEDGER]?: Recorded[]
   [BATCH]?: true
+  [SNAPSHOTS]?: true
+}
+
+/** Each route's options as its first `onRoute` hook saw them (shared by both builds). */
+const store = globalThis as typeof globalThis & {
+  [SNAPSHOT_STORE]?: WeakMap<RouteEntry, RouteEntry>
+}
+store[SNAPSHOT_STORE] ??= new WeakMap()
+const snapshots = store[SNAPSHOT_STORE]
+
+/**
+ * Keeps a shallow copy of the options of every route added on `fastify` (and the instances
+ * created under it) from now on, taken by an `onRoute` hook added now: see `initialOptions`.
+ * Done when the instance is created if restwell was imported first; idempotent.
+ */
+export function snapshotRoutes(fastify: FastifyInstance): void {
+  const holder = fastify as FastifyInstance & Holder
+  if (holder[SNAPSHOTS] === true) return
+  holder[SNAPSHOTS] = true
+  fastify.addHook('onRoute', function restwellRouteSnapshot(route) {
+    if (!snapshots.has(route)) snapshots.set(route, { ...route })
+  })
+}
+
+/**
+ * The options of `route` as the first `onRoute` hook after `snapshotRoutes` saw them, before
+ * the plugins' hooks added to them: what a twin of the route (as Fastify's own HEAD route of a
+ * GET) is made from, so that every `onRoute` hook sets the twin up as a route of its own.
+ */
+export function initialOptions(route: RouteEntry): RouteEntry | undefined {
+  return snapshots.get(route)
 }
 
 type AddHook = FastifyInstance['addHook']
 
 function record(fastify: FastifyInstance): void {
+  snapshotRoutes(fastify)
   const ledger: Recorded[] = []
   ;(fastify as FastifyInstance & Holder)[LEDGER] = ledger
   fastify.addHook('onRoute', function restwellRouteLedger(this: FastifyInstance, route) {

@@ -1,6 +1,7 @@
 /** @restwell/method-override: X-HTTP-Method-Override and ?_method= on POST, resolved before routing. */
-import { METHOD_OVERRIDE_ORDER, restwellMethodOverride } from './plugin.js'
+import { METHOD_OVERRIDE_ORDER, OVERRIDE_CONSTRAINT, restwellMethodOverride } from './plugin.js'
 
+export { type OverrideTwin, overrideTwinOf } from '@restwell/core'
 export { type RerouteRecord, reroutedFrom } from '@restwell/reroute'
 export {
   DEFAULT_OVERRIDE_HEADER,
@@ -12,5 +13,5 @@ export {
   OVERRIDABLE_METHODS,
 } from './options.js'
 export { type OverrideSource, overrideMethod } from './override.js'
-export { METHOD_OVERRIDE_ORDER, restwellMethodOverride }
+export { METHOD_OVERRIDE_ORDER, OVERRIDE_CONSTRAINT, restwellMethodOverride }
 export default restwellMethodOverride

@@ -8,6 +8,7 @@ import {
   type MethodOverrideOptions,
   OVERRIDABLE_METHODS,
   overrideMethod,
+  overrideTwinOf,
   reroutedFrom,
   restwellMethodOverride,
 } from '../src/index.js'
@@ -73,6 +74,60 @@ test('a POST with X-HTTP-Method-Override runs the target route: schema, handler 
   })
   t.equal(invalid.statusCode, 400, "the PUT route's body schema applies")
   t.equal(invalid.json().error.code, 'VALIDATION_ERROR')
+})
+
+test('an override is routed once: the twin of the target route, reached under a constraint', async (t) => {
+  const app = Fastify()
+  let passes = 0
+  // A root hook added before the plugin runs for each time the request is routed.
+  app.addHook('onRequest', async () => {
+    passes++
+  })
+  const twins: Record<string, unknown>[] = []
+  app.addHook('onRoute', (route) => {
+    if (overrideTwinOf(route)?.of !== undefined) twins.push({ ...route })
+  })
+  await app.register(restwellErrors)
+  await app.register(restwellMethodOverride)
+  app.put('/books/:id', async (request) => ({
+    method: request.method,
+    url: request.url,
+    query: request.query,
+    routed: request.routeOptions.method,
+  }))
+  app.post('/books/:id', async () => ({ post: true }))
+  await app.register(
+    async (v1) => {
+      v1.patch('/', async (request) => ({ method: request.method, url: request.url }))
+    },
+    { prefix: '/v1' },
+  )
+  const res = await app.inject({ method: 'POST', url: '/books/1?_method=PUT&a=1', payload: {} })
+  t.same(res.json(), { method: 'PUT', url: '/books/1?a=1', query: { a: '1' }, routed: 'POST' })
+  t.equal(passes, 1, 'one routing pass')
+  const plain = await app.inject({ method: 'POST', url: '/books/1', payload: {} })
+  t.same(plain.json(), { post: true }, "a POST without override reaches the path's own POST")
+  for (const url of ['/v1', '/v1/']) {
+    const root = await app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-http-method-override': 'patch' },
+      payload: {},
+    })
+    t.same(root.json(), { method: 'PATCH', url }, `a prefixed root route's twin answers ${url}`)
+  }
+  t.same(
+    twins.map((route) => `${String(route.method)} ${String(route.url)}`),
+    ['POST /books/:id', 'POST /v1'],
+    'one POST twin per route and overridable method, at its URL',
+  )
+  const config = twins[0]?.config as { swaggerTransform: (input: object) => { schema: object } }
+  t.same(
+    config.swaggerTransform({ schema: { body: {} }, url: '/books/:id' }).schema,
+    { body: {}, hide: true },
+    '@fastify/swagger leaves the twin out of the document',
+  )
+  t.equal(twins[0]?.exposeHeadRoute, false)
 })
 
 test('?_method= is honoured case-insensitively and removed from the URL the handler sees', async (t) => {

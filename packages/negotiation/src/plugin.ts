@@ -1,11 +1,13 @@
 /** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
 import {
+  registerOnce,
   type RequestStep,
+  routeName,
   type SendStep,
   type SerializeStep,
-  useSendStep,
+  servedMethods,
   useRouteStep,
-  registerOnce,
+  useSendStep,
 } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
@@ -253,7 +255,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   }
 
   function settingsFor(route: NegotiationRouteConfig, routeOptions: RouteOptions): RouteSettings {
-    const where = `${PLUGIN} route ${String(routeOptions.method)} ${routeOptions.url}`
+    const where = `${PLUGIN} route ${routeName(routeOptions)}`
     checkLanguages(where, route.languages ?? options.languages, route.defaultLanguage)
     // A route's own types are read case-insensitively (`Text/CSV` is `text/csv`).
     const produced = route.produces?.map((t) => t.toLowerCase()) ?? options.produces
@@ -262,7 +264,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       ? [options.defaultType, ...produced.filter((t) => t !== options.defaultType)]
       : produced
     const offers = ordered.map((type) => toOffer(type)!)
-    const methods = Array.isArray(routeOptions.method) ? routeOptions.method : [routeOptions.method]
+    const methods = servedMethods(routeOptions)
     const declared = route.consumes ?? schemaConsumes(routeOptions.schema)
     const consumesList = (declared ?? options.consumes).map((t) => t.toLowerCase())
     const checksBody = declared !== undefined || methods.some((m) => BODY_METHODS.has(m))

@@ -3,18 +3,18 @@ import { isUtf8 } from 'node:buffer'
 import {
   contributeSend,
   pipelineOf,
-  routeLookup,
+  registerOnce,
   type RequestStep,
-  type SendStep,
+  routeLookup,
   sendHook,
+  type SendStep,
+  servedMethods,
   useNotFoundSendStep,
   useRouteStep,
   useSendStep,
-  registerOnce,
 } from '@restwell/core'
 import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validateOptions } from '@restwell/errors'
 import {
-  asList,
   declareState,
   isPlainSchema,
   onEveryRoute,
@@ -323,7 +323,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   }
 
   function routeConfigOf(route: RouteOptions): PatchRouteConfig | undefined {
-    const methods = asList(route.method).map((method) => method.toUpperCase())
+    const methods = servedMethods(route).map((method) => method.toUpperCase())
     const value: unknown = (route.config as { patch?: unknown } | undefined)?.patch
     if (value === false) return undefined
     if (value === undefined) {
@@ -405,7 +405,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
 
     // A route for several methods (PUT and PATCH) is a patch route for its PATCH requests only;
     // a route without PATCH that opted in (a POST) is one for all its methods.
-    const onlyPatch = asList(route.method).some((method) => method.toUpperCase() === 'PATCH')
+    const onlyPatch = servedMethods(route).some((method) => method.toUpperCase() === 'PATCH')
     const checkContentType: RequestStep = function checkContentType(request) {
       if (onlyPatch && request.method !== 'PATCH') return undefined
       ;(request as PatchRequest)[ROUTE] = settings
@@ -454,7 +454,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       // Under a pipeline: the answers of no route (405, automatic OPTIONS), and OPTIONS routes.
       useNotFoundSendStep(fastify, 'acceptPatch', advertise)
       onEveryRoute(fastify, (route) => {
-        if ([route.method].flat().includes('OPTIONS'))
+        if (servedMethods(route).includes('OPTIONS'))
           contributeSend(route, 'acceptPatch', advertise)
       })
     }

@@ -14,6 +14,13 @@ export interface RerouteTarget {
   method: string
   /** The URL (path and query) the request will be routed with. */
   url: string
+  /**
+   * Set by a rewriter when the route the request reached already serves `method` and `url` as
+   * they are then (a method-override twin does, and so does the not-found path when no route
+   * would): if no later rewriter changes them, the request goes on with them, in place, without
+   * being routed again.
+   */
+  reached?: { readonly method: string; readonly url: string }
 }
 
 /**
@@ -137,6 +144,12 @@ function buildStep(fastify: FastifyInstance, state: RerouteState): RequestStep {
     const clientUrl = raw.originalUrl ?? url
     raw.method = target.method
     raw.url = target.url
+    const reached = target.reached
+    if (reached !== undefined && reached.method === target.method && reached.url === target.url) {
+      // Read by `request.originalUrl` (once, when first asked for).
+      raw.originalUrl = clientUrl
+      return undefined
+    }
     request.log.debug(
       { rerouted: { from: `${method} ${url}`, to: `${target.method} ${target.url}` } },
       'request rerouted',

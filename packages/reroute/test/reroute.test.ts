@@ -59,6 +59,47 @@ test('a rewriter that changes the method reroutes the request to the other route
   t.same(body.from, { method: 'POST', url: '/things/7?a=1', id: body.id })
 })
 
+test('a change the reached route already serves is made in place; a later change reroutes', async (t) => {
+  const app = Fastify()
+  let passes = 0
+  app.addHook('onRequest', async () => {
+    passes++
+  })
+  addEchoRoutes(app)
+  // Says the route reached serves the new method as it is (as method override's twins do).
+  addRewriter(app, {
+    name: 'in-place',
+    order: 10,
+    rewrite(target) {
+      if (target.request.headers['x-in-place'] === undefined) return
+      target.method = 'PUT'
+      target.reached = { method: target.method, url: target.url }
+    },
+  })
+  addRewriter(app, {
+    name: 'move',
+    order: 20,
+    rewrite(target) {
+      if (target.request.headers['x-move'] !== undefined) target.url = '/things/8'
+    },
+  })
+  const res = await app.inject({ method: 'POST', url: '/things/7', headers: { 'x-in-place': '1' } })
+  const body = res.json()
+  t.equal(body.method, 'PUT', 'the handler sees the new method')
+  t.equal(passes, 1, 'routed once')
+  t.same(body.from, { method: 'POST', url: '/things/7', id: body.id }, 'the change is recorded')
+  t.equal(body.originalUrl, '/things/7')
+  passes = 0
+  const moved = await app.inject({
+    method: 'POST',
+    url: '/things/7',
+    headers: { 'x-in-place': '1', 'x-move': '1' },
+  })
+  t.equal(moved.json().method, 'PUT')
+  t.equal(moved.json().url, '/things/8', 'a later rewriter changed the URL: routed again')
+  t.equal(passes, 2)
+})
+
 test('a request no rewriter changes is routed once and never marked', async (t) => {
   const app = echoApp()
   let calls = 0

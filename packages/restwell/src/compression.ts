@@ -12,12 +12,13 @@ import negotiate from '@fastify/accept-negotiator'
 import type { RouteEntry, SendStep } from '@restwell/core'
 import {
   appendVary,
+  declareCompression,
   declareState,
   IDENTITY_DIGEST,
-  declareCompression,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
   type SerializeStep,
+  servedMethods,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type MimeDb from 'mime-db'
@@ -314,7 +315,7 @@ export function compression(maxBytes: number): Compression {
       return body
     }
 
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    const methods = servedMethods(route)
     const early: SerializeStep | undefined =
       caching && methods.includes('GET')
         ? function restwellCompressEarly(request, reply) {

@@ -6,7 +6,7 @@
 import { pipeline, type Transform } from 'node:stream'
 import zlib from 'node:zlib'
 import type { RouteEntry } from '@restwell/core'
-import { asList } from '@restwell/core'
+import { servedMethods } from '@restwell/core'
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest, preParsingHookHandler } from 'fastify'
@@ -165,7 +165,7 @@ const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
 export function requestDecoder(route: RouteEntry): preParsingHookHandler | undefined {
   const own = (route as { decompress?: unknown }).decompress
   if (own === false) return undefined
-  const methods = asList(route.method)
+  const methods = servedMethods(route)
   if (own === undefined && methods.every((method) => BODYLESS_METHODS.has(method))) return undefined
   const where = `restwell (decompress of ${methods.join(',')} ${route.url})`
   const settings = validateOptions(where, RouteDecompressSchema, own) as RouteDecompressSettings

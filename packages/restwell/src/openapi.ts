@@ -4,7 +4,13 @@
  * `config.swaggerTransform` shows the rest in the document. Without swagger nothing is touched.
  */
 import type { ErrorFormat } from '@restwell/errors'
-import { isPlainSchema, type SchemaAccess, schemaAccess } from '@restwell/core'
+import {
+  isPlainSchema,
+  overrideTwinOf,
+  type SchemaAccess,
+  schemaAccess,
+  servedMethods,
+} from '@restwell/core'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { DocumentPlan, describeInDocument } from './openapi-document.js'
@@ -118,8 +124,7 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** The route's methods, HEAD read as GET (it answers what GET does, without the body). */
 function methodsOf(route: RouteOptions): string[] {
-  const methods = Array.isArray(route.method) ? route.method : [route.method]
-  return methods.map((m) => (m === 'HEAD' ? 'GET' : m))
+  return servedMethods(route).map((m) => (m === 'HEAD' ? 'GET' : m))
 }
 
 function configOf(route: RouteOptions): Json {
@@ -441,8 +446,9 @@ export async function installOpenapi(
     describeRoute(route, plan, access)
     const config = configOf(route)
     const own = config.swaggerTransform
-    // `false`: the route shows its schema as given; ours already (a config object reused).
-    if (own === false || ours.has(own as SwaggerTransform)) return
+    // `false`: the route shows its schema as given; ours already (a config object reused); a
+    // method-override twin is left out (its route is described).
+    if (own === false || ours.has(own as SwaggerTransform) || overrideTwinOf(route)) return
     // A type provider's schemas reach the document through the app's transform
     // (`jsonSchemaTransform`), which a route's `swaggerTransform` takes the place of: without
     // it, such a route keeps the app's.

@@ -29,7 +29,8 @@ export const REQUEST_ORDER = [
   'request',
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
   'cors',
-  // Method override and versioning route the request afresh: what follows runs once, on the final route.
+  // Method override sets the method its twin route was reached for; versioning may route the
+  // request afresh: what follows runs once, on the final route.
   'reroute',
   // Overload sheds load before any other work.
   'overload',

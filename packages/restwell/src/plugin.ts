@@ -5,7 +5,14 @@ import restwellErrors, {
   RoutesOutOfReachError,
   validateOptions,
 } from '@restwell/errors'
-import { adoptionBatch, onEveryRoute, type RouteEntry, routesOutOfReach } from '@restwell/core'
+import {
+  adoptionBatch,
+  onEveryRoute,
+  type RouteEntry,
+  routesOutOfReach,
+  runWhenPlanned,
+  snapshotRoutes,
+} from '@restwell/core'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
 import restwellMethodOverride, {
@@ -104,6 +111,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
   // Registered once, and alone: no official plugin doing a job restwell does is there too.
   checkOverlaps(fastify, options)
+  // Twins of routes (method override's) are made from the routes' options as first given.
+  snapshotRoutes(fastify)
 
   // Routes added before restwell loaded (`app.register(restwell)` without await, then routes)
   // never reached the plugins' onRoute hooks: every onRoute hook added from here on, by
@@ -176,9 +185,11 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     )
   }
 
-  // 3. before routing: method override and header/query versioning re-route the request, so
-  //    the one reroute hook comes before every other onRequest hook but CORS's (limits and
-  //    auth then run once, on the final method and path) and before methods (which needs it).
+  // 3. before routing: method override (routed to a route's POST twin) sets the method, and
+  //    header/query versioning re-routes the request, so the one reroute hook comes before
+  //    every other onRequest hook but CORS's (limits and auth then run once, on the final
+  //    method and path) and before methods (which needs it). Twins are added once a route's
+  //    plan is made (`runWhenPlanned` below).
   if (options.methodOverride !== false || options.versioning !== false) {
     await fastify.register(restwellReroute)
   }
@@ -285,6 +296,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     }
     const decode = options.compress === false ? undefined : requestDecoder(route)
     planRoute(route, { send, serialize, decode })
+    // What waited for the plan (method override's twins of the route) is added now.
+    runWhenPlanned(route)
   })
   planNotFound(fastify, pipeline)
 

@@ -10,6 +10,7 @@ import { format, parse } from '@lukeed/ms'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
 import {
   addRouteHook,
+  overrideTwinOf,
   parsingHook,
   type RequestStep,
   type RouteEntry,
@@ -364,6 +365,8 @@ function routeLimits(settings: RateLimitSettings): RouteLimits {
   const redis = settings.redis !== undefined
   let lastGet: LimitedGet | undefined
   const limits = new WeakMap<object, OwnLimit>()
+  /** Each route's own limit, for its method-override twins (added once it is planned). */
+  const families = new WeakMap<object, OwnLimit>()
   const onRoute: onRouteHookHandler = (route) => {
     const config = route.config as { rateLimit?: unknown } | undefined
     const own = config?.rateLimit
@@ -386,10 +389,18 @@ function routeLimits(settings: RateLimitSettings): RouteLimits {
       )
     }
     const get = route.method === 'HEAD' ? lastGet : undefined
-    if (get !== undefined && get.config === config && get.handler === route.handler) {
-      limits.set(route, get.limit)
-      // The twin is limited by the GET's step: `@fastify/rate-limit` must not give it a second
-      // limiter with a counter of its own.
+    // A method-override twin is limited as the route it stands for, by its counter.
+    const twinOf = overrideTwinOf(route)?.of
+    const shared =
+      twinOf !== undefined
+        ? families.get(twinOf)
+        : get !== undefined && get.config === config && get.handler === route.handler
+          ? get.limit
+          : undefined
+    if (shared !== undefined) {
+      limits.set(route, shared)
+      // The twin is limited by its route's step: `@fastify/rate-limit` must not give it a
+      // second limiter with a counter of its own.
       route.config = { ...route.config, rateLimit: false } as typeof route.config
       return
     }
@@ -400,6 +411,7 @@ function routeLimits(settings: RateLimitSettings): RouteLimits {
       keyOf,
     }
     limits.set(route, limit)
+    families.set(route, limit)
     if ([route.method].flat().includes('GET')) lastGet = { config, handler: route.handler, limit }
     // Store errors come to the step (storeTimeout, failOpen, 503), not to the library.
     route.config = {

@@ -103,6 +103,12 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
   t.ok(doc.components.securitySchemes)
 
   const item = doc.paths['/v1/books/{id}']!
+  t.same(
+    Object.keys(item).sort(),
+    ['get', 'head', 'options', 'patch'],
+    "method override's POST twin of the PATCH route is not in the document",
+  )
+  t.same(Object.keys(doc.paths['/v1/authors/{id}']!).sort(), ['get', 'head', 'options', 'put'])
   const get = item.get!
   for (const status of [
     '200',

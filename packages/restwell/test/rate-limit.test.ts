@@ -241,6 +241,38 @@ test("a GET route's own limit counts its HEAD twin too: one counter, as one hand
   t.equal(runs, 2, 'the handler ran max times in the window, not 2 x max')
 })
 
+test("a route's own limit counts a method override to it: its twin shares the counter", async (t) => {
+  let runs = 0
+  const app = Fastify()
+  apps.push(app)
+  // Added before restwell too: its twin is made when restwell adopts it.
+  const limit = { rateLimit: { max: 2, timeWindow: 60_000 }, auth: false }
+  app.put('/early/:id', { config: limit }, async () => {
+    runs++
+    return { ok: true }
+  })
+  await app.register(restwell)
+  app.delete('/reports/:id', { config: limit }, async (_request, reply) => {
+    runs++
+    return reply.code(204).send()
+  })
+  for (const url of ['/early/1', '/reports/1']) {
+    const method = url.startsWith('/early') ? 'PUT' : 'DELETE'
+    const direct = await app.inject({ method, url, payload: {} })
+    t.equal(direct.headers['x-ratelimit-remaining'], '1', url)
+    const overridden = await app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-http-method-override': method },
+      payload: {},
+    })
+    t.equal(overridden.headers['x-ratelimit-remaining'], '0', `${url}: counted in its window`)
+    const limited = await app.inject({ method: 'POST', url: `${url}?_method=${method}` })
+    t.equal(limited.statusCode, 429, url)
+  }
+  t.equal(runs, 4, 'each handler ran max times in its window')
+})
+
 test('HEAD twins: routes before restwell, shared config objects, own hook lists, other hooks', async (t) => {
   const seen: string[] = []
   const mark = (name: string) => async (request: { method: string }) => {

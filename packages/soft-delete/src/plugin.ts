@@ -1,17 +1,17 @@
 /** The `@restwell/soft-delete` plugin: soft and hard DELETE, hidden deleted items, 410, restore. */
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import {
-  asList,
   onEveryRoute,
   PAGE,
   type PageInfo,
   pageOf,
+  registerOnce,
   type RequestStep,
+  schemaAccess,
   type SendStep,
   type SerializeStep,
-  schemaAccess,
+  servedMethods,
   useRouteStep,
-  registerOnce,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -96,7 +96,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
     const mode = config.mode ?? options.mode
     const gone = config.gone ?? options.gone
     const filterArrays = config.filterArrays ?? options.filterArrays
-    const methods = new Set(asList(routeOptions.method))
+    const methods = new Set(servedMethods(routeOptions))
 
     /** The body a 2xx reply sends; throws the error to answer instead. */
     const shapeBody = (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown => {

@@ -2,7 +2,14 @@
 import type { IncomingMessage } from 'node:http'
 import { type SendStep, useSendStep, registerOnce } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
-import { API_VERSIONS, appendLink, appendVary, onEveryRoute, safePath } from '@restwell/core'
+import {
+  API_VERSIONS,
+  appendLink,
+  appendVary,
+  onEveryRoute,
+  safePath,
+  servedMethods,
+} from '@restwell/core'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -373,8 +380,8 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     if (options.versions !== undefined && !options.versions.has(version)) return
     discovered.add(version)
     const rest = route.url.slice(prefix.length)
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
-    for (const method of methods) twins.add(`${version} ${method} ${rest === '' ? '/' : rest}`)
+    for (const method of servedMethods(route))
+      twins.add(`${version} ${method} ${rest === '' ? '/' : rest}`)
     if (route.config?.versioning === false) return
     useSendStep(this, route, 'versioning', versionHeaders(version))
   })

@@ -1,0 +1,91 @@
+import Fastify from 'fastify'
+import { test } from 'tap'
+import { app } from './helpers.js'
+import {
+  initialOptions,
+  installPipeline,
+  OVERRIDE_TWIN,
+  onEveryRoute,
+  overrideTwinOf,
+  type RouteEntry,
+  routeLookup,
+  routeName,
+  runWhenPlanned,
+  servedMethods,
+  snapshotRoutes,
+  whenPlanned,
+} from '@restwell/core'
+
+const noop = async () => 'ok'
+
+test('initialOptions: a route as its first onRoute hook saw it, before later hooks changed it', async (t) => {
+  const fastify = app()
+  const seen: RouteEntry[] = []
+  fastify.addHook('onRoute', (route) => {
+    route.config = { ...route.config, changed: true } as RouteEntry['config']
+    seen.push(route)
+  })
+  fastify.get('/early', noop)
+  snapshotRoutes(fastify)
+  snapshotRoutes(fastify) // once per instance
+  fastify.get('/books', { config: { own: 1 } }, noop)
+  await fastify.ready()
+  const books = seen.find((route) => route.url === '/books') as RouteEntry
+  t.same(books.config, { own: 1, changed: true })
+  t.same(initialOptions(books)?.config, { own: 1 }, 'the options as Fastify gave them')
+  t.equal(initialOptions(books)?.handler, noop)
+  const early = seen.find((route) => route.url === '/early') as RouteEntry
+  t.equal(initialOptions(early)?.url, '/early', 'the ledger snapshots from the instance creation')
+})
+
+test('whenPlanned: alone at once; under a pipeline when runWhenPlanned says the plan is made', async (t) => {
+  const ran: string[] = []
+  const alone = app()
+  onEveryRoute(alone, function (route) {
+    whenPlanned(this, route, () => ran.push(`alone ${route.url}`))
+  })
+  alone.delete('/a', noop)
+  t.same(ran, ['alone /a'])
+
+  const umbrella = app()
+  installPipeline(umbrella)
+  const kept: RouteEntry[] = []
+  onEveryRoute(umbrella, function (route) {
+    whenPlanned(this, route, () => ran.push(`piped ${route.url}`))
+    kept.push(route)
+  })
+  umbrella.delete('/b', noop)
+  t.same(ran, ['alone /a'], 'waits for the plan')
+  runWhenPlanned(kept[0] as RouteEntry)
+  runWhenPlanned(kept[0] as RouteEntry)
+  t.same(ran, ['alone /a', 'piped /b'], 'runs once')
+})
+
+test('a twin is named and planned by the method it stands for, and never looked up', async (t) => {
+  const fastify = Fastify()
+  t.teardown(() => fastify.close())
+  const plain = { method: ['PUT', 'PATCH'], url: '/books/:id' } as const
+  t.same(servedMethods(plain), ['PUT', 'PATCH'])
+  t.equal(routeName(plain), 'PUT,PATCH /books/:id')
+  t.same(servedMethods({ method: 'GET', url: '/' }), ['GET'])
+  t.equal(overrideTwinOf({ config: {} }), undefined)
+  const of = { method: 'PUT', url: '/books/:id' } as unknown as RouteEntry
+  const twin = {
+    method: 'POST',
+    url: '/books/:id',
+    config: { [OVERRIDE_TWIN]: { method: 'PUT', of } },
+  }
+  t.same(overrideTwinOf(twin), { method: 'PUT', of })
+  t.same(servedMethods(twin), ['PUT'])
+  t.equal(routeName(twin), 'PUT /books/:id')
+
+  const lookup = routeLookup(
+    fastify,
+    (route) => String(route.method),
+    (a) => a,
+  )
+  fastify.post('/books/:id', { config: { [OVERRIDE_TWIN]: { method: 'PUT', of } } }, noop)
+  fastify.post('/books', noop)
+  t.equal(lookup.find('POST', '/books/7'), undefined, 'the twin is left out')
+  t.equal(lookup.find('POST', '/books'), 'POST')
+})
