@@ -25,7 +25,7 @@ export interface OverrideTwin {
   readonly of: RouteEntry
 }
 
-/** What `route` (its options, or its config) is the override twin of, if it is one. */
+/** What `route` (its options, or `request.routeOptions`) is the override twin of, if it is one. */
 export function overrideTwinOf(route: { readonly config?: unknown }): OverrideTwin | undefined {
   const config = route.config as { [OVERRIDE_TWIN]?: OverrideTwin } | undefined
   return config?.[OVERRIDE_TWIN]
