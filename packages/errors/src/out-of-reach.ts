@@ -1,5 +1,5 @@
 /** The error a plugin throws for routes it cannot reach. */
-import type { RouteEntry } from '@restwell/core'
+import { type RouteEntry, routeName } from '@restwell/core'
 
 /** The most routes a {@link RoutesOutOfReachError} message names; the rest are counted. */
 const NAMED_ROUTES = 10
@@ -16,7 +16,7 @@ export class RoutesOutOfReachError extends Error {
   readonly routes: readonly string[]
 
   constructor(plugin: string, routes: readonly RouteEntry[]) {
-    const named = routes.map((route) => `${[route.method].flat().join(',')} ${route.url}`)
+    const named = routes.map(routeName)
     const more = named.length > NAMED_ROUTES ? ` and ${named.length - NAMED_ROUTES} more` : ''
     super(
       `${plugin}: ${named.slice(0, NAMED_ROUTES).join(', ')}${more} were declared in plugins that loaded before ${plugin}; Fastify gave them their hooks and error handler then, so none of its conventions (nor its masked 500s) would apply to them. Register ${plugin} first: \`await app.register(${plugin})\` before registering the plugins that declare routes.`,

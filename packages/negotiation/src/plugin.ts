@@ -507,17 +507,13 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       config === undefined
         ? {}
         : (validateOptions(
-            `${PLUGIN} route ${String(routeOptions.method)} ${routeOptions.url}`,
+            `${PLUGIN} route ${routeName(routeOptions)}`,
             NegotiationRouteSchema,
             config,
           ) as NegotiationRouteConfig)
     const settings = settingsFor(route, routeOptions)
     const consumed = [...(settings.consumes ?? [])]
-    checkFormParsers(
-      this,
-      `${PLUGIN} route ${String(routeOptions.method)} ${routeOptions.url}`,
-      consumed,
-    )
+    checkFormParsers(this, `${PLUGIN} route ${routeName(routeOptions)}`, consumed)
     const multipartObject = options.multipart !== false && options.multipart.attachBody
     describeFormBodies(routeOptions, consumed, schemaAccess(this, routeOptions), multipartObject)
 

@@ -11,6 +11,7 @@ import {
   schemaAccess,
   useRouteStep,
   registerOnce,
+  routeName,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -71,7 +72,7 @@ function planRoute(
   config: RoutePaginationConfig,
   options: ResolvedPaginationOptions,
 ): RoutePlan {
-  const where = `${PLUGIN}: route ${routeOptions.method} ${routeOptions.url}`
+  const where = `${PLUGIN}: route ${routeName(routeOptions)}`
   const maxLimit = config.maxLimit ?? options.maxLimit
   // An implicit default never exceeds the route's maximum; an explicit one must not.
   const defaultLimit = config.defaultLimit ?? Math.min(options.defaultLimit, maxLimit)
@@ -172,7 +173,7 @@ const plugin: FastifyPluginAsync<PaginationOptions> = async (fastify, rawOptions
       raw === true
         ? {}
         : validateOptions(
-            `${PLUGIN} (config.pagination of ${routeOptions.method} ${routeOptions.url})`,
+            `${PLUGIN} (config.pagination of ${routeName(routeOptions)})`,
             RouteConfigSchema,
             raw,
           )

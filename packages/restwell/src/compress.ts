@@ -1,5 +1,5 @@
 /** Compression settings, per app and per route (request bodies: `decompress.ts`). */
-import type { RouteEntry } from '@restwell/core'
+import { type RouteEntry, routeName } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
 import type { onRouteHookHandler } from 'fastify'
@@ -75,7 +75,7 @@ export function takeRouteCompression(
       taken.set(route, app)
       return
     }
-    const where = `restwell (compress of ${[route.method].flat().join(',')} ${route.url})`
+    const where = `restwell (compress of ${routeName(route)})`
     const checked = validateOptions(where, RouteCompressSchema, own) as CompressSettings
     taken.set(route, resolveCompression({ ...settings, ...checked }))
   }

@@ -12,6 +12,7 @@ import {
   routesOutOfReach,
   runWhenPlanned,
   snapshotRoutes,
+  routeName,
 } from '@restwell/core'
 import restwellCacheControl from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
@@ -369,6 +370,6 @@ function refuseUnguarded(route: RouteEntry): void {
   throw new OptionsError(
     'restwell',
     'auth',
-    `is not given, and route ${[route.method].flat().join(',')} ${route.url} sets a config.auth requirement that nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or pass \`auth: false\` to serve every route without authentication`,
+    `is not given, and route ${routeName(route)} sets a config.auth requirement that nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or pass \`auth: false\` to serve every route without authentication`,
   )
 }

@@ -17,6 +17,7 @@ import {
   requestHook,
   useRootRequestStep,
   useRouteStep,
+  routeName,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -385,7 +386,7 @@ function routeLimits(settings: RateLimitSettings): RouteLimits {
       throw new OptionsError(
         'restwell',
         'config.rateLimit.timeWindow',
-        `of route ${String(route.method)} ${route.url} ${WINDOW_RULE} (got ${shown(timeWindow)})`,
+        `of route ${routeName(route)} ${WINDOW_RULE} (got ${shown(timeWindow)})`,
       )
     }
     const get = route.method === 'HEAD' ? lastGet : undefined
@@ -438,7 +439,7 @@ function routeLimits(settings: RateLimitSettings): RouteLimits {
         /* c8 ignore next 5: what a version that stopped doing so would meet */
         if (typeof limiter !== 'function') {
           throw new Error(
-            `restwell: @fastify/rate-limit made no limiter for route ${String(route.method)} ${route.url}; this version of @fastify/rate-limit is not supported`,
+            `restwell: @fastify/rate-limit made no limiter for route ${routeName(route)}; this version of @fastify/rate-limit is not supported`,
           )
         }
         limit.step = limiterStep(limiter as Limiter, settings, limit.failOpen, limit.keyOf)

@@ -12,6 +12,7 @@ import {
   type SerializeStep,
   servedMethods,
   useRouteStep,
+  routeName,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -89,7 +90,7 @@ const plugin: FastifyPluginAsync<SoftDeleteOptions> = async (fastify, rawOptions
       raw === true
         ? {}
         : validateOptions(
-            `${PLUGIN} (config.softDelete of ${routeOptions.method} ${routeOptions.url})`,
+            `${PLUGIN} (config.softDelete of ${routeName(routeOptions)})`,
             RouteConfigSchema,
             raw,
           )
