@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Redis } from 'ioredis'
-import restwell, { clientErrorHandler, ErrorCode, genReqId, httpErrors } from 'restwell'
+import restwell, { clientErrorHandler, ErrorCode, genReqId, httpErrors, versioned } from 'restwell'
 import { applyPagination } from '../../packages/pagination/src/array.js'
 
 export interface Book {
@@ -189,7 +189,7 @@ export async function buildReliabilityApp(
   )
 
   await app.register(
-    async (v1) => {
+    versioned(1, async (v1) => {
       v1.get(
         '/books',
         {
@@ -317,11 +317,10 @@ export async function buildReliabilityApp(
         async (request, reply) =>
           reply.accepted(await app.jobs.enqueue('export', request.body ?? {})),
       )
-    },
-    { prefix: '/v1' },
+    }),
   )
   await app.register(
-    async (v2) => {
+    versioned(2, async (v2) => {
       v2.get(
         '/books/:id',
         {
@@ -333,8 +332,7 @@ export async function buildReliabilityApp(
           return { id: book.id, title: book.title, published: { year: book.year }, tags: book.tags }
         },
       )
-    },
-    { prefix: '/v2' },
+    }),
   )
   return app
 }

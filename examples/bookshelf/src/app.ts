@@ -4,7 +4,13 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
-import restwell, { clientErrorHandler, frameworkErrors, genReqId, restwellOpenapi } from 'restwell'
+import restwell, {
+  clientErrorHandler,
+  frameworkErrors,
+  genReqId,
+  restwellOpenapi,
+  versioned,
+} from 'restwell'
 import { ambientTransactions } from './batch-transaction.js'
 import type { Database } from './db.js'
 import { DASHBOARD_PATH, dashboardRoutes } from './dashboard.js'
@@ -13,7 +19,7 @@ import { JOB_OPTIONS, JOB_QUEUE } from './export-job.js'
 import { authorsRoutes } from './routes/authors.js'
 import { booksRoutes, WRITE } from './routes/books.js'
 import { coversRoutes } from './routes/covers.js'
-import { exportsRoutes } from './routes/exports.js'
+import { defineExportJob, exportsRoutes } from './routes/exports.js'
 import { v2Routes } from './routes/v2.js'
 
 export interface Tokens {
@@ -166,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     pagination: { defaultLimit: 10, maxLimit: 100 },
     softDelete: { mode: 'soft', gone: false },
     naming: { mode: 'error', exclude: [...DOC_PATHS, DASHBOARD_PATH], allow: ['cover', 'result'] },
-    // Every instance defines the jobs (routes/exports.ts) and, unless told not to, runs a
+    // Every instance defines the jobs (`defineExportJob` below) and, unless told not to, runs a
     // worker: with Redis (a BullMQ queue), a job enqueued on one instance may run on any, or in
     // a worker process of its own (`pnpm worker`, src/worker.ts).
     jobs: {
@@ -186,10 +192,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
-  await app.register(booksRoutes, { prefix: '/v1', db })
-  await app.register(authorsRoutes, { prefix: '/v1', db })
-  await app.register(coversRoutes, { prefix: '/v1', db })
-  await app.register(exportsRoutes, { prefix: '/v1', db })
-  await app.register(v2Routes, { prefix: '/v2', db })
+  // Each version's routes answer at /v<N>/… and, by Accept, ?version= or as the default
+  // version, unprefixed (`versioned` registers them for both).
+  defineExportJob(app, db)
+  await app.register(versioned(1, booksRoutes, { db }))
+  await app.register(versioned(1, authorsRoutes, { db }))
+  await app.register(versioned(1, coversRoutes, { db }))
+  await app.register(versioned(1, exportsRoutes, { db }))
+  await app.register(versioned(2, v2Routes, { db }))
   return app
 }

@@ -32,9 +32,9 @@ export function httpsLocation(
   request: FastifyRequest,
   fixedHost: string | undefined,
 ): string | undefined {
-  // The URL the client sent: a reroute (versioning, method override) or Fastify's `rewriteUrl`
-  // changed `request.url` into an internal one (`/v2/books/7` for `/books/7`); pinning the
-  // client to it with a permanent redirect would drop its version carrier, or 404.
+  // The URL the client sent: Fastify's `rewriteUrl` may have changed `request.url` into an
+  // internal one (`/v2/books/7` for `/books/7`), and method override drops `_method` from it;
+  // pinning the client to it with a permanent redirect would 404, or change the method.
   const url = request.originalUrl
   if (url.charCodeAt(0) !== 0x2f) return undefined
   // An HTTP/2 client names the host in `:authority` and need not send `Host` (RFC 9113 §8.3.1).

@@ -27,14 +27,25 @@ export {
   whenPlanned,
 } from './plan.js'
 export {
+  type ConstraintStore,
+  keyedConstraintStore,
   OVERRIDE_TWIN,
   type OverrideTwin,
   overrideTwinOf,
   type RouteShape,
   routeName,
   servedMethods,
+  twinSourceOf,
+  VERSION_COPY,
+  type VersionCopy,
+  versionCopyOf,
 } from './twins.js'
-export { type RouteLookup, routeLookup } from './route-lookup.js'
+export {
+  lookupConstraints,
+  type RouteLookup,
+  routeLookup,
+  shareLookupConstraint,
+} from './route-lookup.js'
 export { developerWarning, WARNING_TYPE } from './warning.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
@@ -57,6 +68,8 @@ export {
   type RouteEntry,
   routesBefore,
   routesOutOfReach,
+  type ScopeDefaults,
+  setScopeRouteDefaults,
   snapshotRoutes,
 } from './routes.js'
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'

@@ -5,6 +5,7 @@
  * not which one, so the routes are kept in a router of their own: find-my-way, Fastify's, with
  * the matching options the app gave Fastify.
  */
+import type { IncomingMessage } from 'node:http'
 import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
 import type Router from 'find-my-way'
@@ -104,3 +105,39 @@ export function routeLookup<T>(
 
 /* c8 ignore next 2 -- the handler of the lookup router: it only ever finds, never serves */
 function noop(): void {}
+
+const LOOKUP_CONSTRAINTS = Symbol.for('restwell.lookupConstraints')
+type Derive = (raw: IncomingMessage) => unknown
+type ConstraintHolder = { [LOOKUP_CONSTRAINTS]?: Map<string, Derive> }
+
+/**
+ * Declares a routing constraint (`addConstraintStrategy`) that a lookup made about a request
+ * (the methods a 405's `Allow` lists) must pass to `fastify.findRoute` as routing derived it:
+ * routes behind it (a version's unprefixed twins) then count for the request as they do when
+ * it is routed. `derive` gives the value for a raw request.
+ */
+export function shareLookupConstraint(
+  fastify: FastifyInstance,
+  name: string,
+  derive: Derive,
+): void {
+  const holder = fastify as FastifyInstance & ConstraintHolder
+  let shared = holder[LOOKUP_CONSTRAINTS]
+  if (shared === undefined) {
+    shared = new Map()
+    Object.defineProperty(fastify, LOOKUP_CONSTRAINTS, { value: shared, enumerable: false })
+  }
+  shared.set(name, derive)
+}
+
+/** The constraints to look routes up with for `raw` (see `shareLookupConstraint`), if any. */
+export function lookupConstraints(
+  fastify: FastifyInstance,
+  raw: IncomingMessage,
+): Record<string, unknown> | undefined {
+  const shared = (fastify as FastifyInstance & ConstraintHolder)[LOOKUP_CONSTRAINTS]
+  if (shared === undefined) return undefined
+  const constraints: Record<string, unknown> = {}
+  for (const [name, derive] of shared) constraints[name] = derive(raw)
+  return constraints
+}

@@ -15,6 +15,7 @@ const BATCH = Symbol.for('restwell.routeBatch')
 const SUBSCRIBED = Symbol.for('restwell.routeLedgerSubscribed')
 const SNAPSHOTS = Symbol.for('restwell.routeSnapshots')
 const SNAPSHOT_STORE = Symbol.for('restwell.routeSnapshotStore')
+const SCOPE_DEFAULTS = Symbol.for('restwell.scopeRouteDefaults')
 
 interface Recorded {
   /** The instance the route was added on (`this` of the `onRoute` hook). */
@@ -44,9 +45,26 @@ export function snapshotRoutes(fastify: FastifyInstance): void {
   const holder = fastify as FastifyInstance & Holder
   if (holder[SNAPSHOTS] === true) return
   holder[SNAPSHOTS] = true
-  fastify.addHook('onRoute', function restwellRouteSnapshot(route) {
-    if (!snapshots.has(route)) snapshots.set(route, { ...route })
+  fastify.addHook('onRoute', function restwellRouteSnapshot(this: FastifyInstance, route) {
+    if (!snapshots.has(route)) {
+      ;(this as FastifyInstance & { [SCOPE_DEFAULTS]?: ScopeDefaults })[SCOPE_DEFAULTS]?.(route)
+      snapshots.set(route, { ...route })
+    }
   })
+}
+
+/** What `setScopeRouteDefaults` applies to a route's options. */
+export type ScopeDefaults = (route: RouteEntry) => void
+
+/**
+ * Has `apply` change the options of every route added in `scope` and the instances under it,
+ * before any `onRoute` hook sees them (they are taken so into `initialOptions`): the scope's
+ * routes are declared as if each had been given those options. Needs `snapshotRoutes` on the
+ * root first (restwell imported before the instance was created, or a restwell plugin
+ * registered before the scope).
+ */
+export function setScopeRouteDefaults(scope: FastifyInstance, apply: ScopeDefaults): void {
+  scope.decorate(SCOPE_DEFAULTS as unknown as string, apply)
 }
 
 /**

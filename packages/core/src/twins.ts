@@ -1,7 +1,8 @@
 /**
- * Method-override twins: a POST route added beside a route for each method an override may name
- * (`@restwell/method-override`), reached under a routing constraint when a POST carries that
- * override, so the request is routed once. A twin is set up as the route it stands for.
+ * Twin routes, each reached under a routing constraint so that a request is routed once:
+ * method-override twins, a POST route beside a route for each method an override may name
+ * (`@restwell/method-override`), and version twins, an unprefixed route beside each `/v<N>` one
+ * (`@restwell/versioning`). A twin is set up as the route it stands for.
  */
 import type { RouteEntry } from './routes.js'
 
@@ -44,4 +45,58 @@ export function servedMethods(route: RouteShape): string[] {
 /** `METHOD[,METHOD] url`, as messages name a route: a twin by the method it stands for. */
 export function routeName(route: RouteShape): string {
   return `${servedMethods(route).join(',')} ${route.url}`
+}
+
+/**
+ * The key, in a route's `config`, of the API version it serves (`@restwell/versioning`): a
+ * `/v<N>` route has an unprefixed twin reached under the version constraint, so a version
+ * carried by `Accept` or `?version=`, or the default one, is routed once.
+ */
+export const VERSION_COPY: unique symbol = Symbol.for('restwell.versionCopy') as typeof VERSION_COPY
+
+/** Which version a route serves, as one of a `/v<N>` route and its unprefixed twin. */
+export interface VersionCopy {
+  readonly version: number
+  /** At `/v<N>/…`, reached by its path; false: unprefixed, reached under the version constraint. */
+  readonly prefixed: boolean
+  /** The route it was made from, when it is the one added by versioning. */
+  readonly of?: RouteEntry
+}
+
+/** What version `route` (its options, or `request.routeOptions`) serves as a version's pair. */
+export function versionCopyOf(route: { readonly config?: unknown }): VersionCopy | undefined {
+  const config = route.config as { [VERSION_COPY]?: VersionCopy } | undefined
+  return config?.[VERSION_COPY]
+}
+
+/**
+ * The route a twin was made from (a method-override twin, or a version's twin), whose state a
+ * twin shares (its rate-limit counter): undefined for any other route.
+ */
+export function twinSourceOf(route: { readonly config?: unknown }): RouteEntry | undefined {
+  return overrideTwinOf(route)?.of ?? versionCopyOf(route)?.of
+}
+
+/** What find-my-way keeps per routing-constraint value of a node (`addConstraintStrategy`). */
+export interface ConstraintStore {
+  get(asked: unknown): never
+  set(key: string, value: unknown): void
+}
+
+/**
+ * The store of a routing constraint whose routes carry string values: find-my-way asks it with
+ * those strings while building it, and routing with what the strategy derived, which `keyOf`
+ * turns into the value it reaches (null: none). A derived string is its own key.
+ */
+export function keyedConstraintStore(keyOf: (asked: unknown) => string | null): ConstraintStore {
+  const values = new Map<string, unknown>()
+  return {
+    get: (asked) => {
+      const key = typeof asked === 'string' ? asked : keyOf(asked)
+      return (key === null ? null : (values.get(key) ?? null)) as never
+    },
+    set: (key, value) => {
+      values.set(key, value)
+    },
+  }
 }

@@ -1,9 +1,12 @@
+import type { IncomingMessage } from 'node:http'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { app } from './helpers.js'
 import {
   initialOptions,
   installPipeline,
+  keyedConstraintStore,
+  lookupConstraints,
   OVERRIDE_TWIN,
   onEveryRoute,
   overrideTwinOf,
@@ -12,7 +15,13 @@ import {
   routeName,
   runWhenPlanned,
   servedMethods,
+  setScopeRouteDefaults,
+  shareLookupConstraint,
   snapshotRoutes,
+  twinSourceOf,
+  VERSION_COPY,
+  type VersionCopy,
+  versionCopyOf,
   whenPlanned,
 } from '@restwell/core'
 
@@ -88,4 +97,71 @@ test('a twin is named and planned by the method it stands for, and never looked 
   fastify.post('/books', noop)
   t.equal(lookup.find('POST', '/books/7'), undefined, 'the twin is left out')
   t.equal(lookup.find('POST', '/books'), 'POST')
+})
+
+test('version pairs: versionCopyOf reads the mark, twinSourceOf the route a twin was made from', async (t) => {
+  const of = { method: 'GET', url: '/v1/books' } as RouteEntry
+  const copy: VersionCopy = { version: 1, prefixed: false, of }
+  t.same(versionCopyOf({ config: { [VERSION_COPY]: copy } }), copy)
+  t.equal(versionCopyOf({}), undefined)
+  t.equal(twinSourceOf({ config: { [VERSION_COPY]: copy } }), of, "a version's twin")
+  t.equal(
+    twinSourceOf({ config: { [OVERRIDE_TWIN]: { method: 'PUT', of } } }),
+    of,
+    "method override's twin",
+  )
+  t.equal(
+    twinSourceOf({ config: { [VERSION_COPY]: { version: 1, prefixed: true } } }),
+    undefined,
+    'a route no one made',
+  )
+})
+
+test('setScopeRouteDefaults: every route of the scope and below, before any onRoute hook', async (t) => {
+  const fastify = app()
+  snapshotRoutes(fastify)
+  const seen: string[] = []
+  fastify.addHook('onRoute', (route) => {
+    if (route.method === 'GET') seen.push(`${route.url} ${JSON.stringify(route.constraints ?? {})}`)
+  })
+  let books: RouteEntry | undefined
+  await fastify.register(async (scope) => {
+    setScopeRouteDefaults(scope, (route) => {
+      route.constraints = { ...route.constraints, host: 'example.com' }
+    })
+    scope.addHook('onRoute', (route) => {
+      if (route.url === '/books') books = route
+    })
+    scope.get('/books', noop)
+    await scope.register(async (child) => {
+      child.get('/child', noop)
+    })
+  })
+  fastify.get('/outside', noop)
+  await fastify.ready()
+  t.same(seen, ['/books {"host":"example.com"}', '/child {"host":"example.com"}', '/outside {}'])
+  t.same(initialOptions(books as RouteEntry)?.constraints, { host: 'example.com' })
+  const found = await fastify.inject({ url: '/books', headers: { host: 'example.com' } })
+  t.equal(found.statusCode, 200)
+  t.equal((await fastify.inject('/books')).statusCode, 404, 'declared under the constraint')
+})
+
+test('lookupConstraints: the values the shared constraints derive for a request', async (t) => {
+  const fastify = app()
+  const raw = { url: '/books' } as IncomingMessage
+  t.equal(lookupConstraints(fastify, raw), undefined, 'none shared')
+  shareLookupConstraint(fastify, 'tenant', (request) => `${request.url}!`)
+  shareLookupConstraint(fastify, 'zone', () => undefined)
+  t.same(lookupConstraints(fastify, raw), { tenant: '/books!', zone: undefined })
+})
+
+test('keyedConstraintStore: strings are keys; anything else is turned into one', async (t) => {
+  const store = keyedConstraintStore((asked) => (asked === 'none' ? null : String(asked)))
+  store.set('2', 0b10)
+  t.equal(store.get('2'), 0b10)
+  t.equal(store.get('3'), null)
+  t.equal(store.get(2), 0b10, 'a derived value, through keyOf')
+  const noKey = keyedConstraintStore(() => null)
+  noKey.set('x', 1)
+  t.equal(noKey.get({}), null)
 })

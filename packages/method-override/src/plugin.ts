@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http'
 import {
   initialOptions,
+  keyedConstraintStore,
   OVERRIDE_TWIN,
   onEveryRoute,
   overrideTwinOf,
@@ -13,7 +14,7 @@ import {
 import { type HttpError, validateOptions } from '@restwell/errors'
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-// The shared before-routing mechanism (package @restwell/reroute).
+// The shared hook that sets the method a twin was reached for (package @restwell/reroute).
 import { addRewriter, joinUrl, queryValues, splitUrl, withoutQueryParam } from '@restwell/reroute'
 import type { RerouteTarget } from '@restwell/reroute'
 import {
@@ -91,15 +92,8 @@ const plugin: FastifyPluginAsync<MethodOverrideOptions> = async (fastify, rawOpt
   fastify.addConstraintStrategy({
     name: OVERRIDE_CONSTRAINT,
     mustMatchWhenDerived: true,
-    storage() {
-      const handlers = new Map<string, unknown>()
-      return {
-        get: (method: string) => (handlers.get(method) ?? null) as never,
-        set: (method: string, handler: unknown) => {
-          handlers.set(method, handler)
-        },
-      }
-    },
+    // Routing asks with the method derived below.
+    storage: () => keyedConstraintStore(() => null),
     deriveConstraint(req: IncomingMessage): string {
       // Only POST carries an override; any other request pays this one comparison.
       if (req.method !== 'POST') return undefined as unknown as string
@@ -122,13 +116,6 @@ const plugin: FastifyPluginAsync<MethodOverrideOptions> = async (fastify, rawOpt
     }
     // Routed once: the request reached the twin of the route for that method, or, when the
     // path has none, the not-found path, which answers for that method (405 with Allow).
-    if (
-      found.method === 'POST' ||
-      request.is404 ||
-      overrideTwinOf(request.routeOptions)?.method === found.method
-    ) {
-      target.reached = { method: target.method, url: target.url }
-    }
     return undefined
   }
 

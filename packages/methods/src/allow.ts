@@ -42,18 +42,20 @@ export function sortMethods(methods: Iterable<string>): string[] {
  * The methods that have a route for this URL (query string ignored), as Fastify would route
  * them: parametric and wildcard routes count. OPTIONS routes alone never make a path exist
  * (`@fastify/cors` adds an `OPTIONS *` catch-all); OPTIONS is listed when `withOptions` and the
- * path has some other route. Routes behind constraints (version, host) are not seen.
+ * path has some other route. Routes behind constraints (version, host) are seen only under the
+ * `constraints` given (as routing derived them for the request).
  */
 export function allowedMethods(
   fastify: FastifyInstance,
   url: string,
   withOptions: boolean,
   candidates: readonly string[] = routableMethods(fastify),
+  constraints?: Record<string, unknown>,
 ): string[] {
   const found: string[] = []
   for (const method of inOrder(candidates)) {
     if (found[found.length - 1] === method) continue
-    if (fastify.findRoute({ method, url }) !== null) found.push(method)
+    if (fastify.findRoute({ method, url, constraints }) !== null) found.push(method)
   }
   if (found.length > 0 && withOptions && !found.includes('OPTIONS')) {
     let at = 0

@@ -1,6 +1,7 @@
 /** The `@restwell/methods` plugin: 405 + Allow, automatic OPTIONS, 501, TRACE/CONNECT refused, 201. */
 import { ErrorCode, httpErrors, notFoundInScope, validateOptions } from '@restwell/errors'
 import {
+  lookupConstraints,
   pathOf,
   type RequestStep,
   useNotFoundPreHandlerStep,
@@ -87,7 +88,13 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
         code: ErrorCode.METHOD_NOT_IMPLEMENTED,
       })
     }
-    const allow = allowedMethods(fastify, request.url, options.autoOptions, routed)
+    const allow = allowedMethods(
+      fastify,
+      request.url,
+      options.autoOptions,
+      routed,
+      lookupConstraints(fastify, request.raw),
+    )
     if (allow.length === 0) return undefined
     if (method === 'OPTIONS' && options.autoOptions) {
       reply
@@ -105,8 +112,8 @@ const plugin: FastifyPluginAsync<MethodsOptions> = async (fastify, rawOptions) =
     // 405 has (RFC 9110 §9.3.2). Where GET is allowed (`exposeHeadRoutes: false`), GET's answer
     // is not a 405 anyway, and the message names HEAD.
     const named = method === 'HEAD' && !allow.includes('GET') ? 'GET' : method
-    // The router is asked about the URL that was routed (`request.url`, possibly rewritten by
-    // method override or versioning); the client is shown the one it sent.
+    // The router is asked about the URL that was routed (`request.url`, less a method
+    // override's `_method`); the client is shown the one it sent.
     return httpErrors.methodNotAllowed(
       `Method ${named} is not allowed on ${pathOf(request.originalUrl)}`,
       {

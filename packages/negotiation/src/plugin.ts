@@ -557,7 +557,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         const filter = responseSerializer(reply, reply.statusCode)
         // The payload as JSON sends it: through the response schema, else `toJSON` applied.
         const data = filter === undefined ? jsonValue(payload) : JSON.parse(filter(payload))
-        // Links name the URL the client sent, not the one a reroute (versioning) made.
+        // Links name the URL the client sent, not the one `rewriteUrl` made.
         const url = publicUrl(request)
         const body = serializePayload(type, data, reply.statusCode, {
           ...settings.context,

@@ -1,8 +1,7 @@
 /** Shared fixtures of the pagination tests. */
 import { restwellErrors } from '@restwell/errors'
 import { type PageInfo, pageOf } from '@restwell/core'
-import { addRewriter } from '@restwell/reroute'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { applyPagination, type PaginationOptions, restwellPagination } from '../src/index.js'
 
 export const SECRET = 'a-test-secret-that-is-long-enough-0123456789'
@@ -35,8 +34,11 @@ export interface Harness {
 }
 
 /** An app with errors + pagination and a `/books` collection served from `BOOKS`. */
-export async function buildApp(options: PaginationOptions = {}): Promise<Harness> {
-  const app = Fastify()
+export async function buildApp(
+  options: PaginationOptions = {},
+  server: FastifyServerOptions = {},
+): Promise<Harness> {
+  const app = Fastify(server)
   await app.register(restwellErrors)
   await app.register(restwellPagination, { cursorSecret: SECRET, ...options })
   let last: PageInfo | undefined
@@ -61,23 +63,3 @@ export function links(header: string | string[] | number | undefined): Record<st
 
 /** Handler serving BOOKS through applyPagination with a known total. */
 export { applyPagination }
-
-/**
- * Reroutes requests through `@restwell/reroute`, as versioning and method override do: the
- * rewriter gives the internal method and URL, the client's URL stays `request.originalUrl`.
- * Add it before the routes.
- */
-export function reroute(
-  app: FastifyInstance,
-  rewrite: (method: string, url: string) => { method: string; url: string },
-): void {
-  addRewriter(app, {
-    name: 'test-reroute',
-    order: 20,
-    rewrite: (target) => {
-      const next = rewrite(target.method, target.url)
-      target.method = next.method
-      target.url = next.url
-    },
-  })
-}

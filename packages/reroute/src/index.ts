@@ -1,4 +1,4 @@
-/** @restwell/reroute: one shared before-routing hook for method override and versioning. */
+/** @restwell/reroute: the method and URL a twin route was reached for, set in one shared hook. */
 import { restwellReroute } from './plugin.js'
 
 export { type RerouteOptions, RerouteOptionsSchema } from './plugin.js'
@@ -10,7 +10,6 @@ export {
   REROUTED,
   type RerouteRecord,
   type RerouteTarget,
-  rerouteAware,
   type Rewriter,
   type RewriterEntry,
   reroutedFrom,

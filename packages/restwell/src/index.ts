@@ -13,7 +13,7 @@ export type { CompressSettings } from './compress.js'
 export type { RouteDecompressSettings } from './decompress.js'
 export { restwellMethods } from '@restwell/methods'
 export { PageSchema, PaginationQuery } from '@restwell/pagination'
-export { rerouteAware } from '@restwell/reroute'
+export { versioned } from '@restwell/versioning'
 export {
   PLUGIN_KEYS,
   type PluginKey,

@@ -7,6 +7,7 @@ import type { ErrorFormat } from '@restwell/errors'
 import {
   isPlainSchema,
   overrideTwinOf,
+  versionCopyOf,
   type SchemaAccess,
   schemaAccess,
   servedMethods,
@@ -447,8 +448,15 @@ export async function installOpenapi(
     const config = configOf(route)
     const own = config.swaggerTransform
     // `false`: the route shows its schema as given; ours already (a config object reused); a
-    // method-override twin is left out (its route is described).
-    if (own === false || ours.has(own as SwaggerTransform) || overrideTwinOf(route)) return
+    // twin is left out (its route is described): method override's, a version's unprefixed one.
+    if (
+      own === false ||
+      ours.has(own as SwaggerTransform) ||
+      overrideTwinOf(route) ||
+      versionCopyOf(route)?.prefixed === false
+    ) {
+      return
+    }
     // A type provider's schemas reach the document through the app's transform
     // (`jsonSchemaTransform`), which a route's `swaggerTransform` takes the place of: without
     // it, such a route keeps the app's.

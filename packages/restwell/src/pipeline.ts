@@ -29,9 +29,10 @@ export const REQUEST_ORDER = [
   'request',
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
   'cors',
-  // Method override sets the method its twin route was reached for; versioning may route the
-  // request afresh: what follows runs once, on the final route.
+  // Method override sets the method its twin route was reached for: what follows sees it.
   'reroute',
+  // What the version carriers refuse (400, 406, an unknown /v<N> prefix) before any other work.
+  'versioning',
   // Overload sheds load before any other work.
   'overload',
   // The root rate limit, before auth: a client failing authentication is counted too.

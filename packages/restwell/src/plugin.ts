@@ -132,10 +132,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
 
   // 2. CORS: one onRequest hook adds the headers to every answer and answers a preflight
-  //    before rate limits and auth see it. It runs before the reroute hook, so what a rewriter
-  //    refuses (a bad override, a conflicting version) and versioning's moved-path 301 carry
-  //    the headers too; a rerouted request is routed afresh and runs it again for its final
-  //    route (the first pass's reply, with its headers, is dropped).
+  //    before rate limits and auth see it. It runs before the override and versioning steps, so
+  //    what they refuse (a bad override, a conflicting version) and versioning's moved-path 301
+  //    carry the headers too.
   if (options.cors !== false) {
     const override = options.methodOverride
     const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
@@ -173,7 +172,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
                   override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY),
                 overrideMethods:
                   override === false ? [] : (override?.methods ?? DEFAULT_OVERRIDE_METHODS),
-                versioned: options.versioning !== false,
               }),
             ),
           )
@@ -186,12 +184,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     )
   }
 
-  // 3. before routing: method override (routed to a route's POST twin) sets the method, and
-  //    header/query versioning re-routes the request, so the one reroute hook comes before
-  //    every other onRequest hook but CORS's (limits and auth then run once, on the final
-  //    method and path) and before methods (which needs it). Twins are added once a route's
-  //    plan is made (`runWhenPlanned` below).
-  if (options.methodOverride !== false || options.versioning !== false) {
+  // 3. method override (routed to a route's POST twin) sets the method, and versioning (routed
+  //    to a `/v<N>` route's unprefixed twin) answers what its carriers refuse, before every
+  //    other onRequest step but CORS's (limits and auth then see the method the request stands
+  //    for) and before methods (which needs it). Twins are added once a route's plan is made
+  //    (`runWhenPlanned` below).
+  if (options.methodOverride !== false) {
     await fastify.register(restwellReroute)
   }
   if (options.methodOverride !== false) {

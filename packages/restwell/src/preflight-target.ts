@@ -5,32 +5,27 @@
  * looked up apart.
  */
 import { routeLookup } from '@restwell/core'
-import { onEveryRoute } from '@restwell/core'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
-/** How a request may be rerouted after its preflight (method override, versioning). */
+/** Which method a request may stand for after its preflight (method override). */
 export interface PreflightReach {
   /** The method override header (lower case) and query parameter, or false. */
   overrideHeader: string | false
   overrideQuery: string | false
   /** The methods an override may name. */
   overrideMethods: readonly string[]
-  /** Versioning on: an unprefixed path may be served by a `/v<N>` route. */
-  versioned: boolean
 }
-
-const VERSION_PREFIX = /^\/v\d+(?=\/|$)/
 
 /**
  * Whether the route a preflight asks about allows CORS (not `config.cors: false`); true for a
- * method or path no route has. A request that may be rerouted (method override, versioning) is
- * refused when any route it may reach opted out.
+ * method or path no route has. A request whose method may be overridden is refused when any
+ * route it may reach opted out; so is one for an unprefixed path where any version's twin
+ * (`@restwell/versioning`) opted out: the lookup holds them all.
  */
 export function preflightTargetCors(
   fastify: FastifyInstance,
   reach: PreflightReach,
 ): (request: FastifyRequest) => boolean {
-  const prefixes = new Set<string>()
   let anyOff = false
   const lookup = routeLookup(
     fastify,
@@ -41,10 +36,6 @@ export function preflightTargetCors(
     },
     (earlier, later) => earlier || later,
   )
-  onEveryRoute(fastify, (route) => {
-    const prefix = VERSION_PREFIX.exec(route.url)?.[0]
-    if (prefix !== undefined) prefixes.add(prefix)
-  })
   /** The methods the request may end up with: the one asked, and an override's targets. */
   const methodsOf = (request: FastifyRequest, asked: string): readonly string[] => {
     if (asked !== 'POST') return [asked]
@@ -58,18 +49,11 @@ export function preflightTargetCors(
       new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1)).has(reach.overrideQuery)
     return byHeader || byQuery ? [asked, ...reach.overrideMethods] : [asked]
   }
-  /** The URLs the request may be served at: as sent, and under each version's prefix. */
-  const urlsOf = (url: string): readonly string[] =>
-    !reach.versioned || VERSION_PREFIX.test(url)
-      ? [url]
-      : [url, ...[...prefixes].map((p) => p + url)]
   return (request) => {
     if (!anyOff) return true
     const asked = request.headers['access-control-request-method'] as string
     for (const method of methodsOf(request, asked)) {
-      for (const url of urlsOf(request.url)) {
-        if (lookup.find(method, url) === true) return false
-      }
+      if (lookup.find(method, request.url) === true) return false
     }
     return true
   }

@@ -10,7 +10,7 @@ import { format, parse } from '@lukeed/ms'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
 import {
   addRouteHook,
-  overrideTwinOf,
+  twinSourceOf,
   parsingHook,
   type RequestStep,
   type RouteEntry,
@@ -390,8 +390,8 @@ function routeLimits(settings: RateLimitSettings): RouteLimits {
       )
     }
     const get = route.method === 'HEAD' ? lastGet : undefined
-    // A method-override twin is limited as the route it stands for, by its counter.
-    const twinOf = overrideTwinOf(route)?.of
+    // A twin (method override's, a version's) is limited as its route, by its counter.
+    const twinOf = twinSourceOf(route)
     const shared =
       twinOf !== undefined
         ? families.get(twinOf)

@@ -109,6 +109,11 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
     "method override's POST twin of the PATCH route is not in the document",
   )
   t.same(Object.keys(doc.paths['/v1/authors/{id}']!).sort(), ['get', 'head', 'options', 'put'])
+  t.same(
+    Object.keys(doc.paths).filter((path) => !path.startsWith('/v1/') && path.includes('books')),
+    [],
+    "versioning's unprefixed twins of the /v1 routes are not in the document",
+  )
   const get = item.get!
   for (const status of [
     '200',

@@ -57,7 +57,7 @@ async function build(
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
-test('override and versioning run before routing: the final route, schema and handler run', async (t) => {
+test('override and versioning are decided by routing: the target route, schema and handler run', async (t) => {
   const { app, seen } = await build()
   const res = await app.inject({
     method: 'POST',
@@ -69,7 +69,7 @@ test('override and versioning run before routing: the final route, schema and ha
     },
   })
   t.equal(res.statusCode, 204)
-  t.same(seen, [{ method: 'DELETE', url: '/v2/books/7' }])
+  t.same(seen, [{ method: 'DELETE', url: '/books/7' }], "v2's twin, with the client's URL")
   t.equal(res.headers['api-version'], '2')
 })
 

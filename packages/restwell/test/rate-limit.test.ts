@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { type Test, test } from 'tap'
 import { httpErrors } from '@restwell/errors'
-import restwell, { type RestwellOptions } from '../src/index.js'
+import restwell, { type RestwellOptions, versioned } from '../src/index.js'
 import { clientKey, MEMORY_CLIENTS } from '../src/rate-limit.js'
 
 const apps: FastifyInstance[] = []
@@ -269,6 +269,35 @@ test("a route's own limit counts a method override to it: its twin shares the co
     t.equal(overridden.headers['x-ratelimit-remaining'], '0', `${url}: counted in its window`)
     const limited = await app.inject({ method: 'POST', url: `${url}?_method=${method}` })
     t.equal(limited.statusCode, 429, url)
+  }
+  t.equal(runs, 4, 'each handler ran max times in its window')
+})
+
+test("a version's route and its unprefixed twin share the route's own counter", async (t) => {
+  let runs = 0
+  const app = Fastify()
+  apps.push(app)
+  const limit = { rateLimit: { max: 2, timeWindow: 60_000 }, auth: false }
+  // Declared with its version prefix, before restwell; and through versioned().
+  app.get('/v1/early/:id', { config: limit }, async () => {
+    runs++
+    return { ok: true }
+  })
+  await app.register(restwell)
+  await app.register(
+    versioned(1, async (v1) => {
+      v1.get('/reports/:id', { config: limit }, async () => {
+        runs++
+        return { ok: true }
+      })
+    }),
+  )
+  for (const path of ['/early/1', '/reports/1']) {
+    const prefixed = await app.inject(`/v1${path}`)
+    t.equal(prefixed.headers['x-ratelimit-remaining'], '1', path)
+    const unprefixed = await app.inject(path)
+    t.equal(unprefixed.headers['x-ratelimit-remaining'], '0', `${path}: counted in its window`)
+    t.equal((await app.inject(`${path}?version=1`)).statusCode, 429, path)
   }
   t.equal(runs, 4, 'each handler ran max times in its window')
 })

@@ -4,8 +4,9 @@ import 'fastify'
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * The API version being served: the `N` of the `/v<N>` route that answers (after a header,
-     * query or default-version reroute), or undefined on an unversioned route.
+     * The API version being served: the `N` of the `/v<N>` route that answers, or of the
+     * version whose unprefixed twin does (by header, query or default), or undefined on an
+     * unversioned route.
      */
     readonly apiVersion: number | undefined
   }

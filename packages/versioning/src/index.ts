@@ -1,8 +1,7 @@
 /** @restwell/versioning: /v<N>/ prefix, Accept vnd.api.v<N>+json, ?version=; moved paths; Deprecation and Sunset. */
 import './augment.js'
-import { restwellVersioning, VERSIONING_ORDER } from './plugin.js'
+import { restwellVersioning } from './plugin.js'
 
-export { reroutedFrom, type RerouteRecord } from '@restwell/reroute'
 export {
   type AcceptedVersion,
   type AcceptVersions,
@@ -17,5 +16,6 @@ export { compileMoved, type MovedPath, movedLocation } from './moved.js'
 export { RetiredVersionSchema, type VersioningOptions, VersioningOptionsSchema } from './options.js'
 export { MAX_VERSION_DIGITS, parseVersionNumber, prefixVersion } from './version.js'
 export { API_VERSIONS } from '@restwell/core'
-export { restwellVersioning, VERSIONING_ORDER }
+export { VERSION_CONSTRAINT, versioned } from './pair.js'
+export { restwellVersioning }
 export default restwellVersioning

@@ -1,26 +1,38 @@
-/** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, resolved before routing. */
+/** The `@restwell/versioning` plugin: URL prefix, Accept and query carriers, decided by routing. */
 import type { IncomingMessage } from 'node:http'
-import { type SendStep, useSendStep, registerOnce } from '@restwell/core'
-import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import {
   API_VERSIONS,
   appendLink,
   appendVary,
+  initialOptions,
+  keyedConstraintStore,
   onEveryRoute,
+  type RequestStep,
+  type RouteEntry,
+  registerOnce,
+  type SendStep,
   safePath,
   servedMethods,
+  shareLookupConstraint,
+  snapshotRoutes,
+  useRootRequestStep,
+  useSendStep,
+  VERSION_COPY,
+  type VersionCopy,
+  versionCopyOf,
+  whenPlanned,
 } from '@restwell/core'
+import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
   FastifyRequest,
   HTTPMethods,
   onRequestHookHandler,
+  RouteOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
-// The shared before-routing mechanism (package @restwell/reroute).
-import { addRewriter, joinUrl, queryValues, splitUrl, withoutQueryParam } from '@restwell/reroute'
-import type { RerouteTarget } from '@restwell/reroute'
+import { joinUrl, queryValues, splitUrl, withoutQueryParam } from '@restwell/reroute'
 import {
   type AcceptedVersion,
   askedVersions,
@@ -36,20 +48,40 @@ import {
   type VersioningOptions,
   VersioningOptionsSchema,
 } from './options.js'
+import { VERSION_CONSTRAINT, versionTwinDescription } from './pair.js'
 import { parseVersionNumber, prefixVersion } from './version.js'
 
-/** Where versioning runs among the rewriters: after method override (10). */
-export const VERSIONING_ORDER = 20
-
-/** What the first pass learnt about the carriers, for the answering route's response headers. */
-interface VersionInfo {
-  /** The Accept header carried the version. */
-  accept: boolean
-  /** The client's URL had no version prefix (rerouted by a carrier or to the default). */
-  unprefixed: boolean
+/** What a request's carriers say, read once per request (by routing, or by the check). */
+interface Carried {
+  /** Unprefixed URL: the version `?version=` or `Accept` carries (a supported one). */
+  readonly explicit: number | undefined
+  /** The 4xx the carriers make: answered before the route runs. */
+  readonly error: HttpError | undefined
+  /** `carriers.prefix: false` and the URL has a `/v<N>` prefix: a 404. */
+  readonly prefixRefused: boolean
+  /** The URL's `/v<N>` prefix names an unsupported version: a 404 where no route matched. */
+  readonly unknownPrefix: number | undefined
+  /** `Accept` carried the version served (the versioned media type is answered). */
+  readonly accept: boolean
+  /** The URL has no version prefix. */
+  readonly unprefixed: boolean
 }
-const VERSION_INFO: unique symbol = Symbol.for('restwell.versioning.info')
-type InfoHolder = IncomingMessage & { [VERSION_INFO]?: VersionInfo }
+
+const PLAIN: Omit<Carried, 'unprefixed'> = {
+  explicit: undefined,
+  error: undefined,
+  prefixRefused: false,
+  unknownPrefix: undefined,
+  accept: false,
+}
+/** A request that carries nothing, the common case: one object each, no allocation. */
+const PLAIN_UNPREFIXED: Carried = { ...PLAIN, unprefixed: true }
+const PLAIN_PREFIXED: Carried = { ...PLAIN, unprefixed: false }
+
+const CARRIED: unique symbol = Symbol.for('restwell.versioning.carried') as typeof CARRIED
+/** The version an unprefixed request is routed by (`null`: none), decided at its first twin. */
+const ROUTED: unique symbol = Symbol.for('restwell.versioning.routed') as typeof ROUTED
+type Marked = IncomingMessage & { [CARRIED]?: Carried; [ROUTED]?: string | null }
 
 /** Most query values of the version parameter looked at. */
 const MAX_QUERY_VERSIONS = 8
@@ -60,11 +92,22 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   const options = resolveVersioningOptions(
     validateOptions('@restwell/versioning', VersioningOptionsSchema, rawOptions),
   )
+  if (fastify.hasPlugin('@restwell/methods')) {
+    throw new Error(
+      '@restwell/versioning: register it before @restwell/methods, or a request its carriers refuse (400, 406) or its moved paths redirect would answer 405',
+    )
+  }
+  /** What serves an unprefixed URL by version: each `/v<N>` route then gets an unprefixed twin. */
+  const unprefixedCarriers = [
+    options.accept ? 'Accept' : '',
+    options.query === false ? '' : `?${options.query}=`,
+    options.routeToDefault ? 'the default version' : '',
+  ].filter((name) => name !== '')
   const discovered = new Set<number>()
-  /** `<N> <METHOD> <path without prefix>` of every versioned route: the twins of unprefixed routes. */
-  const twins = new Set<string>()
   let supportedList: number[] = []
   let defaultVersion: number | undefined
+  /** The constraint value of the default version's twins (set when ready). */
+  let defaultKey: string | undefined
 
   const supported = (version: number): boolean =>
     options.versions === undefined ? discovered.has(version) : options.versions.has(version)
@@ -121,8 +164,8 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
    */
   function versionedUrl(path: string, query: string | undefined): string {
     if (query === undefined || options.query === false) return joinUrl(path, query)
-    // As in `rewrite`: the parameter is a carrier only when its name is there unescaped (then
-    // every spelling of it counted, and every one goes).
+    // As in `readCarriers`: the parameter is a carrier only when its name is there unescaped
+    // (then every spelling of it counted, and every one goes).
     if (!query.includes(options.query)) return joinUrl(path, query)
     return joinUrl(path, withoutQueryParam(query, options.query))
   }
@@ -151,11 +194,10 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     return version
   }
 
-  function rewrite(target: RerouteTarget): HttpError | undefined {
-    const request = target.request
-    const url = target.url
+  /** What the URL and headers of a request carry (see `read`). */
+  function readCarriers(url: string, acceptHeader: string | undefined): Carried {
     const prefix = prefixVersion(url)
-    const accept = options.accept ? request.headers.accept : undefined
+    const accept = options.accept ? acceptHeader : undefined
     const acceptCarries = accept !== undefined && VND_MARKER.test(accept)
     let values: string[] | undefined
     if (options.query !== false) {
@@ -165,35 +207,27 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
         if (found.length > 0) values = found
       }
     }
-    // Fast path: nothing carried, and the request matched a route.
+    // Fast path: nothing carried, and no prefix or a supported one.
     if (
       !acceptCarries &&
       values === undefined &&
-      !request.is404 &&
-      (prefix === undefined || options.prefix)
+      (prefix === undefined || (options.prefix && supported(prefix.version)))
     ) {
-      return undefined
+      return prefix === undefined ? PLAIN_UNPREFIXED : PLAIN_PREFIXED
     }
-    const path = prefix === undefined && request.is404 ? splitUrl(url).path : ''
+    const unprefixed = prefix === undefined
+    if (!unprefixed && !options.prefix) return { ...PLAIN_PREFIXED, prefixRefused: true }
     let fixed: number | undefined
+    let unknownPrefix: number | undefined
     if (prefix !== undefined) {
-      if (!options.prefix) {
-        return httpErrors.notFound(`Route ${target.method} ${splitUrl(url).path} not found`)
-      }
       if (supported(prefix.version)) fixed = prefix.version
-      else if (request.is404) {
-        if (movedLocation(options.moved, splitUrl(url).path) !== undefined) return undefined
-        return unknownVersion(
-          'notFound',
-          `Version ${prefix.version} is not supported`,
-          'path/version',
-        )
-      }
+      else unknownPrefix = prefix.version
     }
+    const refuse = (error: HttpError): Carried => ({ ...PLAIN, unknownPrefix, error, unprefixed })
     const fromQuery = values === undefined ? undefined : queryVersion(values)
-    if (fromQuery instanceof Error) return fromQuery
+    if (fromQuery instanceof Error) return refuse(fromQuery)
     if (fixed !== undefined && fromQuery !== undefined && fixed !== fromQuery) {
-      return conflicting(`/v${fixed}`, `?${options.query}=${fromQuery}`, queryField)
+      return refuse(conflicting(`/v${fixed}`, `?${options.query}=${fromQuery}`, queryField))
     }
     const pinned = fixed ?? fromQuery
     let fromAccept: number | undefined
@@ -204,51 +238,67 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
           if (parsed.versions.some((v) => v.version === pinned && v.q > 0)) fromAccept = pinned
           else if (parsed.versions.some((v) => supported(v.version))) {
             const pinnedBy = fixed !== undefined ? `/v${fixed}` : `?${options.query}=${pinned}`
-            return conflicting(pinnedBy, 'Accept', 'headers/accept')
+            return refuse(conflicting(pinnedBy, 'Accept', 'headers/accept'))
           } else if (!parsed.other) {
-            return unacceptableVersions(parsed.versions)
+            return refuse(unacceptableVersions(parsed.versions))
           }
         } else {
           fromAccept = bestVersion(parsed.versions, supported)
           if (fromAccept === undefined && !parsed.other) {
-            return unacceptableVersions(parsed.versions)
+            return refuse(unacceptableVersions(parsed.versions))
           }
         }
       }
     }
-    const raw = request.raw as InfoHolder
-    if (fixed !== undefined) {
-      if (fromAccept !== undefined) raw[VERSION_INFO] = { accept: true, unprefixed: false }
-      return undefined
-    }
-    const carried = fromQuery ?? fromAccept
-    let version: number | undefined
-    if (carried !== undefined) {
-      // An unprefixed route that matched is served as is, unless the version has its own twin.
-      if (request.is404 || twins.has(`${carried} ${target.method} ${request.routeOptions.url}`)) {
-        version = carried
+    if (!unprefixed) {
+      // A prefixed URL is routed by its path; the carriers only agreed with it.
+      return {
+        ...PLAIN,
+        unknownPrefix,
+        accept: fixed !== undefined && fromAccept !== undefined,
+        unprefixed,
       }
-    } else if (
-      options.routeToDefault &&
-      request.is404 &&
-      defaultVersion !== undefined &&
-      movedLocation(options.moved, path) === undefined &&
-      !servedUnprefixed(path)
-    ) {
-      version = defaultVersion
     }
-    if (version === undefined) return undefined
-    raw[VERSION_INFO] = { accept: fromAccept !== undefined, unprefixed: true }
-    // `/` becomes `/v<N>` (a prefixed plugin's root route answers both `/v<N>` and `/v<N>/`).
-    const root = url === '/' || url.startsWith('/?')
-    target.url = `/v${version}${root ? url.slice(1) : url}`
-    return undefined
+    return {
+      ...PLAIN,
+      explicit: fromQuery ?? fromAccept,
+      accept: fromAccept !== undefined,
+      unprefixed,
+    }
+  }
+
+  /** The carriers of `raw`, read once: by routing (the version constraint), or by the check. */
+  function read(raw: Marked): Carried {
+    const known = raw[CARRIED]
+    if (known !== undefined) return known
+    const carried = readCarriers(raw.url as string, raw.headers.accept)
+    raw[CARRIED] = carried
+    return carried
+  }
+
+  /** First path segments of the app's own unprefixed routes (lower case), for `mayBeServed`. */
+  const ownFirst = new Set<string>()
+  let ownAnyFirst = false
+  const caseSensitive =
+    (fastify.initialConfig as { caseSensitive?: boolean }).caseSensitive !== false
+
+  function firstSegment(path: string): string {
+    const end = path.indexOf('/', 1)
+    const segment = end === -1 ? path.slice(1) : path.slice(1, end)
+    return caseSensitive ? segment : segment.toLowerCase()
+  }
+
+  /** Whether some own route of the app could match `path` (its first segment tells). */
+  function mayBeServed(path: string): boolean {
+    if (ownAnyFirst) return true
+    const first = firstSegment(path)
+    return first.includes('%') || ownFirst.has(first)
   }
 
   /**
-   * An unprefixed path some route answers for another method: the request is a 405 of that
-   * resource, not a request for the default version's (which would turn it into a 404).
-   * OPTIONS does not count: a catch-all `OPTIONS *` (as `@fastify/cors` adds) makes no resource.
+   * An unprefixed path some route of the app answers for any method: the request is that
+   * resource's (its own route, or its 405), not the default version's. OPTIONS does not count:
+   * a catch-all `OPTIONS *` (as `@fastify/cors` adds) makes no resource.
    */
   function servedUnprefixed(path: string): boolean {
     for (const method of fastify.supportedMethods) {
@@ -258,20 +308,79 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     return false
   }
 
-  addRewriter(fastify, { name: '@restwell/versioning', order: VERSIONING_ORDER, rewrite })
+  /** Whether an unprefixed request that carries no version goes to the default version. */
+  function toDefault(raw: Marked): boolean {
+    if (!options.routeToDefault || defaultKey === undefined) return false
+    const path = splitUrl(raw.url as string).path
+    if (options.moved.length > 0 && movedLocation(options.moved, path) !== undefined) return false
+    return !(mayBeServed(path) && servedUnprefixed(path))
+  }
 
-  if (options.moved.length > 0) {
-    if (fastify.hasPlugin('@restwell/methods')) {
-      throw new Error(
-        '@restwell/versioning: register it before @restwell/methods, or its moved paths would answer 405',
+  /**
+   * The version (a constraint value) an unprefixed request is routed by: the one its carriers
+   * name, or the default one when it names none and the app has no route of its own for the
+   * path; null for none. Decided at the first twin routing meets, then kept.
+   */
+  function routedVersion(raw: Marked): string | null {
+    const known = raw[ROUTED]
+    if (known !== undefined) return known
+    const carried = read(raw)
+    const routed =
+      carried.explicit !== undefined
+        ? String(carried.explicit)
+        : carried.error === undefined && toDefault(raw)
+          ? (defaultKey as string)
+          : null
+    raw[ROUTED] = routed
+    return routed
+  }
+
+  // An unprefixed request reaches a version's twin when its carriers name that version, or it
+  // names none and the twin is the default version's: routing decides, once.
+  fastify.addConstraintStrategy({
+    name: VERSION_CONSTRAINT,
+    mustMatchWhenDerived: false,
+    // Routing asks with the request (derived below), and the version is decided then.
+    storage: () => keyedConstraintStore((asked) => routedVersion(asked as Marked)),
+    // The request itself: what it carries is read only where routing meets a version's twin.
+    // A prefixed URL is routed by its path alone.
+    deriveConstraint: (req: IncomingMessage) =>
+      (prefixVersion(req.url as string) === undefined ? req : undefined) as unknown as string,
+  })
+  // The 405's `Allow` counts the twins of the version the request is routed by.
+  shareLookupConstraint(fastify, VERSION_CONSTRAINT, (raw) =>
+    prefixVersion(raw.url as string) === undefined ? raw : undefined,
+  )
+
+  /** Answers what the carriers refuse, before anything else reads the request. */
+  const check: RequestStep = function restwellVersioning(request) {
+    const carried = read(request.raw)
+    if (carried === PLAIN_UNPREFIXED || carried === PLAIN_PREFIXED) return undefined
+    if (carried.prefixRefused) {
+      return httpErrors.notFound(`Route ${request.method} ${splitUrl(request.url).path} not found`)
+    }
+    if (carried.unknownPrefix !== undefined && request.is404) {
+      if (movedLocation(options.moved, splitUrl(request.url).path) !== undefined) return undefined
+      return unknownVersion(
+        'notFound',
+        `Version ${carried.unknownPrefix} is not supported`,
+        'path/version',
       )
     }
+    return carried.error
+  }
+  useRootRequestStep(fastify, 'versioning', check, 'restwellVersioning')
+
+  if (options.moved.length > 0) {
     const redirectMoved: onRequestHookHandler = (request, reply, done) => {
       if (!request.is404) return done()
-      // The path as routed (a carrier may have put a `/v<N>` prefix on it), the query as the
-      // client sent it: a 308 is replayed as sent, so it keeps `_method` (which override
-      // removed from `request.url`).
-      const location = movedLocation(options.moved, splitUrl(request.url).path)
+      // The path under the version it was asked in (an unprefixed path with a carried version
+      // is that version's), the query as the client sent it: a 308 is replayed as sent, so it
+      // keeps `_method` (which override removed from `request.url`).
+      const carried = read(request.raw)
+      let { path } = splitUrl(request.url)
+      if (carried.explicit !== undefined) path = underVersion(carried.explicit, path)
+      const location = movedLocation(options.moved, path)
       if (location === undefined) return done()
       const { query } = splitUrl(request.originalUrl)
       const prefix = prefixVersion(location)
@@ -289,15 +398,9 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
           ),
         )
       // The Accept version took part in the redirect, as in `versionHeaders` (RFC 9110 §12.5.5;
-      // a 301 is cacheable by default, RFC 9111 §4.2.2): it rerouted the request or agreed with
-      // its prefix, or the URL had no prefix, so a versioned Accept would have rerouted it.
-      if (
-        options.accept &&
-        ((request.raw as InfoHolder)[VERSION_INFO] !== undefined ||
-          prefixVersion(request.url) === undefined)
-      ) {
-        appendVary(reply, 'Accept')
-      }
+      // a 301 is cacheable by default, RFC 9111 §4.2.2): the URL had no prefix, so a versioned
+      // Accept would have routed it, or Accept agreed with the prefix.
+      if (options.accept && (carried.unprefixed || carried.accept)) appendVary(reply, 'Accept')
       reply.send()
     }
     fastify.addHook('onRequest', redirectMoved)
@@ -306,7 +409,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   fastify.decorateRequest('apiVersion', {
     getter(this: FastifyRequest): number | undefined {
       const prefix = prefixVersion(this.url)
-      return prefix !== undefined && supported(prefix.version) ? prefix.version : undefined
+      if (prefix !== undefined) return supported(prefix.version) ? prefix.version : undefined
+      // Unprefixed: a version's twin answers only where routing chose a version.
+      const routed = (this.raw as Marked)[ROUTED]
+      if (routed === undefined || routed === null) return undefined
+      return versionCopyOf(this.routeOptions)?.version
     },
   })
 
@@ -326,10 +433,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     },
   })
 
-  function versionHeaders(version: number): SendStep {
+  /** The send step of a route serving `version` at `/v<N>/…` (`prefixed`) or unprefixed. */
+  function versionHeaders(version: number, prefixed: boolean): SendStep {
     const retired = options.retired.get(version)
     const mediaType = versionMediaType(version)
-    const prefixLength = `/v${version}`.length
+    const prefixLength = prefixed ? `/v${version}`.length : 0
     return function restwellVersionHeaders(request, reply) {
       // A 2xx/3xx only: an error is not a representation of the version, and with auth's
       // hideRoutes an anonymous 401 from a route must look like the one from an unknown path.
@@ -339,11 +447,9 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       // With the Accept carrier, `Accept` may pick this version and its media type: every answer
       // of the route says so, the plain one too, or a cache serves it for a versioned Accept.
       if (options.accept) appendVary(reply, 'Accept')
-      const info = (request.raw as InfoHolder)[VERSION_INFO]
-      if (info !== undefined) {
+      if ((request.raw as Marked)[CARRIED]?.accept === true) {
         const type = reply.getHeader('content-type')
         if (
-          info.accept &&
           reply.statusCode < 400 &&
           typeof type === 'string' &&
           type.startsWith('application/json')
@@ -362,7 +468,9 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
           appendLink(
             reply,
             linkValue(
-              safePath(versionedUrl(`/v${retired.successor}${path.slice(prefixLength)}`, query)),
+              safePath(
+                versionedUrl(underVersion(retired.successor, path.slice(prefixLength)), query),
+              ),
               'successor-version',
             ),
           )
@@ -373,37 +481,132 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     }
   }
 
+  /** `<method> <url> <version>` of every twin added: a GET's twin brings its HEAD one. */
+  const twinKeys = new Set<string>()
+  const exposeHeads =
+    (fastify.initialConfig as { exposeHeadRoutes?: boolean }).exposeHeadRoutes !== false
+  // A twin is made from the route's options as Fastify first gave them, as Fastify makes a GET's
+  // HEAD route: every plugin's onRoute hook then sets it up as the route it stands for.
+  snapshotRoutes(fastify)
+
   onEveryRoute(fastify, function versioningOnRoute(this: FastifyInstance, route) {
+    const pair = versionCopyOf(route)
+    if (pair !== undefined) {
+      useVersion(pair.version, route)
+      if (route.config?.versioning !== false) {
+        useSendStep(this, route, 'versioning', versionHeaders(pair.version, pair.prefixed))
+      }
+      return
+    }
     const prefix = prefixVersion(route.url)
-    if (prefix === undefined) return
+    if (
+      prefix === undefined ||
+      (options.versions !== undefined && !options.versions.has(prefix.version))
+    ) {
+      noteOwn(route)
+      return
+    }
     const version = prefix.version
-    if (options.versions !== undefined && !options.versions.has(version)) return
     discovered.add(version)
+    if (route.config?.versioning !== false) {
+      useSendStep(this, route, 'versioning', versionHeaders(version, true))
+    }
+    if (unprefixedCarriers.length === 0) return
+    if (route.prefix !== '') {
+      throw new Error(
+        `@restwell/versioning: route ${[route.method].flat().join(',')} ${route.url} is in a plugin registered with prefix '${route.prefix}', where an unprefixed request (${unprefixedCarriers.join(', ')}) cannot reach it; register the plugin with app.register(versioned(${version}, plugin)) instead of app.register(plugin, { prefix: '/v${version}' })`,
+      )
+    }
     const rest = route.url.slice(prefix.length)
-    for (const method of servedMethods(route))
-      twins.add(`${version} ${method} ${rest === '' ? '/' : rest}`)
-    if (route.config?.versioning === false) return
-    useSendStep(this, route, 'versioning', versionHeaders(version))
+    const url = rest === '' ? '/' : rest
+    const methods = servedMethods(route).filter((m) => !twinKeys.has(`${m} ${url} ${version}`))
+    if (methods.length === 0) return
+    for (const method of methods) twinKeys.add(`${method} ${url} ${version}`)
+    if (methods.includes('GET') && exposeHeads && route.exposeHeadRoute !== false) {
+      twinKeys.add(`HEAD ${url} ${version}`)
+    }
+    const initial = initialOptions(route)
+    /* c8 ignore next 6 -- every route is snapshotted: `snapshotRoutes` runs when an instance is
+       created after restwell was imported, and earlier instances with routes are refused. */
+    if (initial === undefined) {
+      throw new Error(
+        `@restwell/versioning: route ${route.url} was not seen as it was added; import @restwell/versioning (or restwell) before creating the Fastify instance`,
+      )
+    }
+    whenPlanned(this, route, () => {
+      this.route(twinOptions(initial, route, version, url, methods))
+    })
   })
+
+  /** A version met on a route of a `versioned()` plugin. */
+  function useVersion(version: number, route: RouteEntry): void {
+    if (options.versions !== undefined && !options.versions.has(version)) {
+      throw new Error(
+        `@restwell/versioning: route ${[route.method].flat().join(',')} ${route.url} serves version ${version}, which \`versions\` does not list; add it there, or register the plugin without versioned()`,
+      )
+    }
+    discovered.add(version)
+  }
+
+  /** An unprefixed route of the app's own: an unprefixed request for its path is its. */
+  function noteOwn(route: RouteEntry): void {
+    if ([route.method].flat().every((m) => m === 'OPTIONS')) return
+    const first = firstSegment(route.url)
+    if (first.includes(':') || first.includes('*') || first.includes('(')) ownAnyFirst = true
+    else ownFirst.add(first)
+  }
 
   fastify.addHook('onReady', async () => {
     supportedList = [...(options.versions ?? discovered)].sort((a, b) => a - b)
     allVersions = new Set(supportedList)
     defaultVersion = options.defaultVersion ?? supportedList[supportedList.length - 1]
+    defaultKey = defaultVersion === undefined ? undefined : String(defaultVersion)
     // Against the routes found (`discovered` holds only supported versions), not the list: a
     // version listed in `versions` without routes can be neither the default nor a successor.
     checkServedVersions(options, discovered, defaultVersion)
   })
 }
 
+/** An unprefixed path under `/v<version>`: `/` is the version's root, `/v<N>`. */
+function underVersion(version: number, path: string): string {
+  return `/v${version}${path === '/' ? '' : path}`
+}
+
 /**
- * API versioning before routing: routes live under `/v<N>` prefixes; a version carried by
- * `Accept: application/vnd.api.v<N>+json` or `?version=<N>` reroutes an unprefixed request to
- * that version's route; requests carrying none get the default version. Options:
+ * The unprefixed twin of the `/v<N>` route `of` (for `methods`, those not twinned yet): its
+ * options as first given, at `url`, reached under the version constraint, marked in its config
+ * and left out of the OpenAPI document (its `/v<N>` route is described).
+ */
+function twinOptions(
+  initial: RouteEntry,
+  of: RouteEntry,
+  version: number,
+  url: string,
+  methods: readonly string[],
+): RouteOptions {
+  const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, ...rest } = initial
+  const copy: VersionCopy = { version, prefixed: false, of }
+  return {
+    ...rest,
+    method: methods.length === 1 ? methods[0] : methods,
+    url,
+    constraints: { ...initial.constraints, [VERSION_CONSTRAINT]: String(version) },
+    config: {
+      ...(initial.config as object | undefined),
+      [VERSION_COPY]: copy,
+      swaggerTransform: versionTwinDescription,
+    },
+  } as unknown as RouteOptions
+}
+
+/**
+ * API versions for Fastify v5: routes live under `/v<N>` prefixes; a version carried by
+ * `Accept: application/vnd.api.v<N>+json` or `?version=<N>`, or the default one, serves an
+ * unprefixed request through the route's unprefixed twin, reached by routing once. Options:
  * {@link VersioningOptions}.
  * @example
  * await app.register(restwellVersioning, { retired: { 1: { deprecation: '2025-01-01', successor: 2 } } })
- * await app.register(async (v1) => { v1.get('/books', list) }, { prefix: '/v1' })
+ * await app.register(versioned(1, async (v1) => { v1.get('/books', list) }))
  */
 export const restwellVersioning: FastifyPluginAsync<VersioningOptions> = fp(plugin, {
   fastify: '5.x',

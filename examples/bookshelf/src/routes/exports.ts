@@ -46,11 +46,10 @@ export async function exportsRoutes(app: FastifyInstance, opts: { db: Database }
   )
 
   // POST needs the jobs plugin (its decorators); without it there is no asynchronous export.
+  // The job itself is defined once, by `defineExportJob` (the routes of a version are
+  // registered twice: at /v1 and unprefixed).
   if (!app.hasDecorator('jobs')) return
   const jobs = (app as unknown as { jobs: JobsApi }).jobs
-  // Defined on every instance: the one whose worker runs it (JOB_WORKER unset), or one that only
-  // enqueues while worker processes (`pnpm worker`) run the same handler.
-  jobs.define<ExportInput>(EXPORT_JOB, exportBooks(db), { estimatedTime: EXPORT_ESTIMATE })
 
   app.post<{ Body: ExportInput }>(
     '/exports',
@@ -70,4 +69,14 @@ export async function exportsRoutes(app: FastifyInstance, opts: { db: Database }
       return (reply as AcceptingReply).accepted(job)
     },
   )
+}
+
+/**
+ * Defines the export job on `app` (which has the jobs plugin): on every instance, the one whose
+ * worker runs it (JOB_WORKER unset), or one that only enqueues while worker processes
+ * (`pnpm worker`) run the same handler.
+ */
+export function defineExportJob(app: FastifyInstance, db: Database): void {
+  const jobs = (app as unknown as { jobs: JobsApi }).jobs
+  jobs.define<ExportInput>(EXPORT_JOB, exportBooks(db), { estimatedTime: EXPORT_ESTIMATE })
 }
