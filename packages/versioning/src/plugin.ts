@@ -7,6 +7,7 @@ import {
   initialOptions,
   keyedConstraintStore,
   onEveryRoute,
+  overrideTwinOf,
   type RequestStep,
   type RouteEntry,
   registerOnce,
@@ -347,10 +348,18 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     deriveConstraint: (req: IncomingMessage) =>
       (prefixVersion(req.url as string) === undefined ? req : undefined) as unknown as string,
   })
-  // The 405's `Allow` counts the twins of the version the request is routed by.
-  shareLookupConstraint(fastify, VERSION_CONSTRAINT, (raw) =>
-    prefixVersion(raw.url as string) === undefined ? raw : undefined,
-  )
+  /**
+   * The 405's `Allow` counts the twins of the version the request is routed by: shared once the
+   * first twin exists (an app without versions asks the router as it is).
+   */
+  let sharedLookup = false
+  function shareLookup(): void {
+    if (sharedLookup) return
+    sharedLookup = true
+    shareLookupConstraint(fastify, VERSION_CONSTRAINT, (raw) =>
+      prefixVersion(raw.url as string) === undefined ? raw : undefined,
+    )
+  }
 
   /** Answers what the carriers refuse, before anything else reads the request. */
   const check: RequestStep = function restwellVersioning(request) {
@@ -493,6 +502,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     const pair = versionCopyOf(route)
     if (pair !== undefined) {
       useVersion(pair.version, route)
+      if (!pair.prefixed) shareLookup()
       if (route.config?.versioning !== false) {
         useSendStep(this, route, 'versioning', versionHeaders(pair.version, pair.prefixed))
       }
@@ -511,7 +521,8 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     if (route.config?.versioning !== false) {
       useSendStep(this, route, 'versioning', versionHeaders(version, true))
     }
-    if (unprefixedCarriers.length === 0) return
+    // A method-override twin's route has a version twin, which gets a POST twin of its own.
+    if (unprefixedCarriers.length === 0 || overrideTwinOf(route) !== undefined) return
     if (route.prefix !== '') {
       throw new Error(
         `@restwell/versioning: route ${[route.method].flat().join(',')} ${route.url} is in a plugin registered with prefix '${route.prefix}', where an unprefixed request (${unprefixedCarriers.join(', ')}) cannot reach it; register the plugin with app.register(versioned(${version}, plugin)) instead of app.register(plugin, { prefix: '/v${version}' })`,

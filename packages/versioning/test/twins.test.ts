@@ -3,6 +3,7 @@
  * their `/v<N>` prefix, and what routing once means (one pass, one `onResponse`, one id).
  */
 import { restwellErrors } from '@restwell/errors'
+import { restwellMethodOverride } from '@restwell/method-override'
 import { restwellMethods } from '@restwell/methods'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -297,5 +298,24 @@ test('an unprefixed twin is left out of the OpenAPI document', async (t) => {
   t.same(versionTwinDescription({ schema: { summary: 'x' }, url: '/books' }), {
     schema: { summary: 'x', hide: true },
     url: '/books',
+  })
+})
+
+test('method override registered first: a version twin has its POST twin, routed once', async (t) => {
+  const app = Fastify()
+  await app.register(restwellMethodOverride)
+  await app.register(restwellVersioning)
+  app.patch('/v1/books/:id', echo('v1 patch'))
+  app.patch('/v2/books/:id', echo('v2 patch'))
+  const seen: string[] = []
+  app.addHook('onRequest', async (request) => {
+    seen.push(`${request.method} ${request.url}`)
+  })
+  const res = await app.inject({ method: 'POST', url: '/books/1?_method=PATCH&version=1' })
+  t.match(res.json(), { served: 'v1 patch', apiVersion: 1 })
+  t.same(seen, ['PATCH /books/1?version=1'])
+  t.match((await app.inject({ method: 'PATCH', url: '/books/1' })).json(), { served: 'v2 patch' })
+  t.match((await app.inject({ method: 'POST', url: '/v1/books/1?_method=PATCH' })).json(), {
+    served: 'v1 patch',
   })
 })
