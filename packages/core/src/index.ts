@@ -36,9 +36,9 @@ export {
   routeName,
   servedMethods,
   twinSourceOf,
-  VERSION_COPY,
-  type VersionCopy,
-  versionCopyOf,
+  VERSION_PAIR,
+  type VersionPair,
+  versionPairOf,
 } from './twins.js'
 export {
   lookupConstraints,

@@ -48,25 +48,26 @@ export function routeName(route: RouteShape): string {
 }
 
 /**
- * The key, in a route's `config`, of the API version it serves (`@restwell/versioning`): a
- * `/v<N>` route has an unprefixed twin reached under the version constraint, so a version
- * carried by `Accept` or `?version=`, or the default one, is routed once.
+ * The key, in a route's `config`, of the API version it serves as one of a pair
+ * (`@restwell/versioning`): a `/v<N>` route and its unprefixed twin, reached under the version
+ * constraint, so that a version carried by `Accept` or `?version=`, or the default one, is
+ * routed once.
  */
-export const VERSION_COPY: unique symbol = Symbol.for('restwell.versionCopy') as typeof VERSION_COPY
+export const VERSION_PAIR: unique symbol = Symbol.for('restwell.versionPair') as typeof VERSION_PAIR
 
-/** Which version a route serves, as one of a `/v<N>` route and its unprefixed twin. */
-export interface VersionCopy {
+/** Which version a route serves, and which of its pair it is. */
+export interface VersionPair {
   readonly version: number
   /** At `/v<N>/…`, reached by its path; false: unprefixed, reached under the version constraint. */
   readonly prefixed: boolean
-  /** The route it was made from, when it is the one added by versioning. */
+  /** The route it was made from: the `/v<N>` route of a twin versioning or `versioned()` made. */
   readonly of?: RouteEntry
 }
 
 /** What version `route` (its options, or `request.routeOptions`) serves as a version's pair. */
-export function versionCopyOf(route: { readonly config?: unknown }): VersionCopy | undefined {
-  const config = route.config as { [VERSION_COPY]?: VersionCopy } | undefined
-  return config?.[VERSION_COPY]
+export function versionPairOf(route: { readonly config?: unknown }): VersionPair | undefined {
+  const config = route.config as { [VERSION_PAIR]?: VersionPair } | undefined
+  return config?.[VERSION_PAIR]
 }
 
 /**
@@ -74,7 +75,7 @@ export function versionCopyOf(route: { readonly config?: unknown }): VersionCopy
  * twin shares (its rate-limit counter): undefined for any other route.
  */
 export function twinSourceOf(route: { readonly config?: unknown }): RouteEntry | undefined {
-  return overrideTwinOf(route)?.of ?? versionCopyOf(route)?.of
+  return overrideTwinOf(route)?.of ?? versionPairOf(route)?.of
 }
 
 /** What find-my-way keeps per routing-constraint value of a node (`addConstraintStrategy`). */

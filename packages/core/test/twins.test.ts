@@ -19,9 +19,9 @@ import {
   shareLookupConstraint,
   snapshotRoutes,
   twinSourceOf,
-  VERSION_COPY,
-  type VersionCopy,
-  versionCopyOf,
+  VERSION_PAIR,
+  type VersionPair,
+  versionPairOf,
   whenPlanned,
 } from '@restwell/core'
 
@@ -99,19 +99,19 @@ test('a twin is named and planned by the method it stands for, and never looked 
   t.equal(lookup.find('POST', '/books'), 'POST')
 })
 
-test('version pairs: versionCopyOf reads the mark, twinSourceOf the route a twin was made from', async (t) => {
+test('version pairs: versionPairOf reads the mark, twinSourceOf the route a twin was made from', async (t) => {
   const of = { method: 'GET', url: '/v1/books' } as RouteEntry
-  const copy: VersionCopy = { version: 1, prefixed: false, of }
-  t.same(versionCopyOf({ config: { [VERSION_COPY]: copy } }), copy)
-  t.equal(versionCopyOf({}), undefined)
-  t.equal(twinSourceOf({ config: { [VERSION_COPY]: copy } }), of, "a version's twin")
+  const copy: VersionPair = { version: 1, prefixed: false, of }
+  t.same(versionPairOf({ config: { [VERSION_PAIR]: copy } }), copy)
+  t.equal(versionPairOf({}), undefined)
+  t.equal(twinSourceOf({ config: { [VERSION_PAIR]: copy } }), of, "a version's twin")
   t.equal(
     twinSourceOf({ config: { [OVERRIDE_TWIN]: { method: 'PUT', of } } }),
     of,
     "method override's twin",
   )
   t.equal(
-    twinSourceOf({ config: { [VERSION_COPY]: { version: 1, prefixed: true } } }),
+    twinSourceOf({ config: { [VERSION_PAIR]: { version: 1, prefixed: true } } }),
     undefined,
     'a route no one made',
   )

@@ -7,7 +7,7 @@ import type { ErrorFormat } from '@restwell/errors'
 import {
   isPlainSchema,
   overrideTwinOf,
-  versionCopyOf,
+  versionPairOf,
   type SchemaAccess,
   schemaAccess,
   servedMethods,
@@ -453,7 +453,7 @@ export async function installOpenapi(
       own === false ||
       ours.has(own as SwaggerTransform) ||
       overrideTwinOf(route) ||
-      versionCopyOf(route)?.prefixed === false
+      versionPairOf(route)?.prefixed === false
     ) {
       return
     }

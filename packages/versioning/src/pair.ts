@@ -6,9 +6,9 @@
 import {
   type RouteEntry,
   setScopeRouteDefaults,
-  VERSION_COPY,
-  type VersionCopy,
-  versionCopyOf,
+  VERSION_PAIR,
+  type VersionPair,
+  versionPairOf,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -93,22 +93,22 @@ export function versioned<Options extends FastifyPluginOptions>(
     await scope.register(async (prefixed) => {
       setScopeRouteDefaults(prefixed, (route) => {
         // A twin made from one of these routes (method override's) carries the mark already.
-        if (versionCopyOf(route) !== undefined) return
+        if (versionPairOf(route) !== undefined) return
         if (!route.url.startsWith(at)) {
           throw new Error(
             `versioned(${version}, plugin): route ${keyOf(route, route.url)} did not get the prefix ${at}; a plugin wrapped with fastify-plugin ignores prefixes: pass it unwrapped`,
           )
         }
-        const mark: VersionCopy = { version, prefixed: true }
-        route.config = { ...route.config, [VERSION_COPY]: mark } as typeof route.config
+        const mark: VersionPair = { version, prefixed: true }
+        route.config = { ...route.config, [VERSION_PAIR]: mark } as typeof route.config
         prefixedRoutes.set(keyOf(route, route.url.slice(at.length) || '/'), route)
       })
       await prefixed.register(plugin, { ...options, prefix: at + prefix } as unknown as Options)
     })
     await scope.register(async (unprefixed) => {
       setScopeRouteDefaults(unprefixed, (route) => {
-        if (versionCopyOf(route) !== undefined) return
-        const mark: VersionCopy = {
+        if (versionPairOf(route) !== undefined) return
+        const mark: VersionPair = {
           version,
           prefixed: false,
           of: prefixedRoutes.get(keyOf(route, route.url)),
@@ -116,7 +116,7 @@ export function versioned<Options extends FastifyPluginOptions>(
         route.constraints = { ...route.constraints, [VERSION_CONSTRAINT]: String(version) }
         route.config = {
           ...route.config,
-          [VERSION_COPY]: mark,
+          [VERSION_PAIR]: mark,
           swaggerTransform: versionTwinDescription,
         } as typeof route.config
       })

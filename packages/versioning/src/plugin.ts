@@ -18,9 +18,9 @@ import {
   snapshotRoutes,
   useRootRequestStep,
   useSendStep,
-  VERSION_COPY,
-  type VersionCopy,
-  versionCopyOf,
+  VERSION_PAIR,
+  type VersionPair,
+  versionPairOf,
   whenPlanned,
 } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
@@ -422,7 +422,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
       // Unprefixed: a version's twin answers only where routing chose a version.
       const routed = (this.raw as Marked)[ROUTED]
       if (routed === undefined || routed === null) return undefined
-      return versionCopyOf(this.routeOptions)?.version
+      return versionPairOf(this.routeOptions)?.version
     },
   })
 
@@ -499,7 +499,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   snapshotRoutes(fastify)
 
   onEveryRoute(fastify, function versioningOnRoute(this: FastifyInstance, route) {
-    const pair = versionCopyOf(route)
+    const pair = versionPairOf(route)
     if (pair !== undefined) {
       useVersion(pair.version, route)
       if (!pair.prefixed) shareLookup()
@@ -596,7 +596,7 @@ function twinOptions(
   methods: readonly string[],
 ): RouteOptions {
   const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, ...rest } = initial
-  const copy: VersionCopy = { version, prefixed: false, of }
+  const pair: VersionPair = { version, prefixed: false, of }
   return {
     ...rest,
     method: methods.length === 1 ? methods[0] : methods,
@@ -604,7 +604,7 @@ function twinOptions(
     constraints: { ...initial.constraints, [VERSION_CONSTRAINT]: String(version) },
     config: {
       ...(initial.config as object | undefined),
-      [VERSION_COPY]: copy,
+      [VERSION_PAIR]: pair,
       swaggerTransform: versionTwinDescription,
     },
   } as unknown as RouteOptions
