@@ -283,9 +283,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   const caseSensitive =
     (fastify.initialConfig as { caseSensitive?: boolean }).caseSensitive !== false
 
+  /** A path's first segment, up to `/` or `;` (which the router may read as a delimiter). */
   function firstSegment(path: string): string {
-    const end = path.indexOf('/', 1)
-    const segment = end === -1 ? path.slice(1) : path.slice(1, end)
+    let end = 1
+    while (end < path.length && path[end] !== '/' && path[end] !== ';') end++
+    const segment = path.slice(1, end)
     return caseSensitive ? segment : segment.toLowerCase()
   }
 

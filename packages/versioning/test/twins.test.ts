@@ -232,6 +232,16 @@ test('an unprefixed path the app serves itself: its own route, or 405, never the
   )
   t.match((await params.inject('/files/1?version=1')).json(), { served: 'v1 file' })
 
+  const semicolon = Fastify({ useSemicolonDelimiter: true })
+  await semicolon.register(restwellVersioning)
+  semicolon.get('/v1/books', echo('v1 books'))
+  semicolon.get('/books', echo('own books'))
+  t.match(
+    (await semicolon.inject('/books;page=2')).json(),
+    { served: 'own books' },
+    'a `;` ends the first segment as it ends the path for the router',
+  )
+
   const near = Fastify()
   await near.register(restwellVersioning)
   near.get('/v1/notes/:id', echo('v1 note'))
