@@ -23,6 +23,7 @@ const SERVERS = {
   restwell: ['restwell', 'all'],
   'restwell-optout': ['restwell', 'optout'],
   official: ['fastify-official'],
+  express: ['express'],
 }
 
 /** The layers instructions are charged to, in the order they are printed. */
