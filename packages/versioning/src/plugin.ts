@@ -304,12 +304,13 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
    * a catch-all `OPTIONS *` (as `@fastify/cors` adds) makes no resource.
    */
   function servedUnprefixed(path: string): boolean {
-    for (const method of fastify.supportedMethods) {
-      if (method === 'OPTIONS') continue
-      if (fastify.findRoute({ method: method as HTTPMethods, url: path }) !== null) return true
+    for (const method of resourceMethods) {
+      if (fastify.findRoute({ method, url: path }) !== null) return true
     }
     return false
   }
+  /** The methods that can make a resource, set when ready (`supportedMethods` is a new array per read). */
+  let resourceMethods: HTTPMethods[] = []
 
   /** Whether an unprefixed request that carries no version goes to the default version. */
   function toDefault(raw: Marked): boolean {
@@ -570,6 +571,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   }
 
   fastify.addHook('onReady', async () => {
+    resourceMethods = fastify.supportedMethods.filter((m) => m !== 'OPTIONS') as HTTPMethods[]
     supportedList = [...(options.versions ?? discovered)].sort((a, b) => a - b)
     allVersions = new Set(supportedList)
     defaultVersion = options.defaultVersion ?? supportedList[supportedList.length - 1]
