@@ -36,11 +36,32 @@ export function setMember(object: JsonObject, key: string, value: unknown): void
  * (primitives, and opaque objects such as a `Date` from a database row) is kept as it is.
  */
 export function cloneJson<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(cloneJson) as T
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) {
+    const copy: unknown[] = value.slice()
+    for (let i = 0; i < copy.length; i++) {
+      const item = copy[i]
+      if (typeof item === 'object' && item !== null) copy[i] = cloneJson(item)
+    }
+    return copy as T
+  }
   if (!isPlainObject(value)) return value
-  const copy: JsonObject = {}
-  for (const key of Object.keys(value)) setMember(copy, key, cloneJson(value[key]))
-  return copy as T
+  return copyMembers(value, undefined) as T
+}
+
+/**
+ * A copy of an object's members, each deep-copied (`cloneJson`), those named in `skip` left
+ * shared for the caller to replace. The spread copies every member in one step; `__proto__`
+ * stays a plain member, as the spread defines members rather than assigning them.
+ */
+export function copyMembers(object: JsonObject, skip: JsonObject | undefined): JsonObject {
+  const copy: JsonObject = { ...object }
+  for (const key of Object.keys(copy)) {
+    const item = copy[key]
+    if (typeof item !== 'object' || item === null) continue
+    if (skip === undefined || !hasOwn(skip, key)) setMember(copy, key, cloneJson(item))
+  }
+  return copy
 }
 
 /** True for a value a serializer replaces by what its `toJSON` method returns (a `Date`). */

@@ -2,6 +2,7 @@
 import { forbiddenPath, invalidPatch } from './errors.js'
 import {
   cloneJson,
+  copyMembers,
   hasOwn,
   inspectValue,
   isPlainObject,
@@ -30,8 +31,28 @@ export function checkMergePatch(patch: unknown): void {
 /** RFC 7396 §2 MergePatch(Target, Patch), building new objects instead of changing Target. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return cloneJson(patch)
+  const base = isPlainObject(target) ? target : undefined
+  const keys = Object.keys(patch)
+  // A member removed is left out of a new object rather than deleted from a copy: `delete`
+  // would turn the copy into a slow dictionary-mode object for the serializer.
+  if (base !== undefined && keys.some((key) => patch[key] === null)) return rebuilt(base, patch)
+  const result = base === undefined ? {} : copyMembers(base, patch)
+  for (const key of keys) {
+    const value = patch[key]
+    if (value !== null) {
+      setMember(
+        result,
+        key,
+        mergePatch(base !== undefined && hasOwn(base, key) ? base[key] : undefined, value),
+      )
+    }
+  }
+  return result
+}
+
+/** MergePatch for a patch that removes members: the result is built member by member. */
+function rebuilt(base: JsonObject, patch: JsonObject): JsonObject {
   const result: JsonObject = {}
-  const base = isPlainObject(target) ? target : {}
   for (const key of Object.keys(base)) {
     if (!hasOwn(patch, key)) setMember(result, key, cloneJson(base[key]))
     else if (patch[key] !== null) setMember(result, key, mergePatch(base[key], patch[key]))

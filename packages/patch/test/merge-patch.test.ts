@@ -96,5 +96,11 @@ test('an own "__proto__" member of the document stays a plain member', async (t)
   const result = applyMergePatch(doc, { b: 1 }) as Record<string, unknown>
   t.equal(Object.getPrototypeOf(result), Object.prototype)
   t.ok(Object.hasOwn(result, '__proto__'))
+  t.same(Object.getOwnPropertyDescriptor(result, '__proto__')?.value, { x: 1 })
+  t.not(
+    Object.getOwnPropertyDescriptor(result, '__proto__')?.value,
+    Object.getOwnPropertyDescriptor(doc, '__proto__')?.value,
+    'the member is copied, not shared',
+  )
   t.equal(result['b'], 1)
 })
