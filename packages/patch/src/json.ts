@@ -146,14 +146,15 @@ export type ValueProblem =
 interface Visit {
   value: unknown
   depth: number
-  key: string
+  /** The member name or array index that leads to `value` from its parent. */
+  key: string | number
   parent: Visit | undefined
 }
 
 function pointerOf(visit: Visit, last?: string): string {
   const tokens: string[] = last === undefined ? [] : [last]
   for (let at: Visit | undefined = visit; at?.parent !== undefined; at = at.parent) {
-    tokens.push(at.key)
+    tokens.push(String(at.key))
   }
   return formatPointer(tokens.reverse())
 }
@@ -171,14 +172,21 @@ export function inspectValue(value: unknown): ValueProblem | undefined {
     if (Array.isArray(current)) {
       if (depth > MAX_DEPTH) return { kind: 'depth', pointer: pointerOf(visit) }
       for (let i = 0; i < current.length; i++) {
-        stack.push({ value: current[i], depth, key: String(i), parent: visit })
+        const item: unknown = current[i]
+        if (typeof item === 'object' && item !== null) {
+          stack.push({ value: item, depth, key: i, parent: visit })
+        }
       }
     } else if (isPlainObject(current)) {
       if (depth > MAX_DEPTH) return { kind: 'depth', pointer: pointerOf(visit) }
       for (const key of Object.keys(current)) {
         if (FORBIDDEN_TOKENS.has(key))
           return { kind: 'forbidden', pointer: pointerOf(visit, key), key }
-        stack.push({ value: current[key], depth, key, parent: visit })
+        // Only containers are visited: a primitive has no members and no depth to check.
+        const item = current[key]
+        if (typeof item === 'object' && item !== null) {
+          stack.push({ value: item, depth, key, parent: visit })
+        }
       }
     }
   }
