@@ -11,8 +11,8 @@ const MAX_ECHOED_PATH = 200
 
 /**
  * The 404 for a request no route matched: "Route GET /books/x not found", the path as the
- * client sent it (before `rewriteUrl` or an override changed it), at most 200 characters. A HEAD is named as GET: its
- * Content-Length must be the one GET's 404 has (RFC 9110 §9.3.2).
+ * client sent it (before `rewriteUrl` or an override changed it), at most 200 characters. A
+ * HEAD is named as GET: its Content-Length must be the one GET's 404 has (RFC 9110 §9.3.2).
  */
 export function routeNotFound(request: FastifyRequest): HttpError {
   const path = pathOf(request.originalUrl)

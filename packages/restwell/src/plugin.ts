@@ -191,8 +191,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    (`runWhenPlanned` below).
   if (options.methodOverride !== false) {
     await fastify.register(restwellReroute)
-  }
-  if (options.methodOverride !== false) {
     await fastify.register(restwellMethodOverride, options.methodOverride ?? {})
   }
   if (options.versioning !== false) {

@@ -11,6 +11,7 @@ import {
   type RequestStep,
   type RouteEntry,
   registerOnce,
+  routeName,
   type SendStep,
   safePath,
   servedMethods,
@@ -528,7 +529,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     if (unprefixedCarriers.length === 0 || overrideTwinOf(route) !== undefined) return
     if (route.prefix !== '') {
       throw new Error(
-        `@restwell/versioning: route ${[route.method].flat().join(',')} ${route.url} is in a plugin registered with prefix '${route.prefix}', where an unprefixed request (${unprefixedCarriers.join(', ')}) cannot reach it; register the plugin with app.register(versioned(${version}, plugin)) instead of app.register(plugin, { prefix: '/v${version}' })`,
+        `@restwell/versioning: route ${routeName(route)} is in a plugin registered with prefix '${route.prefix}', where an unprefixed request (${unprefixedCarriers.join(', ')}) cannot reach it; register the plugin with app.register(versioned(${version}, plugin)) instead of app.register(plugin, { prefix: '/v${version}' })`,
       )
     }
     const rest = route.url.slice(prefix.length)
@@ -556,7 +557,7 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
   function useVersion(version: number, route: RouteEntry): void {
     if (options.versions !== undefined && !options.versions.has(version)) {
       throw new Error(
-        `@restwell/versioning: route ${[route.method].flat().join(',')} ${route.url} serves version ${version}, which \`versions\` does not list; add it there, or register the plugin without versioned()`,
+        `@restwell/versioning: route ${routeName(route)} serves version ${version}, which \`versions\` does not list; add it there, or register the plugin without versioned()`,
       )
     }
     discovered.add(version)
