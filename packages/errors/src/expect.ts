@@ -1,13 +1,14 @@
 /**
- * Requests Node's HTTP server would answer itself, bare, before Fastify sees them: an `Expect`
- * other than 100-continue (RFC 9110 §10.1.1, a 417) and an HTTP/1.1 request without `Host`
- * (RFC 9112 §3.2, a 400). The plugin refuses them in its first `onRequest` hook instead, in
- * the error form.
+ * Requests refused before anything else runs, in the error form, in the plugin's first
+ * `onRequest` hook: an `Expect` other than 100-continue (RFC 9110 §10.1.1, a 417, which Node
+ * would answer bare), and a `Host` the server must refuse (RFC 9112 §3.2, a 400): missing on
+ * HTTP/1.1, on more than one line, or not `uri-host [ ":" port ]`.
  */
 import type { EventEmitter } from 'node:events'
 import type { FastifyRequest } from 'fastify'
 import { ErrorCode } from './codes.js'
 import { fieldText, isOws } from '@restwell/core'
+import { hostLines, isValidHost } from './host.js'
 import { type HttpError, httpErrors } from './http-error.js'
 
 const CONTINUE = '100-continue'
@@ -39,10 +40,40 @@ export function hasUnmetExpectation(value: unknown): boolean {
   return false
 }
 
+function badHost(message: string, detail: string, code: string): HttpError {
+  return httpErrors.badRequest(message, {
+    code: ErrorCode.MALFORMED_HEADER,
+    details: [{ field: 'headers/host', message: detail, code }],
+  })
+}
+
+/**
+ * The 400 for a request's `Host`, or undefined: missing on HTTP/1.1, on more than one field
+ * line (Node keeps the first in `headers`, `rawHeaders` has them all), or an invalid value.
+ */
+function hostRefusal(request: FastifyRequest): HttpError | undefined {
+  const host = request.headers.host
+  if (host === undefined) {
+    if (request.raw.httpVersion !== '1.1') return undefined
+    return httpErrors.badRequest('An HTTP/1.1 request must carry a Host header', {
+      details: [{ field: 'headers/host', message: 'required', code: 'REQUIRED' }],
+    })
+  }
+  if (hostLines(request.raw.rawHeaders) > 1)
+    return badHost('A request must carry one Host header', 'more than one field line', 'DUPLICATE')
+  if (!isValidHost(host))
+    return badHost(
+      'The Host header is not a valid host',
+      'must be uri-host [ ":" port ] (RFC 3986)',
+      ErrorCode.MALFORMED_HEADER,
+    )
+  return undefined
+}
+
 /**
  * The error a request is refused with before anything else runs, or undefined: 417 for an
- * expectation this server cannot meet, 400 for an HTTP/1.1 request without `Host`. Matched
- * requests pay two property reads.
+ * expectation this server cannot meet, 400 for a missing, repeated or invalid `Host`. Matched
+ * requests pay a scan of the raw header names and of the Host value.
  */
 export function requestRefusal(request: FastifyRequest): HttpError | undefined {
   const headers = request.headers
@@ -54,12 +85,7 @@ export function requestRefusal(request: FastifyRequest): HttpError | undefined {
       ],
     })
   }
-  if (headers.host === undefined && request.raw.httpVersion === '1.1') {
-    return httpErrors.badRequest('An HTTP/1.1 request must carry a Host header', {
-      details: [{ field: 'headers/host', message: 'required', code: 'REQUIRED' }],
-    })
-  }
-  return undefined
+  return hostRefusal(request)
 }
 
 /**
