@@ -2,6 +2,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import type { Queue } from 'bullmq'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import restwell, {
@@ -184,7 +185,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // POST /batch: up to 50 operations, `"atomic": true` in one database transaction.
     batch: { maxOperations: 50, transaction: ambient.transaction },
   })
-  const { queue } = app.jobs
+  // bullmq's Queue: @restwell/jobs types it by a few members, bullmq being an optional peer.
+  const queue = app.jobs.queue as Queue | undefined
   if (queue !== undefined) await app.register(dashboardRoutes, { queue })
 
   // Swagger UI and the OpenAPI document: after restwell, so errors, compression and ETags

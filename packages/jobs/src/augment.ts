@@ -1,6 +1,5 @@
 /** Type augmentation of Fastify for `@restwell/jobs`. */
-import type { Queue } from 'bullmq'
-import type { Job, JobDefinitionOptions, JobHandler } from './types.js'
+import type { BullmqQueue, Job, JobDefinitionOptions, JobHandler } from './types.js'
 
 /** `app.jobs`: define handlers, enqueue jobs, read their state. */
 export interface JobsApi {
@@ -21,8 +20,11 @@ export interface JobsApi {
   get(id: string): Promise<Job | undefined>
   /** `<prefix><basePath>/<id>`: the status resource of a job. */
   statusUrl(id: string): string
-  /** The BullMQ queue with the Redis backend (for a dashboard, metrics); `undefined` in memory. */
-  readonly queue: Queue | undefined
+  /**
+   * The BullMQ queue with the Redis backend (for a dashboard, metrics), `undefined` in memory.
+   * Typed by a few members (bullmq is an optional peer): `app.jobs.queue as Queue` for the rest.
+   */
+  readonly queue: BullmqQueue | undefined
 }
 
 declare module 'fastify' {

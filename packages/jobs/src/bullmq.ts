@@ -3,7 +3,7 @@
  * optional peer dependencies, imported only here, when a Redis store is configured.
  */
 import { OptionsError } from '@restwell/errors'
-import type { Job } from 'bullmq'
+import type { Job, WorkerOptions } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { ResolvedRedisStore } from './options.js'
@@ -161,7 +161,8 @@ export async function bullmqBackend(
     // finished job's outcome is written once Redis is back.
     workerClient = () => new Redis(url, { maxRetriesPerRequest: null, retryStrategy })
   } else {
-    client = options.redis
+    // The app's ioredis client, typed by the few members the options declare.
+    client = options.redis as Redis
     if (client.options.keyPrefix) {
       throw new OptionsError(
         '@restwell/jobs',
@@ -226,8 +227,9 @@ export async function bullmqBackend(
         closeTimeoutMs: options.closeTimeoutMs,
         retryMs: options.retryMs,
       })
+      // `settings` and `telemetry` are declared as objects: BullMQ checks them.
       const worker = new bullmq.Worker(options.queue, processor, {
-        ...options.workerOptions,
+        ...(options.workerOptions as Omit<WorkerOptions, 'connection'>),
         connection,
         prefix: options.prefix,
       })

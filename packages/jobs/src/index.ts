@@ -6,9 +6,12 @@ export type { JobsApi } from './augment.js'
 export { formatDuration, isDuration, toDuration } from './duration.js'
 export { MemoryJobStore, type MemoryStoreOptions } from './memory-store.js'
 export {
+  type BullmqJobOptions,
+  type BullmqKeepJobs,
   type BullmqWorkerOptions,
   type JobsOptions,
   JobsOptionsSchema,
+  type RedisClient,
   type RedisStoreConfig,
 } from './options.js'
 export { PUBLIC_FAILURE_PREFIX } from './outcome.js'
@@ -21,6 +24,7 @@ export {
   type ProcessorWorker,
 } from './processor.js'
 export type {
+  BullmqQueue,
   Job,
   JobContext,
   JobDefinitionOptions,

@@ -1,13 +1,72 @@
 /** Options of `@restwell/jobs`. */
 import { OptionsError, validateOptions } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
-import type { DefaultJobOptions, WorkerOptions } from 'bullmq'
-import type { Redis } from 'ioredis'
 
 const PLUGIN = '@restwell/jobs'
 
-/** BullMQ's worker options, passed through; restwell sets `connection`, `prefix` and `autorun`. */
-export type BullmqWorkerOptions = Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>
+/*
+ * bullmq and ioredis are optional peers: these declarations describe what the options take
+ * without importing them, so an app without them type-checks (`skipLibCheck: false`). An ioredis
+ * client and bullmq's option objects are of these types (test/types.test.ts).
+ */
+
+/**
+ * An ioredis client (`new Redis(…)`), by the members restwell uses. Yours to close.
+ */
+export interface RedisClient {
+  readonly options: { readonly keyPrefix?: string | undefined }
+  readonly status: string
+  duplicate(override?: { maxRetriesPerRequest?: number | null }): RedisClient
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void
+  disconnect(reconnect?: boolean): void
+}
+
+/** How many finished jobs BullMQ keeps (its `KeepJobs`): the last `count`, or those younger than `age` seconds. */
+export type BullmqKeepJobs = { count: number } | { age: number; count?: number; limit?: number }
+
+/** BullMQ's `DefaultJobOptions`: a bullmq `DefaultJobOptions` is one. */
+export interface BullmqJobOptions {
+  timestamp?: number
+  priority?: number
+  delay?: number
+  attempts?: number
+  backoff?: number | { type: string; delay?: number; jitter?: number }
+  lifo?: boolean
+  removeOnComplete?: boolean | number | BullmqKeepJobs
+  removeOnFail?: boolean | number | BullmqKeepJobs
+  keepLogs?: number
+  stackTraceLimit?: number
+  sizeLimit?: number
+}
+
+/**
+ * BullMQ's `WorkerOptions` that restwell passes through (it sets `connection`, `prefix` and
+ * `autorun`; the processor is a function, so there are no sandbox options). `settings` and
+ * `telemetry` go to BullMQ as given (its `AdvancedOptions` and `Telemetry`).
+ */
+export interface BullmqWorkerOptions {
+  name?: string
+  concurrency?: number
+  limiter?: { max: number; duration: number }
+  metrics?: { maxDataPoints?: number }
+  maximumRateLimitDelay?: number
+  maxStartedAttempts?: number
+  maxStalledCount?: number
+  stalledInterval?: number
+  removeOnComplete?: BullmqKeepJobs
+  removeOnFail?: BullmqKeepJobs
+  skipStalledCheck?: boolean
+  skipLockRenewal?: boolean
+  drainDelay?: number
+  lockDuration?: number
+  lockRenewTime?: number
+  runRetryDelay?: number
+  blockingConnection?: boolean
+  skipVersionCheck?: boolean
+  skipWaitingForReady?: boolean
+  settings?: object
+  telemetry?: object
+}
 
 /** The Redis backend: a BullMQ queue. */
 export interface RedisStoreConfig {
@@ -15,13 +74,13 @@ export interface RedisStoreConfig {
    * A `redis://` / `rediss://` URL (the plugin opens and closes its connections) or an ioredis
    * client (used for the queue as it is, duplicated for the worker; yours to close).
    */
-  redis: string | Redis
+  redis: string | RedisClient
   /** The BullMQ queue's name: another app's queue, to serve the status of its jobs. ['restwell-jobs'] */
   queue?: string
   /** BullMQ's key prefix (`<keyPrefix>:<queue>:<jobId>`; a trailing `:` is dropped). ['bull'] */
   keyPrefix?: string
   /** BullMQ's default job options: `attempts`, `backoff`, `removeOnComplete`, `removeOnFail`, `priority`, `delay`, ... */
-  jobOptions?: DefaultJobOptions
+  jobOptions?: BullmqJobOptions
   /** BullMQ's worker options: `concurrency`, `lockDuration`, `stalledInterval`, `maxStalledCount`, `limiter`, ... */
   workerOptions?: BullmqWorkerOptions
 }
@@ -53,7 +112,7 @@ export interface JobsOptions {
   config?: Record<string, unknown>
 }
 
-const RedisInstance = Type.Unsafe<Redis>(
+const RedisInstance = Type.Unsafe<RedisClient>(
   Type.Object({ defineCommand: Type.Function([], Type.Unknown()) }, { additionalProperties: true }),
 )
 
@@ -188,10 +247,10 @@ export function validateJobsOptions(options: unknown): JobsOptions {
 
 /** The Redis backend's settings, defaults applied. */
 export interface ResolvedRedisStore {
-  redis: string | Redis
+  redis: string | RedisClient
   queue: string
   prefix: string
-  jobOptions: DefaultJobOptions
+  jobOptions: BullmqJobOptions
   workerOptions: BullmqWorkerOptions
 }
 

@@ -1,5 +1,4 @@
 /** Jobs, their records, their stores and their handlers. */
-import type { Queue } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
 
 /**
@@ -135,10 +134,24 @@ export interface NewJob {
   estimatedTime: string
 }
 
+/**
+ * A BullMQ `Queue`, by a few of its members, so that these declarations need no bullmq: a bullmq
+ * `Queue` is one. For the rest, cast it: `app.jobs.queue as Queue` (bullmq's).
+ */
+export interface BullmqQueue {
+  readonly name: string
+  readonly qualifiedName: string
+  getJobCounts(...types: string[]): Promise<Record<string, number>>
+  isPaused(): Promise<boolean>
+  pause(): Promise<void>
+  resume(): Promise<void>
+  close(): Promise<void>
+}
+
 /** Where the plugin keeps and runs jobs: in memory (a store and a worker) or on BullMQ. */
 export interface JobBackend {
   /** The BullMQ queue (Redis backend), e.g. for a dashboard; `undefined` in memory. */
-  readonly queue: Queue | undefined
+  readonly queue: BullmqQueue | undefined
   /** Saves a queued job; sends nothing once `signal` aborted (the request was answered 503). */
   add(job: NewJob, signal: AbortSignal): Promise<JobRecord>
   get(id: string, signal: AbortSignal): Promise<JobRecord | undefined>

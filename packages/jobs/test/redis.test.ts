@@ -30,6 +30,11 @@ async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> 
   }
 }
 
+/** The app's BullMQ queue, typed as bullmq's (`app.jobs.queue` is typed by a few members). */
+function queueOf(app: FastifyInstance): Queue {
+  return app.jobs.queue as Queue
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 let redis: OwnRedis
@@ -67,7 +72,7 @@ async function instance(
 
 /** How many jobs the app's queue holds, in any state. */
 async function everyJob(app: FastifyInstance): Promise<number> {
-  const counts = (await app.jobs.queue?.getJobCounts()) ?? {}
+  const counts = await queueOf(app).getJobCounts()
   return Object.values(counts).reduce((sum, n) => sum + n, 0)
 }
 
@@ -108,7 +113,7 @@ test('two instances share jobs: created on A, visible on B, completed by B', asy
     await a.close()
     await b.close()
   })
-  t.equal(a.jobs.queue?.name, shared.queue, 'app.jobs.queue is the BullMQ queue')
+  t.equal(queueOf(a).name, shared.queue, 'app.jobs.queue is the BullMQ queue')
   const res = await a.inject({ method: 'POST', url: '/exports', payload: { n: 21 } })
   t.equal(res.statusCode, 202)
   t.match(res.json(), { status: 'queued', estimatedTime: 'PT45S' })
@@ -144,10 +149,10 @@ test('BullMQ states map to queued (waiting, delayed, prioritized), running, succ
     await b.close()
   })
   const later = await a.jobs.enqueue('export', {})
-  t.equal(await a.jobs.queue?.getJobState(later.jobId), 'delayed')
+  t.equal(await queueOf(a).getJobState(later.jobId), 'delayed')
   t.match(await a.jobs.get(later.jobId), { status: 'queued' })
   const urgent = await b.jobs.enqueue('export', {})
-  t.equal(await b.jobs.queue?.getJobState(urgent.jobId), 'prioritized')
+  t.equal(await queueOf(b).getJobState(urgent.jobId), 'prioritized')
   const status = await b.inject({ url: `/jobs/${urgent.jobId}` })
   t.equal(status.statusCode, 200)
   t.same(Object.keys(status.json()), ['jobId', 'status', 'estimatedTime', 'createdAt', 'updatedAt'])
@@ -170,7 +175,7 @@ test('retries and backoff come from BullMQ: delayed between attempts (queued), t
   t.teardown(() => app.close())
   const job = await app.jobs.enqueue('export', {})
   await until(async () => attempts.length >= 1)
-  await until(async () => (await app.jobs.queue?.getJobState(job.jobId)) === 'delayed')
+  await until(async () => (await queueOf(app).getJobState(job.jobId)) === 'delayed')
   t.match(await app.jobs.get(job.jobId), { status: 'queued' }, 'waiting for its next attempt')
   await until(async () => (await app.jobs.get(job.jobId))?.status === 'failed')
   t.same(attempts, [1, 2, 3])
@@ -185,7 +190,7 @@ test('retries and backoff come from BullMQ: delayed between attempts (queued), t
   const result = await app.inject({ url: `/jobs/${job.jobId}/result` })
   t.equal(result.statusCode, 409)
   t.equal(result.json().error.message, `Job ${job.jobId} failed: The export has too many rows`)
-  const raw = await app.jobs.queue?.getJob(job.jobId)
+  const raw = await queueOf(app).getJob(job.jobId)
   t.equal(raw?.failedReason.startsWith(PUBLIC_FAILURE_PREFIX), true, 'the public failure, as JSON')
 })
 
@@ -210,7 +215,7 @@ test('a failure that is not an exposed HttpError: generic for clients, the real 
       details: [],
     })
     t.notMatch(res.body, /hunter2|ECONNREFUSED|a string|at /)
-    const raw = await app.jobs.queue?.getJob(job.jobId)
+    const raw = await queueOf(app).getJob(job.jobId)
     t.match(raw?.failedReason, name === 'export' ? /hunter2/ : /a string/, 'kept in BullMQ')
   }
 })
@@ -449,7 +454,7 @@ test('a location is stored encoded, or its job failed with a public error', asyn
   const nothing = await app.jobs.enqueue('nothing', undefined)
   await until(async () => (await statusOf(app, nothing.jobId)) === 303)
   t.equal((await app.inject({ url: `/jobs/${nothing.jobId}/result` })).body, 'null')
-  t.equal((await app.jobs.queue?.getJob(nothing.jobId))?.data, null, 'an undefined payload is null')
+  t.equal((await queueOf(app).getJob(nothing.jobId))?.data, null, 'an undefined payload is null')
   const text = await app.jobs.enqueue('text', {})
   await until(async () => (await statusOf(app, text.jobId)) === 303)
   const res = await app.inject({ url: `/jobs/${text.jobId}/result` })
@@ -558,7 +563,7 @@ test('jobProcessor runs restwell handlers in a plain BullMQ worker (a process wi
   await started.promise
   await processor.close()
   t.equal(worker.closing !== undefined, true, 'the attached worker is closed')
-  t.equal(await web.jobs.queue?.getJobState(slow.jobId), 'waiting', 'given back on close')
+  t.equal(await queueOf(web).getJobState(slow.jobId), 'waiting', 'given back on close')
 })
 
 test('an ioredis client given by the user is used for the queue and left open', async (t) => {
@@ -591,16 +596,16 @@ test('an instance without handlers starts no worker; the default queue and prefi
   })
   t.teardown(() => app.close())
   const job = await app.jobs.enqueue('export', {})
-  t.equal(app.jobs.queue?.name, 'restwell-jobs')
+  t.equal(queueOf(app).name, 'restwell-jobs')
   const raw = new Redis(redis.url)
   t.teardown(() => raw.quit())
   t.equal(await raw.exists(`bull:restwell-jobs:${job.jobId}`), 1)
   await sleep(200)
   t.match(await app.jobs.get(job.jobId), { status: 'queued' }, 'nobody runs it here')
-  t.same(await app.jobs.queue?.getWorkers(), [], 'no BullMQ worker')
+  t.same(await queueOf(app).getWorkers(), [], 'no BullMQ worker')
   // Removed between the two reads of a status request (its state, then its data): unknown.
   await raw.del(`bull:restwell-jobs:${job.jobId}`)
-  t.equal(await app.jobs.queue?.getJobState(job.jobId), 'waiting')
+  t.equal(await queueOf(app).getJobState(job.jobId), 'waiting')
   t.equal(await app.jobs.get(job.jobId), undefined)
   t.equal((await app.inject({ url: '/jobs/00000000-0000-4000-8000-000000000000' })).statusCode, 404)
 })
@@ -713,7 +718,7 @@ test('Redis away at start: requests wait up to timeoutMs for the first connectio
   // BullMQ connects by itself once Redis is there; the request it kept waiting was answered.
   await until(async () => {
     try {
-      await app.jobs.queue?.waitUntilReady()
+      await queueOf(app).waitUntilReady()
       return true
     } catch {
       return false

@@ -1,9 +1,12 @@
 import { expectTypeOf } from 'expect-type'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
-import type { DefaultJobOptions, Processor, Queue, Worker } from 'bullmq'
+import type { DefaultJobOptions, Processor, Queue, Worker, WorkerOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { test } from 'tap'
 import restwellJobsDefault, {
+  type BullmqJobOptions,
+  type BullmqQueue,
+  type BullmqWorkerOptions,
   type Job,
   type JobContext,
   type JobError,
@@ -13,6 +16,7 @@ import restwellJobsDefault, {
   type JobsOptions,
   type JobStatus,
   jobProcessor,
+  type RedisClient,
   type RedisStoreConfig,
   restwellJobs,
 } from '../src/index.js'
@@ -45,9 +49,28 @@ test('types of @restwell/jobs', async (t) => {
   >()
   expectTypeOf<JobContext['signal']>().toEqualTypeOf<AbortSignal>()
   expectTypeOf<JobsOptions['store']>().toEqualTypeOf<'memory' | RedisStoreConfig | undefined>()
-  expectTypeOf<RedisStoreConfig['redis']>().toEqualTypeOf<string | Redis>()
-  expectTypeOf<RedisStoreConfig['jobOptions']>().toEqualTypeOf<DefaultJobOptions | undefined>()
-  expectTypeOf<JobsApi['queue']>().toEqualTypeOf<Queue | undefined>()
+  // The declarations import neither bullmq nor ioredis (optional peers); what they take is
+  // described by structure, and bullmq's and ioredis' own values are of those types.
+  expectTypeOf<RedisStoreConfig['redis']>().toEqualTypeOf<string | RedisClient>()
+  expectTypeOf<Redis>().toExtend<RedisClient>()
+  expectTypeOf<RedisStoreConfig['jobOptions']>().toEqualTypeOf<BullmqJobOptions | undefined>()
+  expectTypeOf<DefaultJobOptions>().toExtend<BullmqJobOptions>()
+  expectTypeOf<RedisStoreConfig['workerOptions']>().toEqualTypeOf<BullmqWorkerOptions | undefined>()
+  type Passed = Omit<
+    WorkerOptions,
+    | 'connection'
+    | 'prefix'
+    | 'autorun'
+    | 'useWorkerThreads'
+    | 'workerForkOptions'
+    | 'workerThreadsOptions'
+  >
+  expectTypeOf<Passed>().toExtend<BullmqWorkerOptions>()
+  expectTypeOf<JobsApi['queue']>().toEqualTypeOf<BullmqQueue | undefined>()
+  expectTypeOf<Queue>().toExtend<BullmqQueue>()
+  // @ts-expect-error a sandbox option has no use with restwell's processor function
+  const sandboxed: BullmqWorkerOptions = { useWorkerThreads: true }
+  t.ok(sandboxed)
   expectTypeOf(jobProcessor).returns.toEqualTypeOf<JobProcessor>()
   // A bullmq Worker takes the processor, and the processor attaches to it.
   const processor = jobProcessor({ export: async () => 1 })
