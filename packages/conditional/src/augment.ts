@@ -1,5 +1,5 @@
 /** Type augmentation of Fastify for `@restwell/conditional`. */
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, RouteGenericInterface } from 'fastify'
 
 /** The validators of a resource's stored state, as a route's `getValidator` returns them. */
 export interface ResourceValidators {
@@ -12,10 +12,11 @@ export interface ResourceValidators {
 
 /**
  * Reads the current validators of the target resource before the handler runs; `null` or
- * `undefined` when the resource does not exist.
+ * `undefined` when the resource does not exist. `RouteGeneric` types the request as the route's
+ * (`{ Params: { id: string } }`): see `defineValidator`.
  */
-export type GetValidator = (
-  request: FastifyRequest,
+export type GetValidator<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> = (
+  request: FastifyRequest<RouteGeneric>,
 ) => ResourceValidators | null | undefined | Promise<ResourceValidators | null | undefined>
 
 /** `config.conditional` of one route; `false` turns the plugin off for the route. */
@@ -41,7 +42,10 @@ export interface ConditionalRouteConfig {
   idField?: string
   /** Top-level field of the returned object that holds the last modification date. */
   lastModifiedField?: string
-  /** The stored resource's validators, read in a preHandler: writes are checked against them. */
+  /**
+   * The stored resource's validators, read in a preHandler: writes are checked against them.
+   * Its request is typed as the route's with `defineValidator<{ Params: … }>(request => …)`.
+   */
   getValidator?: GetValidator
   /**
    * The route's PUT (and PATCH) may create a missing target: its preconditions are evaluated

@@ -3,6 +3,7 @@ import './augment.js'
 import { codingTag, restwellConditional } from './plugin.js'
 
 export { acceptsCoding } from './accept-encoding.js'
+export { defineValidator } from './define-validator.js'
 export type {
   ConditionalRouteConfig,
   EtagOptions,

@@ -4,6 +4,7 @@ import { test } from 'tap'
 import restwellConditionalDefault, {
   type ConditionalOptions,
   type ConditionalRouteConfig,
+  defineValidator,
   type EntityTag,
   type GetValidator,
   parseEntityTagList,
@@ -51,4 +52,36 @@ test('types of the options, route config and decorators', async (t) => {
   const res = await app.inject('/typed')
   t.equal(res.headers.etag, 'W/"v1"')
   t.equal(res.headers['last-modified'], 'Thu, 01 Jan 1970 00:00:00 GMT')
+})
+
+test('defineValidator types the request of getValidator as the route', async (t) => {
+  type Item = { Params: { id: string }; Querystring: { full?: boolean } }
+  const getValidator = defineValidator<Item>((request) => {
+    expectTypeOf(request.params).toEqualTypeOf<{ id: string }>()
+    expectTypeOf(request.query).toEqualTypeOf<{ full?: boolean }>()
+    return request.params.id === '1' ? { etag: 'v1' } : null
+  })
+  expectTypeOf(getValidator).toEqualTypeOf<GetValidator>()
+  expectTypeOf<GetValidator<Item>>().parameter(0).toEqualTypeOf<FastifyRequest<Item>>()
+  // @ts-expect-error without it the request is the default one: params unknown
+  const untyped: GetValidator = (request) => ({ etag: request.params.id })
+  t.ok(untyped)
+
+  const app = Fastify()
+  await app.register(restwellConditional)
+  app.put<Item>('/items/:id', { config: { conditional: { getValidator } } }, async () => 'ok')
+  const stale = await app.inject({
+    method: 'PUT',
+    url: '/items/1',
+    headers: { 'if-match': '"v0"' },
+    payload: { title: 'x' },
+  })
+  t.equal(stale.statusCode, 412)
+  const fresh = await app.inject({
+    method: 'PUT',
+    url: '/items/1',
+    headers: { 'if-match': '"v1"' },
+    payload: { title: 'x' },
+  })
+  t.equal(fresh.statusCode, 200)
 })
