@@ -1,6 +1,6 @@
 /**
- * `applyPagination`: runs `request.pagination` over an in-memory array (filters by equality,
- * sorts, then takes the page by offset or cursor). For tests, small collections and as the
+ * `applyPagination`: runs `request.pagination` over an in-memory array (filters by equality, or
+ * membership for an array field, sorts, then takes the page by offset or cursor). For tests, small collections and as the
  * reference of what a database query must do.
  */
 import type { CursorValue, Pagination, SortKey } from './types.js'
@@ -43,13 +43,21 @@ function compareBy(
   return 0
 }
 
+/**
+ * Whether `item` passes every filter: its field equals the value, or one of the values of a
+ * repeated filter; a field holding an array passes when it contains one of them.
+ */
 function matches(
   item: Record<string, unknown>,
   filters: Readonly<Record<string, unknown>>,
 ): boolean {
   for (const [field, wanted] of Object.entries(filters)) {
+    const accepted: readonly unknown[] = Array.isArray(wanted) ? wanted : [wanted]
     const value = item[field]
-    if (Array.isArray(wanted) ? !wanted.includes(value) : value !== wanted) return false
+    const found = Array.isArray(value)
+      ? value.some((member) => accepted.includes(member))
+      : accepted.includes(value)
+    if (!found) return false
   }
   return true
 }

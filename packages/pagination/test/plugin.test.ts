@@ -337,6 +337,40 @@ test('filters from the querystring schema are coerced to their types', async (t)
   }
 })
 
+test('applyPagination: a filter on an array field matches the items that contain the value', async (t) => {
+  const notes = [
+    { id: 1, tags: ['work', 'home'] },
+    { id: 2, tags: ['home'] },
+    { id: 3, tags: ['work'] },
+  ]
+  const { app } = await buildApp()
+  app.get(
+    '/notes',
+    {
+      config: { pagination: true },
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { tags: { type: 'array', items: { type: 'string' } } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { items, ...page } = applyPagination(notes, request.pagination!)
+      return reply.paginate(items, page)
+    },
+  )
+  const work = await app.inject('/notes?tags=work')
+  t.equal(work.statusCode, 200)
+  t.strictSame(
+    work.json().data.map((n: { id: number }) => n.id),
+    [1, 3],
+  )
+  t.equal(work.json().meta.total, 2)
+  const either = await app.inject('/notes?tags=work&tags=home')
+  t.equal(either.json().meta.total, 3)
+})
+
 test('passthrough parameters of other plugins are neither filters nor rejected', async (t) => {
   const { app, page } = await buildApp()
   app.get('/p', { config: { pagination: true } }, async (request, reply) => {

@@ -413,6 +413,20 @@ test('applyPagination: filters, sorts, offsets and cursors', async (t) => {
   )
   t.strictSame(ids({ ...base, limit: 4, filters: { ok: true } }), [1, 3])
   t.strictSame(ids({ ...base, limit: 4, filters: { v: ['a', 'c'] } }), [2, 3, 4])
+  // A filter on an array field: the items whose array contains the value (one of the values).
+  const tagged = [
+    { id: 1, tags: ['work', 'home'] },
+    { id: 2, tags: ['home'] },
+    { id: 3, tags: [] },
+    { id: 4, tags: 'work' },
+  ]
+  const tags = (filters: Record<string, unknown>): number[] =>
+    applyPagination(tagged, { ...base, limit: 4, filters }).items.map((r) => r.id)
+  t.strictSame(tags({ tags: 'work' }), [1, 4])
+  t.strictSame(tags({ tags: ['work'] }), [1, 4])
+  t.strictSame(tags({ tags: ['work', 'home'] }), [1, 2, 4])
+  t.strictSame(tags({ tags: 'none' }), [])
+  t.equal(applyPagination(tagged, { ...base, filters: { tags: 'home' } }).total, 2)
   t.strictSame(applyPagination(rows, { ...base, page: 2, offset: 2 }), {
     items: rows.slice(2),
     total: 4,
