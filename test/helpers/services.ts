@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PATIENCE_MS } from './patience.js'
 
 export interface Service {
   url: string
@@ -31,7 +32,7 @@ function waitForOutput(
   child: ChildProcess,
   pattern: RegExp,
   what: string,
-  ms = 20_000,
+  ms = PATIENCE_MS,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = ''

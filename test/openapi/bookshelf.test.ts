@@ -19,6 +19,7 @@ import ajvFormats from 'ajv-formats'
 import { chromium, type Page } from 'playwright-core'
 import { type Test, test } from 'tap'
 import { start, tempDir } from '../../examples/bookshelf/test/helpers.js'
+import { PATIENCE_MS } from '../helpers/patience.js'
 
 const READ = 'Bearer dev-read-token'
 const WRITE = 'Bearer dev-write-token'
@@ -56,7 +57,7 @@ async function prism(t: Test, document: string, upstream: string): Promise<strin
   t.teardown(stop)
   let log = ''
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${log}`)), 60_000)
+    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${log}`)), PATIENCE_MS)
     const read = (chunk: Buffer): void => {
       log += chunk.toString()
       if (log.includes('Prism is listening')) {
@@ -605,7 +606,7 @@ async function checkSwaggerUi(t: Test, base: string, page: Page): Promise<void> 
   await page.goto(`${base}/docs`)
   await page.waitForSelector('#operations-books-patchV1BooksById', {
     state: 'attached',
-    timeout: 60_000,
+    timeout: PATIENCE_MS,
   })
   const get = page.locator('#operations-books-getV1BooksById')
   await get.locator('.opblock-summary').first().click()

@@ -17,6 +17,7 @@ import { DEV_TOKENS } from '../../examples/bookshelf/src/config.js'
 import { type Database, openDatabase, type Queryable } from '../../examples/bookshelf/src/db.js'
 import { buildReliabilityApp, READ, WRITE } from './app.js'
 import { errorFormProblems } from './form.js'
+import { PATIENCE_MS, until } from '../helpers/patience.js'
 import { ownRedis } from '../helpers/services.js'
 
 const LOAD = Number(process.env.RELIABILITY_LOAD ?? 3000)
@@ -24,19 +25,6 @@ const figures = { requests: 0, failures: 0 }
 tap.teardown(() => {
   tap.comment(`faults: ${figures.requests} requests, ${figures.failures} unexpected answers`)
 })
-
-async function poll(
-  app: FastifyInstance,
-  what: () => Promise<boolean>,
-  attempts = 200,
-): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (await what()) return true
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  void app
-  return false
-}
 
 test('Redis lost mid-run: fail closed (503) or open by failOpen, jobs 503, no crash; recovery when it returns', async (t) => {
   const server = await ownRedis()
@@ -87,10 +75,8 @@ test('Redis lost mid-run: fail closed (503) or open by failOpen, jobs 503, no cr
   t.same(errorFormProblems(status), [])
 
   await server.start()
-  t.ok(
-    await poll(closed, async () => (await get(closed)).statusCode === 200),
-    'failOpen false recovers once Redis is back',
-  )
+  await until(async () => (await get(closed)).statusCode === 200, 'failOpen false recovers')
+  t.pass('failOpen false recovers once Redis is back')
   const counted = await get(closed)
   t.equal(counted.statusCode, 200)
   t.ok(
@@ -106,13 +92,11 @@ test('Redis lost mid-run: fail closed (503) or open by failOpen, jobs 503, no cr
   figures.requests += 1
   t.equal(again.statusCode, 202, 'jobs are accepted again')
   const location = String(again.headers.location)
-  t.ok(
-    await poll(open, async () => {
-      figures.requests++
-      return (await open.inject({ url: location, headers: READ })).statusCode === 303
-    }),
-    'and the job runs to completion',
-  )
+  await until(async () => {
+    figures.requests++
+    return (await open.inject({ url: location, headers: READ })).statusCode === 303
+  }, 'the job runs to completion')
+  t.pass('and the job runs to completion')
 })
 
 /** The bookshelf's database, with a switch: `down` = connection refused, `broken` = a query bug. */
@@ -282,7 +266,9 @@ test('load: a fixed count of mixed requests, no unexpected status, heap after wi
     },
   ]
   const run = async (amount: number): Promise<autocannon.Result> => {
-    const result = await autocannon({ url: address, connections: 8, amount, requests, timeout: 30 })
+    // A request that has no answer within the patience bound (seconds) counts as a timeout.
+    const timeout = PATIENCE_MS / 1000
+    const result = await autocannon({ url: address, connections: 8, amount, requests, timeout })
     figures.requests += result.requests.total
     return result
   }

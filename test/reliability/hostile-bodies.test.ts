@@ -12,6 +12,7 @@ import tap, { test } from 'tap'
 import { buildReliabilityApp, memoryStore, READ, WRITE } from './app.js'
 import { type Answer, errorFormProblems } from './form.js'
 import { type Counter, junk, mutated, prototypeProblems, send } from './hostile.js'
+import { PATIENCE_MS } from '../helpers/patience.js'
 
 const RUNS = Number(process.env.RELIABILITY_RUNS ?? 1000)
 const counter: Counter = { cases: 0, statuses: new Map() }
@@ -444,12 +445,15 @@ test('method override cannot escalate', async (t) => {
   counter.cases += 5
 })
 
-/** Raw HTTP over a socket: writes `chunks` (with `gapMs` between them) and collects the reply. */
+/**
+ * Raw HTTP over a socket: writes `chunks` (with `gapMs` between them) and collects the reply
+ * until the server closes the connection (every case here ends so), or `PATIENCE_MS` passed.
+ */
 function raw(
   port: number,
   chunks: string[],
   gapMs = 0,
-  waitMs = 3000,
+  waitMs = PATIENCE_MS,
 ): Promise<{ text: string; closed: boolean }> {
   return new Promise((resolve) => {
     const socket: Socket = connect({ port, host: '127.0.0.1' })
@@ -538,7 +542,7 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
   t.same(wireFormProblems(short.text), [], 'both answers in the error form')
   t.ok(short.closed, 'and the connection is closed')
 
-  const long = await raw(port, [head(body.length + 50) + body], 0, 2500)
+  const long = await raw(port, [head(body.length + 50) + body])
   t.equal(
     statusOf(long.text),
     408,
@@ -569,7 +573,7 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
 
   // A slowloris: one header byte every 150 ms. Meanwhile other clients are served.
   const request = `GET /v1/books/3 HTTP/1.1\r\nHost: x\r\nAuthorization: ${READ.authorization}\r\nX-Slow: ${'a'.repeat(40)}\r\n\r\n`
-  const slow = raw(port, request.split(''), 150, 4000)
+  const slow = raw(port, request.split(''), 150)
   const others = await Promise.all(
     Array.from({ length: 5 }, () => fetch(`${address}/v1/books/3`, { headers: READ })),
   )
@@ -584,7 +588,7 @@ test('over a socket: wrong Content-Length, oversize announcements, slow senders'
   t.ok(slowResult.closed)
 
   // A slow body: headers at once, then one body byte every 150 ms.
-  const slowBody = await raw(port, [head(body.length), ...body.split('')], 150, 4000)
+  const slowBody = await raw(port, [head(body.length), ...body.split('')], 150)
   t.equal(statusOf(slowBody.text), 408, 'a body dribbled past requestTimeout: 408')
   t.same(wireFormProblems(slowBody.text), [], 'in the error form')
 

@@ -22,6 +22,7 @@ import tap, { test } from 'tap'
 import { openDatabase } from '../../examples/bookshelf/src/db.js'
 import { type Service, startPostgres, startRedis } from '../helpers/services.js'
 import { errorFormProblems } from './form.js'
+import { PATIENCE_MS } from '../helpers/patience.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const RATE_MAX = 40
@@ -127,7 +128,10 @@ function startInstance(worker: boolean): Promise<Instance> {
   )
   return new Promise((resolve, reject) => {
     let out = ''
-    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${out}`)), 60_000)
+    const timer = setTimeout(
+      () => reject(new Error(`instance did not start:\n${out}`)),
+      PATIENCE_MS,
+    )
     const onData = (chunk: Buffer) => {
       out += chunk.toString()
       const ready = /READY (http:\/\/127\.0\.0\.1:(\d+))/.exec(out)

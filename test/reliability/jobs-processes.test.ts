@@ -6,15 +6,16 @@
  * 1. 200 jobs enqueued through `POST`, round robin over the 3 instances: every one reaches
  *    `succeeded`, run and completed exactly once, and its status resource reads the same from
  *    every instance.
- * 2. A worker SIGKILLed mid-job: BullMQ's stalled check (lock 1 s, check every 0.5 s) gives the
- *    job to the other worker, which completes it; completed once.
+ * 2. A worker SIGKILLed mid-job: BullMQ's stalled check (lock 5 s, check every second) gives the
+ *    job to the other worker, which completes it; completed once. The lock is long enough that
+ *    a loaded machine's late renewal never makes a live worker's job look stalled.
  * 3. Redis SIGKILLed mid-run and restarted (a private redis-server with an append-only file,
  *    fsync on every write): every instance answers 503 + `Retry-After` while it is down and
  *    recovers without a restart; no acknowledged job is lost, none refused is enqueued later,
- *    and no job runs twice (the outage is shorter than the workers' lock, 10 s here).
+ *    and no job runs twice (the outage is shorter than the workers' lock, 60 s here).
  *
  * The Redis is this test's own (it is killed), on loopback; every child process is killed in
- * teardown. About 25 s.
+ * teardown. About 25 s. Every wait is for a condition, bounded by `PATIENCE_MS`.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import tap, { type Test, test } from 'tap'
+import { until } from '../helpers/patience.js'
 import { freePort } from '../helpers/services.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -43,16 +45,8 @@ tap.teardown(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
 })
 
-function waitForLine(proc: { lines: string[] }, pattern: RegExp, what: string, ms = 20_000) {
-  return until(() => proc.lines.some((line) => pattern.test(line)), what, ms)
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000) {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
+function waitForLine(proc: { lines: string[] }, pattern: RegExp, what: string) {
+  return until(() => proc.lines.some((line) => pattern.test(line)), what)
 }
 
 /** A process of `script` (tsx, restwell sources), its output collected by line. */
@@ -159,29 +153,25 @@ async function enqueue(apis: Proc[], count: number, sleepMs: number): Promise<st
 }
 
 /** Waits until every job's status resource answers 303 (succeeded), asking the instances in turn. */
-async function allSucceeded(apis: Proc[], ids: string[], what: string, ms = 20_000): Promise<void> {
+async function allSucceeded(apis: Proc[], ids: string[], what: string): Promise<void> {
   const pending = new Set(ids)
   let turn = 0
-  await until(
-    async () => {
-      const answers = await Promise.all(
-        [...pending].map(async (id) => {
-          const api = apis[turn++ % apis.length] as Proc
-          return [id, await call(api.url, `/jobs/${id}`)] as const
-        }),
-      )
-      for (const [id, answer] of answers) {
-        if (answer.status === 303) pending.delete(id)
-        else if (answer.status !== 200 || answer.body.status === 'failed')
-          throw new Error(
-            `${what}: job ${id} answered ${answer.status} ${JSON.stringify(answer.body)}`,
-          )
-      }
-      return pending.size === 0
-    },
-    what,
-    ms,
-  )
+  await until(async () => {
+    const answers = await Promise.all(
+      [...pending].map(async (id) => {
+        const api = apis[turn++ % apis.length] as Proc
+        return [id, await call(api.url, `/jobs/${id}`)] as const
+      }),
+    )
+    for (const [id, answer] of answers) {
+      if (answer.status === 303) pending.delete(id)
+      else if (answer.status !== 200 || answer.body.status === 'failed')
+        throw new Error(
+          `${what}: job ${id} answered ${answer.status} ${JSON.stringify(answer.body)}`,
+        )
+    }
+    return pending.size === 0
+  }, what)
 }
 
 /** Job id → the pids that started it, and those that completed it, from the workers' output. */
@@ -204,14 +194,10 @@ function runs(workers: Proc[]): { started: Map<string, string[]>; done: Map<stri
  * (which the status resource reads) before the worker's `completed` event prints it.
  */
 async function completionsPrinted(workers: Proc[], ids: string[]): Promise<void> {
-  await until(
-    () => {
-      const { done } = runs(workers)
-      return ids.every((id) => done.has(id))
-    },
-    'every completion printed by its worker',
-    5_000,
-  )
+  await until(() => {
+    const { done } = runs(workers)
+    return ids.every((id) => done.has(id))
+  }, 'every completion printed by its worker')
 }
 
 test('3 API instances, worker processes, a killed worker, a restarted Redis', async (t) => {
@@ -219,7 +205,7 @@ test('3 API instances, worker processes, a killed worker, a restarted Redis', as
   const redis = await persistentRedis(t)
   await redis.up()
   const env = { REDIS_URL: redis.url, QUEUE }
-  const fastLock = { ...env, LOCK_MS: '1000', STALLED_MS: '500' }
+  const fastLock = { ...env, LOCK_MS: '5000', STALLED_MS: '1000' }
   const [apis, workers] = await Promise.all([
     Promise.all([1, 2, 3].map(() => start('jobs-api.ts', env, /^READY /))),
     Promise.all([1, 2].map(() => start('jobs-worker.ts', fastLock, /^READY$/))),
@@ -260,7 +246,8 @@ test('3 API instances, worker processes, a killed worker, a restarted Redis', as
   await t.test(
     'a worker SIGKILLed mid-job: the other finishes it after the stalled check',
     async (t) => {
-      const [slow] = await enqueue(apis, 1, 2000)
+      // Long enough that the kill lands while it runs, however slow the machine.
+      const [slow] = await enqueue(apis, 1, 8000)
       const id = slow as string
       await until(() => runs(workers).started.has(id), 'the slow job starts')
       const victim = workers.find((w) => w.lines.includes(`START ${id} ${w.pid}`)) as Proc
@@ -284,12 +271,13 @@ test('3 API instances, worker processes, a killed worker, a restarted Redis', as
   await t.test(
     'Redis restarted mid-run: 503 + Retry-After meanwhile; nothing lost, nothing run twice',
     async (t) => {
-      // Workers whose lock (10 s) outlasts the outage: a running job keeps its lock through it.
+      // Workers whose lock (60 s) outlasts the outage, however slow the machine: a running job
+      // keeps its lock through it.
       const [survivor] = workers.filter(
         (w) => w.child.exitCode === null && w.child.signalCode === null,
       )
       t.equal(await stop(survivor as Proc, 'SIGTERM'), 0, 'a worker closes cleanly on SIGTERM')
-      const slowLock = { ...env, LOCK_MS: '10000', STALLED_MS: '5000' }
+      const slowLock = { ...env, LOCK_MS: '60000', STALLED_MS: '5000' }
       const fresh = await Promise.all(
         [1, 2].map(() => start('jobs-worker.ts', slowLock, /^READY$/)),
       )
@@ -318,7 +306,7 @@ test('3 API instances, worker processes, a killed worker, a restarted Redis', as
           return again.status === 202
         }, 'the instance recovers without a restart')
       }
-      await allSucceeded(apis, [...ids, ...after], 'jobs across the restart', 30_000)
+      await allSucceeded(apis, [...ids, ...after], 'jobs across the restart')
       figures.recoveryMs = Date.now() - downAt
       await completionsPrinted(everyWorker, ids)
       const { started, done } = runs(everyWorker)

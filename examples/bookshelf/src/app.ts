@@ -103,6 +103,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors,
     return503OnClosing: false,
+    // restwell loads its optional parts (rate limit, overload, jobs) when registered: on a busy
+    // machine that can outlast Fastify's 10 s default, which is there to catch a hung plugin.
+    pluginTimeout: 60_000,
   })
   // onClose hooks run last-registered first: these two run after restwell's (the job worker).
   if (options.closeDatabase !== false) app.addHook('onClose', () => options.db.close())

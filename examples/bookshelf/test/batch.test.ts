@@ -73,7 +73,6 @@ async function alone(running: Running, ops: Op[]): Promise<Map<string, Response>
 
 // One app (seeding is slow on a shared CPU): the mixed operations run alone on books 1 and 3,
 // then in a batch on books 4 and 6; the other tests use books 2, 5 and 7.
-t.setTimeout(300_000)
 const running = await start(t, { dataDir: tempDir(t) })
 
 t.test('a mixed batch answers 207, each operation as it would be answered alone', async (t) => {

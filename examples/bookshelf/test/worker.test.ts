@@ -13,6 +13,7 @@ import { ownRedis, startPostgres } from '../../../test/helpers/services.js'
 import { DEV_TOKENS, loadConfig } from '../src/config.js'
 import { startBookshelf } from '../src/main.js'
 import { READ, WRITE } from './helpers.js'
+import { until } from '../../../test/helpers/patience.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, '..')
@@ -72,14 +73,6 @@ function worker(t: Test, env: Record<string, string>): Spawned {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
   return { child, output: () => output, exited }
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`${what}: not in 30 s`)
 }
 
 test('a worker process runs the exports an API instance without a worker enqueues', async (t) => {

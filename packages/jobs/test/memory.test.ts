@@ -5,6 +5,7 @@ import { MEDIA_TYPE, mediaTypeOf } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { type JobContext, type JobsOptions, restwellJobs } from '../src/index.js'
+import { PATIENCE_MS, until } from '../../../test/helpers/patience.js'
 
 /** A promise with its resolve function, to hold a job handler until the test lets it go. */
 function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
@@ -13,14 +14,6 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
     open = resolve
   })
   return { promise, open }
-}
-
-async function until(check: () => Promise<boolean>, ms = 3000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
 }
 
 async function build(
@@ -422,7 +415,7 @@ test('finished jobs expire after ttl', async (t) => {
   t.teardown(() => app.close())
   const job = await app.jobs.enqueue('export', {})
   await until(async () => (await app.jobs.get(job.jobId))?.status === 'succeeded')
-  await until(async () => (await app.jobs.get(job.jobId)) === undefined, 2500)
+  await until(async () => (await app.jobs.get(job.jobId)) === undefined, 'the job expires')
   t.pass('gone')
 })
 
@@ -520,7 +513,7 @@ test('the memory backend never loads bullmq or ioredis', async (t) => {
   const child = spawnSync(process.execPath, [...process.execArgv, 'test/fixtures/memory-only.ts'], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: PATIENCE_MS,
   })
   t.equal(child.stdout.trim(), '0', child.stderr)
 })

@@ -11,6 +11,7 @@ import {
   type RedisStoreConfig,
   restwellJobs,
 } from '../src/index.js'
+import { until } from '../../../test/helpers/patience.js'
 import { type OwnRedis, ownRedis } from '../../../test/helpers/services.js'
 
 function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
@@ -19,15 +20,6 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
     open = resolve
   })
   return { promise, open }
-}
-
-// Generous margins: CI machines are shared and slow; these wait for an outcome, not a speed.
-async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 /** The app's BullMQ queue, typed as bullmq's (`app.jobs.queue` is typed by a few members). */
@@ -677,7 +669,7 @@ test('Redis down: 503 with Retry-After at once, never a late enqueue; then recov
   await until(async () => {
     const again = await app.inject({ method: 'POST', url: '/exports', payload: {} })
     return again.statusCode === 202
-  }, 8000)
+  })
   // The restarted Redis of this test keeps nothing: only the job enqueued after it exists.
   t.equal(await everyJob(app), 1, 'the refused request enqueued nothing later')
 })
@@ -697,7 +689,7 @@ test('Redis down with a client of the user: 503 after timeoutMs at most, then re
   await until(async () => {
     const again = await app.inject({ method: 'POST', url: '/exports', payload: {} })
     return again.statusCode === 202
-  }, 8000)
+  })
   t.pass('enqueue works again once Redis is back')
 })
 
@@ -731,7 +723,7 @@ test('Redis away at start: requests wait up to timeoutMs for the first connectio
     const again = await app.inject({ method: 'POST', url: '/exports', payload: {} })
     accepted = again.headers.location as string
     return again.statusCode === 202
-  }, 8000)
+  })
   await until(async () => (await app.inject({ url: accepted })).statusCode === 303)
   t.pass('and jobs are accepted and run')
 })

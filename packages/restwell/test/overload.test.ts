@@ -3,6 +3,7 @@ import Fastify from 'fastify'
 import { test } from 'tap'
 import restwell from '../src/index.js'
 import { overloadStep, underPressureOptions } from '../src/overload.js'
+import { until } from '../../../test/helpers/patience.js'
 
 test('an unhealthy service answers 503 + Retry-After in the error form', async (t) => {
   let healthy = true
@@ -15,15 +16,19 @@ test('an unhealthy service answers 503 + Retry-After in the error form', async (
   t.teardown(() => app.close())
   t.equal((await app.inject('/books')).statusCode, 200)
   healthy = false
-  await new Promise((resolve) => setTimeout(resolve, 80))
-  const res = await app.inject('/books')
+  // The next health check (every 20 ms) sees it: wait for that, not for a number of ms.
+  let res = await app.inject('/books')
+  await until(async () => {
+    res = await app.inject('/books')
+    return res.statusCode !== 200
+  }, 'the failed health check')
   t.equal(res.statusCode, 503)
   t.equal(res.headers['retry-after'], '7')
   t.equal(res.json().error.code, 'OVERLOADED')
   t.match(res.json().error.message, /overloaded/)
   healthy = true
-  await new Promise((resolve) => setTimeout(resolve, 80))
-  t.equal((await app.inject('/books')).statusCode, 200, 'recovers')
+  await until(async () => (await app.inject('/books')).statusCode === 200, 'recovery')
+  t.pass('recovers')
 })
 
 test('thresholds are passed on; underPressure: false registers nothing', async (t) => {
