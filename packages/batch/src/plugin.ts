@@ -180,7 +180,7 @@ const plugin: FastifyPluginAsync<BatchOptions> = async (fastify, rawOptions) => 
       bodyLimit: options.maxBodySize,
       // The batch is not a collection (no plural name), has one JSON form, and no validator.
       config: { naming: false, negotiation: false, conditional: false, ...options.config },
-      schema: batchRouteSchema(options.maxOperations),
+      schema: batchRouteSchema(limits),
       // parseBatch checks the body: Ajv's coercion would take `{ "requests": {…} }` for an array.
       validatorCompiler: () => () => true,
     },
