@@ -36,7 +36,7 @@ import {
 } from './options.js'
 import { buildPage, type CursorSigning } from './page.js'
 import { OWN_PARAMS, readPagination, type RoutePlan } from './query.js'
-import { augmentRouteSchema, declaredProperties } from './schema.js'
+import { augmentRouteSchema, declaredProperties, maxPageOf } from './schema.js'
 import { parseSort } from './sort.js'
 import type { PaginateOptions } from './types.js'
 
@@ -106,7 +106,7 @@ function planRoute(
     route: routeOptions.url,
     defaultLimit,
     maxLimit,
-    maxPage: Math.floor(Number.MAX_SAFE_INTEGER / maxLimit),
+    maxPage: maxPageOf(maxLimit),
     clamp: config.clamp ?? options.clamp,
     cursor,
     sortable,

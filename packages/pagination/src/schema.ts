@@ -6,6 +6,7 @@ import { isPlainSchema, type SchemaAccess } from '@restwell/core'
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { CURSOR_PARAM, LIMIT_PARAM, PAGE_PARAM, SORT_PARAM } from './query.js'
+import { MAX_SORT_LENGTH } from './sort.js'
 
 type JsonObject = Record<string | symbol, unknown>
 
@@ -21,6 +22,25 @@ export interface SchemaPlan {
   totalHeader: string | false
 }
 
+/** The highest `page` a route takes: its last item's offset stays a safe integer. */
+export function maxPageOf(maxLimit: number): number {
+  return Math.floor(Number.MAX_SAFE_INTEGER / maxLimit)
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
+}
+
+/**
+ * The `?sort=` values a route takes, as a pattern: a comma list of its sortable fields, each
+ * with an optional `-` or `+` (spaces around a key allowed: an unencoded `+` arrives as one).
+ * That a field is named once is checked by the plugin only.
+ */
+export function sortPattern(sortable: readonly string[]): string {
+  const key = `\\s*[+-]?(?:${sortable.map(escapeRegex).join('|')})\\s*`
+  return `^${key}(?:,${key})*$`
+}
+
 /** The querystring properties pagination reads, described for OpenAPI. */
 export function paginationProperties(plan: SchemaPlan): Record<string, JsonObject> {
   const properties: Record<string, JsonObject> = {}
@@ -33,6 +53,7 @@ export function paginationProperties(plan: SchemaPlan): Record<string, JsonObjec
     properties[PAGE_PARAM] = {
       type: 'integer',
       minimum: 1,
+      maximum: maxPageOf(plan.maxLimit),
       default: 1,
       description: 'Page number, starting at 1.',
     }
@@ -47,6 +68,8 @@ export function paginationProperties(plan: SchemaPlan): Record<string, JsonObjec
   if (plan.sortable.length > 0) {
     const sort: JsonObject = {
       type: 'string',
+      maxLength: MAX_SORT_LENGTH,
+      pattern: sortPattern(plan.sortable),
       description: `Comma-separated sort keys, \`-\` for descending. Fields: ${plan.sortable.join(', ')}.`,
     }
     if (plan.defaultSort !== undefined) sort.default = plan.defaultSort

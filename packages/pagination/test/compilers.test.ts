@@ -180,6 +180,7 @@ test('augmentRouteSchema never copies a schema object that is not plain JSON Sch
         page: {
           type: 'integer',
           minimum: 1,
+          maximum: Math.floor(Number.MAX_SAFE_INTEGER / 100),
           default: 1,
           description: 'Page number, starting at 1.',
         },
@@ -192,6 +193,8 @@ test('augmentRouteSchema never copies a schema object that is not plain JSON Sch
         },
         sort: {
           type: 'string',
+          maxLength: 1024,
+          pattern: '^\\s*[+-]?(?:title)\\s*(?:,\\s*[+-]?(?:title)\\s*)*$',
           description: 'Comma-separated sort keys, `-` for descending. Fields: title.',
         },
       },

@@ -24,6 +24,7 @@ import {
   safePath,
 } from '../src/index.js'
 import { compareValues } from '../src/array.js'
+import { maxPageOf, sortPattern } from '../src/schema.js'
 import { readPagination, type RoutePlan } from '../src/query.js'
 import { Type } from '@sinclair/typebox'
 
@@ -468,4 +469,36 @@ test('PaginationQuery and PageSchema', async (t) => {
     }),
   )
   t.notOk(Value.Check(page, { data: [{ id: 'x' }], meta: { limit: 1 }, links: { self: '/x' } }))
+})
+
+test('sortPattern documents what parseSort takes, maxPageOf the page bound', async (t) => {
+  const sortable = ['title', 'published.at', 'year']
+  const pattern = new RegExp(sortPattern(sortable), 'u')
+  for (const raw of [
+    'title',
+    '-year',
+    '+title',
+    ' title',
+    'title,-year',
+    ' -year , title',
+    'published.at',
+  ]) {
+    t.ok(pattern.test(raw), raw)
+    t.ok('sort' in parseSort(raw, new Set(sortable)), `${raw}: taken by the plugin too`)
+  }
+  for (const raw of [
+    '',
+    'nope',
+    'title,',
+    ',title',
+    '--year',
+    'published-at',
+    'titles',
+    'year desc',
+  ]) {
+    t.notOk(pattern.test(raw), raw)
+    t.ok('problem' in parseSort(raw, new Set(sortable)), `${raw}: refused by the plugin too`)
+  }
+  t.equal(maxPageOf(100), 90_071_992_547_409)
+  t.ok(Number.isSafeInteger(maxPageOf(7) * 7))
 })
