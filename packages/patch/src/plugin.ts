@@ -112,8 +112,12 @@ const BODY_SCHEMAS: Readonly<Record<PatchFormat, object>> = {
       required: ['op', 'path'],
       properties: {
         op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
-        path: { type: 'string', description: 'JSON Pointer (RFC 6901)' },
-        from: { type: 'string', description: 'JSON Pointer (RFC 6901), for move and copy' },
+        path: { type: 'string', format: 'json-pointer', description: 'JSON Pointer (RFC 6901)' },
+        from: {
+          type: 'string',
+          format: 'json-pointer',
+          description: 'JSON Pointer (RFC 6901), for move and copy',
+        },
         value: { description: 'for add, replace and test' },
       },
     },
