@@ -26,10 +26,15 @@ export interface DocumentPlan {
   autoOptions: boolean
   /** `@restwell/jobs`' `basePath`: its status and result routes answer 303. [none] */
   jobs?: string | undefined
-  /** `@restwell/auth`: Bearer tokens, and whether a route without `config.auth` needs one. */
-  auth: false | { byDefault: boolean }
+  /**
+   * `@restwell/auth`: Bearer tokens, whether a route without `config.auth` needs one, and
+   * whether answers of no route (automatic OPTIONS, 404, 405) need one (`hideRoutes`).
+   */
+  auth: false | { byDefault: boolean; hideRoutes?: boolean }
   /** `@restwell/versioning`: a `/v<N>/...` route is tagged `v<N>`. */
   versioning: boolean
+  /** The error body's schema, inline, for what the document gains outside any route. [none] */
+  errorSchema?: Json | undefined
 }
 
 const str = { type: 'string' }
@@ -794,13 +799,18 @@ const rank = (method: string): number => {
   return at === -1 ? ALLOW_ORDER.length : at
 }
 
-/** OPTIONS on the route's path (once per path; an OPTIONS route of the app's own wins). */
+/**
+ * OPTIONS on the route's path (once per path; an OPTIONS route of the app's own wins). It is
+ * about the path's methods, not a resource: any value of a path parameter is answered, so each
+ * is a plain string. With `hideRoutes` it needs a token, as any answer of no route does.
+ */
 function addOptions(
   document: Json,
   build: Build,
   path: string,
   methods: string[],
-  first: { tags: unknown; params: unknown },
+  first: { tags: unknown },
+  plan: DocumentPlan,
 ): void {
   const paths = pathsOf(document)
   const item = isObject(paths[path]) ? (paths[path] as Json) : undefined
@@ -813,15 +823,19 @@ function addOptions(
       summary: 'The methods this path supports',
       description: 'Answered by restwell on every path: `Allow` lists the methods.',
     }
-    const parameters = pathParameters(path, first.params)
+    const parameters = pathParameters(path, undefined)
     if (parameters.length > 0) operation.parameters = parameters
+    if (plan.auth !== false && plan.auth.hideRoutes === true) {
+      operation.security = [{ bearerAuth: [] }]
+      defineBearer(document, operation.security)
+    }
     entry = { operation, methods: new Set() }
     build.options.set(path, entry)
     paths[path] = { ...item, options: operation }
   } else if (item?.options !== entry.operation) return
   for (const method of methods) entry.methods.add(method.toUpperCase())
   const allow = [...entry.methods].sort((a, b) => rank(a) - rank(b))
-  entry.operation.responses = {
+  const responses: Json = {
     '200': {
       description: `OK: \`Allow: ${[...allow, 'OPTIONS'].join(', ')}\``,
       headers: {
@@ -833,6 +847,22 @@ function addOptions(
       },
     },
   }
+  if (entry.operation.security !== undefined) {
+    responses['401'] = {
+      description: 'Unauthorized: a valid Bearer token is needed to learn the methods',
+      headers: headerObjects(STATUS_HEADERS['401'] as Json),
+      ...(plan.errorSchema === undefined
+        ? {}
+        : {
+            content: {
+              [plan.errors === 'problem' ? 'application/problem+json' : 'application/json']: {
+                schema: plan.errorSchema,
+              },
+            },
+          }),
+    }
+  }
+  entry.operation.responses = responses
 }
 
 /** Every tag `tags` names is defined at the top of the document. */
@@ -911,10 +941,14 @@ export function describeInDocument(
     }
   }
   if (plan.autoOptions && !methods.includes('options')) {
-    addOptions(document, build, path, head ? [...methods, 'head'] : methods, {
-      tags: schema.tags,
-      params: schema.params,
-    })
+    addOptions(
+      document,
+      build,
+      path,
+      head ? [...methods, 'head'] : methods,
+      { tags: schema.tags },
+      plan,
+    )
   }
   build.pending.push(pending)
   return schema

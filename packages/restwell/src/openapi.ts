@@ -86,6 +86,8 @@ export interface OpenapiPlan {
   errors: ErrorFormat | false
   auth: boolean
   authByDefault: boolean
+  /** `@restwell/auth`'s `hideRoutes`: answers of no route need a token. [authByDefault] */
+  hideRoutes?: boolean
   negotiation: boolean
   conditional: boolean
   requirePrecondition: boolean
@@ -168,7 +170,8 @@ export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<numb
       'Not Acceptable: no representation matches `Accept` (`Accept` lists the supported types)',
     )
   }
-  if (validator || (conditional && methods.includes('GET'))) {
+  // Wherever `If-Match` is advertised (writes) or `If-None-Match` evaluated (reads).
+  if (conditional && (methods.includes('GET') || methods.some((m) => UNSAFE_METHODS.has(m)))) {
     out.set(412, 'Precondition Failed: `If-Match` or `If-Unmodified-Since` did not hold')
   }
   if (methods.some((m) => BODY_METHODS.has(m))) {
@@ -299,12 +302,20 @@ function describeResponses(
 ): Json {
   const response: Json = { ...given }
   const contentType = plan.errors === 'problem' ? 'application/problem+json' : 'application/json'
+  const errorBody = { [contentType]: { schema: { $ref: `${ERROR_SCHEMA_ID}#` } } }
+  // An error status the route names with a description only (`409: { description }`, one its
+  // handler throws) has the error body.
+  for (const [status, own] of Object.entries(response)) {
+    const named = isPlainSchema(own) && Object.keys(own).every((key) => key === 'description')
+    if (named && Number(status) >= 400 && plan.errors !== false)
+      response[status] = { ...own, content: errorBody }
+  }
   for (const [status, description] of routeResponses(route, plan)) {
     if (response[status] !== undefined) continue
     response[status] =
       status < 400 || plan.errors === false
         ? { description, type: 'null' }
-        : { description, content: { [contentType]: { schema: { $ref: `${ERROR_SCHEMA_ID}#` } } } }
+        : { description, content: errorBody }
   }
   const ok = response[200] ?? { description: 'OK' }
   // A 200 schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
@@ -352,8 +363,11 @@ export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
     conditional: plan.conditional,
     autoOptions: plan.autoOptions ?? false,
     jobs: plan.jobs,
-    auth: plan.auth ? { byDefault: plan.authByDefault } : false,
+    auth: plan.auth
+      ? { byDefault: plan.authByDefault, hideRoutes: plan.hideRoutes ?? plan.authByDefault }
+      : false,
     versioning: plan.versioning,
+    errorSchema: plan.errors === false ? undefined : errorBodySchema(plan.errors),
   }
 }
 

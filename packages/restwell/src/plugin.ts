@@ -307,6 +307,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
     auth: auth !== undefined,
     authByDefault: auth?.defaultProtected ?? true,
+    hideRoutes: auth?.hideRoutes ?? auth?.defaultProtected ?? true,
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
     requirePrecondition: conditional?.requirePrecondition ?? false,

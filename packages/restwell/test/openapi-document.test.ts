@@ -552,7 +552,14 @@ test('the plan for the document, and the route transform', async (t) => {
   t.equal(plan.autoOptions, false)
   t.equal(documentPlanOf({ ...base, errors: false, negotiation: false }).negotiation, false)
   t.equal(documentPlanOf({ ...base, errors: 'structured' }).errors, 'other')
-  t.same(documentPlanOf({ ...base, auth: true, authByDefault: true }).auth, { byDefault: true })
+  t.same(documentPlanOf({ ...base, auth: true, authByDefault: true }).auth, {
+    byDefault: true,
+    hideRoutes: true,
+  })
+  t.same(documentPlanOf({ ...base, auth: true, authByDefault: true, hideRoutes: false }).auth, {
+    byDefault: true,
+    hideRoutes: false,
+  })
 
   const bare = route('GET', '/books')
   delete (bare as { config?: unknown }).config

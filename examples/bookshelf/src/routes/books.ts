@@ -40,6 +40,10 @@ export const BookReplacement = Type.Object(
 )
 
 /** `config.pagination` of every book collection. */
+/** Statuses a book write answers besides restwell's (the document gives them the error body). */
+const BOOK_CONFLICT = { description: 'Conflict: the ISBN is catalogued already (`ISBN_TAKEN`)' }
+const NO_SUCH_AUTHOR = { description: 'Unprocessable Content: no such author (`UNKNOWN_AUTHOR`)' }
+
 export const BOOK_PAGINATION = {
   sortable: ['title', 'publishedAt', 'createdAt'],
   defaultSort: 'title',
@@ -148,7 +152,7 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
         summary: 'Catalogue a book',
         tags: ['books'],
         body: BookInput,
-        response: { 201: Book },
+        response: { 201: Book, 409: BOOK_CONFLICT, 422: NO_SUCH_AUTHOR },
       },
       config: { auth: WRITE },
     },
@@ -209,7 +213,7 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
         tags: ['books'],
         params: IdParams,
         body: BookReplacement,
-        response: { 200: Book },
+        response: { 200: Book, 409: BOOK_CONFLICT, 422: NO_SUCH_AUTHOR },
       },
       config: { conditional, auth: WRITE },
     },

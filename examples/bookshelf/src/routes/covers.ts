@@ -96,6 +96,7 @@ export async function coversRoutes(app: FastifyInstance, opts: { db: Database })
         response: {
           201: NoBody('Created: `Location` names the cover'),
           204: NoBody('Replaced'),
+          422: { description: 'Unprocessable Content: the body is not an image of its type' },
         },
       },
       config: { conditional, auth: WRITE, ...NOT_NEGOTIATED },
