@@ -18,6 +18,7 @@ import restwellErrors from '@restwell/errors'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { freePort } from '../helpers/services.js'
+import { until } from '../helpers/patience.js'
 
 const SQUID = process.env.SQUID_BIN ?? '/usr/sbin/squid'
 
@@ -56,9 +57,7 @@ async function startSquid(appPort: number): Promise<{ port: number; stop: () => 
     ].join('\n'),
   )
   const child: ChildProcess = spawn(SQUID, ['-N', '-f', conf], { stdio: 'ignore' })
-  for (let i = 0; i < 150 && !(await listening(port)); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await until(() => listening(port), 'squid listens')
   return {
     port,
     stop: async () => {

@@ -6,6 +6,7 @@ import type { Test } from 'tap'
 import { guarded } from '../src/db-errors.js'
 import { coverPng } from '../src/seed.js'
 import { READ, type Running, WRITE } from './helpers.js'
+import { until } from '../../../test/helpers/patience.js'
 
 type Body = Record<string, unknown>
 type ErrorBody = {
@@ -586,11 +587,10 @@ export async function exportJob(t: Test, { call, json }: Running): Promise<void>
   t.match(job, { jobId: location.slice('/jobs/'.length), status: 'queued', estimatedTime: 'PT5S' })
 
   let status: Response | undefined
-  for (let i = 0; i < 100; i++) {
+  await until(async () => {
     status = await call('GET', location, { headers: { authorization: READ } })
-    if (status.status !== 200) break
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+    return status.status !== 200
+  }, 'the job finishes')
   t.equal(status?.status, 303, 'the finished job points at its result')
   const result = status?.headers.get('location') as string
   t.match(result, /^\/v1\/exports\/\d+$/)

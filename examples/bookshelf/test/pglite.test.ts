@@ -4,6 +4,7 @@ import { buildApp } from '../src/app.js'
 import { DEV_TOKENS } from '../src/config.js'
 import { allConventions } from './conventions.js'
 import { READ, start, tempDir } from './helpers.js'
+import { until } from '../../../test/helpers/patience.js'
 
 test('every convention on PGlite; rate limits; data survives a restart; 503 when the database is gone', async (t) => {
   const dataDir = tempDir(t)
@@ -66,12 +67,10 @@ test('every convention on PGlite; rate limits; data survives a restart; 503 when
         closeDatabase: false,
       })
       t.teardown(() => shedding.close())
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      const shed = await shedding.inject({
-        method: 'GET',
-        url: '/v1/books/1',
-        headers: { authorization: READ },
-      })
+      const get = () =>
+        shedding.inject({ method: 'GET', url: '/v1/books/1', headers: { authorization: READ } })
+      await until(async () => (await get()).statusCode === 503, 'the failed ping sheds requests')
+      const shed = await get()
       t.equal(shed.statusCode, 503)
       t.equal(shed.headers['retry-after'], '10')
       t.equal(shed.json().error.code, 'OVERLOADED')

@@ -2,6 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { test } from 'tap'
 import restwell, { type RestwellOptions } from '../src/index.js'
+import { until } from '../../../test/helpers/patience.js'
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
@@ -190,10 +191,10 @@ test('jobs: 202 + Location, then 303 to the result', async (t) => {
   t.match(body, { jobId: String, status: 'queued', estimatedTime: 'PT5S' })
   const location = String(accepted.headers.location)
   let status = 0
-  for (let i = 0; i < 100 && status !== 303; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
+  await until(async () => {
     status = (await app.inject({ url: location, headers: bearer('reader') })).statusCode
-  }
+    return status === 303
+  }, 'the job finishes')
   t.equal(status, 303)
 })
 
