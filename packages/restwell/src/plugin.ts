@@ -50,7 +50,7 @@ import { overloadStep, type PressureProbe, underPressureOptions } from './overlo
 import { planNotFound, planRequest, planRoute } from './pipeline.js'
 import { type RouteLimits, installRateLimits } from './rate-limit.js'
 import { preflightTargetCors } from './preflight-target.js'
-import { routeConfigKey } from './route-config.js'
+import { refuseConfigTypos, routeConfigKey } from './route-config.js'
 
 /**
  * The query parameters the other plugins own, under the names their options give them:
@@ -120,6 +120,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // restwell's plugins and by @fastify/rate-limit, runs over them at the end, as Fastify would
   // have run them had restwell been registered first.
   const adoptEarlierRoutes = adoptionBatch(fastify)
+  // A near miss of a restwell route config key (`paginaton`) would leave its route as if unset.
+  onEveryRoute(fastify, refuseConfigTypos)
   // Routes in encapsulated plugins that loaded earlier are out of reach: never a silent partial.
   const outOfReach = routesOutOfReach(fastify)
   if (outOfReach.length > 0) throw new RoutesOutOfReachError('restwell', outOfReach)
