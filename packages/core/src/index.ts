@@ -3,6 +3,7 @@ export { bodilessHead, notModifiedHeaders, REMOVED_ON_304 } from './answers.js'
 export {
   addRouteHook,
   contributeSend,
+  forgetNotFoundPreHandler,
   installPipeline,
   notFoundPreHandler,
   type Pipeline,
