@@ -63,6 +63,7 @@ export {
 export { appendLink, safePath } from './link.js'
 export {
   adoptionBatch,
+  checkEveryRoute,
   EarlierRoutesError,
   initialOptions,
   onEveryRoute,

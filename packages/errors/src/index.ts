@@ -48,6 +48,6 @@ export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './st
 export { editDistance, OptionsError, validateOptions } from './validate-options.js'
 export { invalidUtf8 } from './utf8.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'
-export { RoutesOutOfReachError } from './out-of-reach.js'
+export { type OutOfReach, RoutesOutOfReachError } from './out-of-reach.js'
 export { restwellErrors }
 export default restwellErrors

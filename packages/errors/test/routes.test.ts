@@ -138,4 +138,10 @@ test('RoutesOutOfReachError names the routes, at most ten, and the fix', async (
   t.equal(many.routes.length, 12)
   t.match(many.message, /GET \/r9 and 2 more were declared/)
   t.notMatch(many.message, /\/r10/)
+  const outside = new RoutesOutOfReachError('restwell', [route('/api/books', 'GET')], 'outside')
+  t.same(outside.routes, ['GET /api/books'])
+  t.equal(
+    outside.message,
+    'restwell: GET /api/books are outside the plugin restwell was registered in, which is encapsulated (not wrapped with `fastify-plugin`, as a `plugins/` file of `@fastify/autoload` must be), so none of its conventions (nor its masked 500s) would apply to them. Register restwell at the root, `await app.register(restwell)`, or wrap the plugin that registers it with `fastify-plugin`.',
+  )
 })

@@ -7,6 +7,7 @@ import restwellErrors, {
 } from '@restwell/errors'
 import {
   adoptionBatch,
+  checkEveryRoute,
   onEveryRoute,
   type RouteEntry,
   routesOutOfReach,
@@ -125,6 +126,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // Routes in encapsulated plugins that loaded earlier are out of reach: never a silent partial.
   const outOfReach = routesOutOfReach(fastify)
   if (outOfReach.length > 0) throw new RoutesOutOfReachError('restwell', outOfReach)
+  // So are routes outside the scope restwell is registered in (an encapsulated plugin), added
+  // before or after it: every route of the app is planned by a restwell, or `ready()` fails.
+  checkEveryRoute(fastify, refuseUnplanned)
 
   // The plugins below hand their steps to the pipeline, which runs them in its order.
   const pipeline = installPipeline(fastify)
@@ -295,6 +299,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     }
     const decode = options.compress === false ? undefined : requestDecoder(route)
     planRoute(route, { send, serialize, decode })
+    ;(route as Planned)[PLANNED] = true
     // What waited for the plan (method override's twins of the route) is added now.
     runWhenPlanned(route)
   })
@@ -347,6 +352,16 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   makeRequestPlan()
   pipeline.sealed = true
   adoptEarlierRoutes()
+}
+
+/** Set on each route restwell planned (`Symbol.for`: by the ESM or the CJS build). */
+const PLANNED = Symbol.for('restwell.planned')
+type Planned = { [PLANNED]?: true }
+
+/** Fails `ready()` on the routes of the app no restwell planned, named with the fix. */
+function refuseUnplanned(routes: readonly RouteEntry[]): void {
+  const unplanned = routes.filter((route) => (route as Planned)[PLANNED] !== true)
+  if (unplanned.length > 0) throw new RoutesOutOfReachError('restwell', unplanned, 'outside')
 }
 
 /** Registers every restwell plugin with the spec's defaults; `{ <plugin>: false }` turns one off. */
