@@ -5,6 +5,7 @@
  */
 import { hash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { checkEveryRoute, type RouteEntry } from './routes.js'
 
 /** Links of one page of a collection (absolute paths with query strings). */
 export interface PageLinks {
@@ -88,6 +89,30 @@ export const AUTHENTICATES: unique symbol = Symbol.for('restwell.route.authentic
 /** Whether an authentication plugin marked the route's options (`AUTHENTICATES`). */
 export function authenticates(route: object): boolean {
   return (route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] === true
+}
+
+/**
+ * Whether the route's `config.auth` (`@restwell/auth`'s key) asks for authentication: `true`
+ * or a requirement object. Only an authentication plugin's guard makes it so.
+ */
+export function asksForAuthentication(route: RouteEntry): boolean {
+  const auth = (route.config as { auth?: unknown } | undefined)?.auth
+  return auth === true || (typeof auth === 'object' && auth !== null)
+}
+
+/**
+ * Makes `ready()` fail with `refusal(routes)` when routes of the app ask for authentication
+ * (`asksForAuthentication`) that no authentication plugin's guard gives them (`AUTHENTICATES`):
+ * none registered, or none whose scope reaches them. Such a route would be public.
+ */
+export function refuseUnguardedRoutes(
+  fastify: FastifyInstance,
+  refusal: (routes: readonly RouteEntry[]) => Error,
+): void {
+  checkEveryRoute(fastify, (routes) => {
+    const open = routes.filter((route) => asksForAuthentication(route) && !authenticates(route))
+    if (open.length > 0) throw refusal(open)
+  })
 }
 
 /**

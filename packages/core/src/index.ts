@@ -77,6 +77,7 @@ export {
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
 export {
   API_VERSIONS,
+  asksForAuthentication,
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
@@ -93,6 +94,7 @@ export {
   type PageInfo,
   type PageLinks,
   pageOf,
+  refuseUnguardedRoutes,
 } from './contracts.js'
 export {
   type RegisterOnceOptions,

@@ -7,6 +7,7 @@ import restwellErrors, {
 } from '@restwell/errors'
 import {
   adoptionBatch,
+  asksForAuthentication,
   checkEveryRoute,
   onEveryRoute,
   type RouteEntry,
@@ -371,18 +372,16 @@ export const restwell: FastifyPluginAsync<RestwellOptions> = fp(plugin, {
 })
 
 /**
- * A route that states an auth requirement (`scopes`, `allow`, `optional`: what only
+ * A route whose `config.auth` asks for authentication (`true` or a requirement: what only
  * `@restwell/auth` checks) while restwell was given no `auth` (it is off until given): nothing
- * would check it, so the route would be public. `config.auth: true` stays allowed: it also tells
- * cache-control that a route authenticates on its own. An app that means to serve every route
- * without authentication says so with `auth: false`.
+ * would check it, so the route would be public. An app that means to serve every route without
+ * authentication says so with `auth: false`.
  */
 function refuseUnguarded(route: RouteEntry): void {
-  const requirement = (route.config as { auth?: unknown } | undefined)?.auth
-  if (typeof requirement !== 'object' || requirement === null) return
+  if (!asksForAuthentication(route)) return
   throw new OptionsError(
     'restwell',
     'auth',
-    `is not given, and route ${routeName(route)} sets a config.auth requirement that nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or pass \`auth: false\` to serve every route without authentication`,
+    `is not given, and route ${routeName(route)} sets config.auth, which nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or drop config.auth (a route that checks credentials itself tells cache-control with \`config.cache: { authenticates: true }\`); \`auth: false\` serves every route without authentication, on purpose`,
   )
 }
