@@ -1,19 +1,13 @@
 /**
  * Every route of the app is restwell's, or `ready()` fails: restwell registered inside an
- * encapsulated plugin (the `@fastify/autoload` layout that forgot `fastify-plugin`) reaches none
- * of the routes outside it, whatever the order they were added in.
+ * encapsulated plugin (the `@fastify/autoload` layout that forgot `fastify-plugin`, whose own
+ * test is in `test/cross/autoload.test.ts`) reaches none of the routes outside it, whatever the
+ * order they were added in.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import autoload from '@fastify/autoload'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'
 import restwell from '../src/index.js'
-
-const FIXTURE = new URL('./fixtures/autoload/', import.meta.url)
-/** The repository's root, where `tsx` (the child's TypeScript loader) is installed. */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 interface Failure {
   code?: string
@@ -79,69 +73,4 @@ test('restwell wrapped with fastify-plugin reaches every scope: the conventions 
   const crash = await app.inject('/api/crash')
   t.equal(crash.statusCode, 500)
   t.notMatch(crash.body, /secret-leak/)
-})
-
-test('@fastify/autoload, restwell imported before Fastify(): a plugins/ file without fastify-plugin fails ready()', async (t) => {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(autoload, { dir: fileURLToPath(new URL('plugins', FIXTURE)) })
-  await app.register(autoload, { dir: fileURLToPath(new URL('routes', FIXTURE)) })
-  const failure = await readyFailure(app)
-  t.same(failure?.routes, [
-    'GET /api/books',
-    'HEAD /api/books',
-    'GET /api/crash',
-    'HEAD /api/crash',
-  ])
-  t.match(failure?.message, OUTSIDE)
-
-  const wrapped = Fastify()
-  t.teardown(() => wrapped.close())
-  await wrapped.register(autoload, { dir: fileURLToPath(new URL('plugins-wrapped', FIXTURE)) })
-  await wrapped.register(autoload, { dir: fileURLToPath(new URL('routes', FIXTURE)) })
-  const books = await wrapped.inject('/api/books')
-  t.ok(books.headers.etag, 'wrapped with fastify-plugin: the conventions apply')
-  t.notMatch((await wrapped.inject('/api/crash')).body, /secret-leak/)
-})
-
-/** The child's environment: no V8 coverage of its own (tsx's output would blur this file's). */
-const CHILD_ENV = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) => name !== 'NODE_V8_COVERAGE'),
-)
-
-/** Runs the autoload app as a process of its own, where restwell is imported after Fastify(). */
-function runApp(
-  plugins: string,
-): Promise<{ code?: string; message?: string; answers?: unknown[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--conditions=restwell-source',
-        '--import',
-        'tsx',
-        fileURLToPath(new URL('app.js', FIXTURE)),
-        plugins,
-      ],
-      { cwd: ROOT, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-    })
-    child.on('error', reject)
-    child.on('close', () => resolve(JSON.parse(out)))
-  })
-}
-
-test('@fastify/autoload, restwell imported after Fastify(): ready() fails all the same', async (t) => {
-  const failed = await runApp('plugins')
-  t.equal(failed.code, 'RESTWELL_ROUTES_OUT_OF_REACH')
-  t.match(failed.message, OUTSIDE)
-  t.match(failed.message, /GET \/api\/books, HEAD \/api\/books, GET \/api\/crash/)
-  const served = await runApp('plugins-wrapped')
-  t.match(served.answers, [
-    { url: '/api/books', status: 200, etag: String },
-    { url: '/api/crash', status: 500, body: /INTERNAL_SERVER_ERROR/ },
-  ])
 })
