@@ -195,7 +195,13 @@ function problemsOf(error: unknown): readonly unknown[] {
         code?: unknown
       }
       const path = Array.isArray(issue.path) ? issue.path.map(String) : []
-      return { instancePath: formatPointer(path), message: issue.message, keyword: issue.code }
+      // The issue's own members (an unrecognized-keys issue's `keys`) go as AJV's `params`.
+      return {
+        instancePath: formatPointer(path),
+        message: issue.message,
+        keyword: issue.code,
+        params: issue,
+      }
     })
   }
   return [{ message: typeof found.message === 'string' ? found.message : undefined }]

@@ -180,6 +180,39 @@ test('with fastify-type-provider-zod: a patched document is checked by the route
   t.same(store.get(1), { id: 1, title: 'Dune Messiah' })
 })
 
+test('with Zod: an unrecognized key of a strict object is named in details, by the compiler or a safeParse', async (t) => {
+  const { app, z } = await zodApp(t)
+  const Book = z.strictObject({ id: z.number(), title: z.string(), meta: z.strictObject({}) })
+  const current = { id: 1, title: 'Dune', meta: {} }
+  app.patch('/compiled/:id', { schema: { response: { 200: Book } } }, async (request) =>
+    request.applyPatch(current),
+  )
+  app.patch(
+    '/parsed/:id',
+    { config: { patch: { validate: (document) => Book.safeParse(document) } } },
+    async (request) => request.applyPatch(current),
+  )
+  await app.ready()
+  for (const url of ['/compiled/1', '/parsed/1']) {
+    const res = await app.inject({
+      method: 'PATCH',
+      url,
+      headers: { 'content-type': MERGE_PATCH },
+      payload: { extra: true, 'a/b': 1, meta: { deep: 1 } },
+    })
+    t.equal(res.statusCode, 422, url)
+    t.same(
+      res.json().error.details.map((d: { field: string; code: string }) => [d.field, d.code]),
+      [
+        ['resource/meta/deep', 'UNRECOGNIZED_KEYS'],
+        ['resource/extra', 'UNRECOGNIZED_KEYS'],
+        ['resource/a~1b', 'UNRECOGNIZED_KEYS'],
+      ],
+      url,
+    )
+  }
+})
+
 test('with fastify-type-provider-zod: an object body beside JSON Patch is refused at registration', async (t) => {
   const { app, z } = await zodApp(t, false)
   const edit = z.object({ title: z.string().min(1) }).partial()
