@@ -50,6 +50,7 @@ import {
   checkResult,
   type DocumentValidator,
   jsonFormValidator,
+  type PatchSource,
   parseReadOnly,
   ResourceValidator,
   readOnlyPointers,
@@ -252,12 +253,23 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         `${NAME}: request.applyPatch() needs a patch route whose body has been parsed`,
       )
     }
-    const next =
-      parsed.compiled === undefined
-        ? mergePatch(current, (parsed.view as { document: unknown }).document)
-        : applyCompiled(current, parsed.compiled)
-    checkReadOnly(current, next, settings.readOnly, parsed.compiled)
-    if (settings.validator !== undefined) checkResult(settings.validator(), next)
+    let next: unknown
+    let source: PatchSource
+    if (parsed.compiled === undefined) {
+      const document = (parsed.view as { document: unknown }).document
+      next = mergePatch(current, document)
+      source = { mergePatch: document }
+    } else {
+      next = applyCompiled(current, parsed.compiled)
+      source = { operations: parsed.compiled }
+    }
+    const validate = settings.validator?.()
+    // A result that is not an object replaced the whole document (a merge patch `[1,2]`, RFC
+    // 7396 §2): what is wrong with it as a document is said before any field it lost.
+    const replaced = !isPlainObject(next)
+    if (replaced && validate !== undefined) checkResult(validate, next)
+    checkReadOnly(current, next, settings.readOnly, source)
+    if (!replaced && validate !== undefined) checkResult(validate, next)
     return next as T
   })
 

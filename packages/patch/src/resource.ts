@@ -62,25 +62,51 @@ function related(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
+ * The member of a merge patch that changed the field at `tokens`: the deepest one on the way to
+ * it that the patch sets (`meta` for `{"meta": null}`); none when the patch is not an object.
+ */
+function mergeMember(patch: unknown, tokens: readonly string[]): string[] {
+  const reached: string[] = []
+  let node = patch
+  for (const token of tokens) {
+    if (!isPlainObject(node) || !hasOwn(node, token)) break
+    reached.push(token)
+    node = node[token]
+  }
+  return reached
+}
+
+/** What changed a document: its JSON Patch operations, or its merge patch. */
+export type PatchSource =
+  | { readonly operations: readonly CompiledOperation[] }
+  | { readonly mergePatch: unknown }
+
+/**
  * Throws 422 `READ_ONLY_FIELD` when a read-only field differs between `before` and `after`
  * (added, removed or changed). `details[0].field` points into the request body: the first JSON
- * Patch operation whose `path` (or a move's `from`) touches the field, or the field's place in
- * a merge patch.
+ * Patch operation whose `path` (or a move's `from`) touches the field, or the member of a merge
+ * patch that set it (`body` for a merge patch that is not an object: it replaced the document).
  */
 export function checkReadOnly(
   before: unknown,
   after: unknown,
   pointers: readonly (readonly string[])[],
-  operations: readonly CompiledOperation[] | undefined,
+  source: PatchSource,
 ): void {
   for (const tokens of pointers) {
     const old = lookup(before, tokens)
     const now = lookup(after, tokens)
     if (old === ABSENT ? now === ABSENT : now !== ABSENT && jsonEqual(old, now)) continue
     const name = formatPointer(tokens)
-    let field = `body${name}`
+    let field: string
     let by = ''
-    if (operations !== undefined) {
+    if ('mergePatch' in source) {
+      field = `body${formatPointer(mergeMember(source.mergePatch, tokens))}`
+      if (!isPlainObject(source.mergePatch)) {
+        by = ' (a merge patch that is not an object replaces the whole document)'
+      }
+    } else {
+      const { operations } = source
       const culprit = operations.find(
         (op) =>
           op.op !== 'test' &&

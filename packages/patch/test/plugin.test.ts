@@ -341,6 +341,37 @@ test('read-only fields: details point at the operation, the move source or the m
   )
 })
 
+test('a merge patch that is not an object replaces the document: the error says what is wrong with it', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellPatch, { readOnly: ['/meta/createdAt'] })
+  const doc = { id: '1', title: 'Dune', createdAt: 'then', meta: { createdAt: 'then' } }
+  app.patch('/books/:id', { schema: { response: { 200: Book } } }, async (request) =>
+    request.applyPatch({ id: '1', title: 'Dune', createdAt: 'then' }),
+  )
+  app.patch('/plain/:id', async (request) => request.applyPatch(doc))
+  await app.ready()
+  for (const body of [[1, 2], '"text"', 7, null]) {
+    const res = await patch(app, body, MERGE_PATCH)
+    t.equal(res.statusCode, 422, JSON.stringify(body))
+    t.equal(res.json().error.code, ErrorCode.PATCH_RESULT_INVALID, JSON.stringify(body))
+    t.same(res.json().error.details, [
+      { field: 'resource', message: 'must be object', code: 'TYPE' },
+    ])
+  }
+  // No schema: the read-only field it removed, named where the patch touched it (the whole body).
+  const plain = await patch(app, [1, 2], MERGE_PATCH, '/plain/1')
+  t.equal(plain.statusCode, 422)
+  t.match(plain.json().error, {
+    code: ErrorCode.READ_ONLY_FIELD,
+    message:
+      /"\/meta\/createdAt" is read-only .*merge patch that is not an object replaces the whole document/,
+    details: [{ field: 'body' }],
+  })
+  const member = await patch(app, { meta: null }, MERGE_PATCH, '/plain/1')
+  t.match(member.json().error.details, [{ field: 'body/meta' }], 'the member that removed it')
+})
+
 test('a read-only field that is absent may stay absent; adding it is refused', async (t) => {
   const app = Fastify()
   await app.register(restwellPatch, { readOnly: ['/stamp'] })
