@@ -5,6 +5,7 @@ import {
   pipelineOf,
   registerOnce,
   type RequestStep,
+  type RouteEntry,
   routeLookup,
   sendHook,
   type SendStep,
@@ -55,6 +56,7 @@ import {
   ResourceValidator,
   readOnlyPointers,
   responseSchemaOf,
+  standardValidator,
 } from './resource.js'
 
 const NAME = '@restwell/patch'
@@ -351,20 +353,26 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
 
   /**
    * How a route's patched documents are checked: `config.patch.validate`; a JSON Schema with
-   * the plugin's strict Ajv (compiled on first use); a schema of another kind (Zod) with the
-   * route's own validator compiler, compiled now. Such a schema without a compiler to read it
-   * is refused here: a patch is never applied unchecked because its schema could not be read.
+   * the plugin's strict Ajv (compiled on first use); a schema of another kind with the route's
+   * own validator compiler, compiled now, else with its Standard Schema `validate`. A response
+   * schema is of another kind when the route's serializer compiler is not Fastify's: it is that
+   * compiler's. A schema nothing here can read refuses the route: a patch is never applied
+   * unchecked because its schema could not be read.
    */
   function validatorOf(
     instance: FastifyInstance,
-    route: RouteOptions,
+    route: RouteEntry,
     routeConfig: PatchRouteConfig,
     schema: object | undefined,
   ): (() => DocumentValidator) | undefined {
     const given = routeConfig.validate
     if (given !== undefined) return () => given
     if (schema === undefined) return undefined
-    if (isPlainObject(schema)) {
+    const jsonSchema =
+      isPlainObject(schema) &&
+      standardValidator(schema) === undefined &&
+      (routeConfig.schema !== undefined || schemaAccess(instance, route).response)
+    if (jsonSchema) {
       let compiled: DocumentValidator | undefined
       return () => {
         compiled ??= jsonFormValidator(validator.compile(schema, instance.getSchemas()))
@@ -372,12 +380,16 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       }
     }
     const where = `${NAME} (PATCH ${route.url})`
+    const fixes =
+      'set config.patch.validate to a function that checks the patched document, or config.patch.schema to false to apply patches unchecked'
     const compiler = route.validatorCompiler ?? instance.validatorCompiler
     if (compiler === undefined) {
+      const standard = standardValidator(schema)
+      if (standard !== undefined) return () => standard
       throw new OptionsError(
         where,
         'config.patch.validate',
-        'must be set: the resource schema is not JSON Schema and the route has no validator compiler to read it (or set config.patch.schema to a JSON Schema, or false for no check)',
+        `must be set: the resource schema is not JSON Schema and the route has no validator compiler to read it: ${fixes} (or give config.patch.schema a JSON Schema)`,
       )
     }
     let compiled: DocumentValidator
@@ -387,7 +399,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       throw new OptionsError(
         where,
         'config.patch.validate',
-        `must be set: the route's validator compiler cannot compile its resource schema (${(error as Error).message})`,
+        `must be set: the route's validator compiler cannot compile its resource schema (${(error as Error).message}): ${fixes}`,
       )
     }
     return () => compiled

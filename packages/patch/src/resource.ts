@@ -220,7 +220,12 @@ function problemsOf(error: unknown): readonly unknown[] {
         message?: unknown
         code?: unknown
       }
-      const path = Array.isArray(issue.path) ? issue.path.map(String) : []
+      // A Standard Schema path segment is a key or `{ key }`.
+      const path = Array.isArray(issue.path)
+        ? issue.path.map((segment: unknown) =>
+            String(isPlainObject(segment) ? segment['key'] : segment),
+          )
+        : []
       // The issue's own members (an unrecognized-keys issue's `keys`) go as AJV's `params`.
       return {
         instancePath: formatPointer(path),
@@ -231,6 +236,23 @@ function problemsOf(error: unknown): readonly unknown[] {
     })
   }
   return [{ message: typeof found.message === 'string' ? found.message : undefined }]
+}
+
+/**
+ * The check of a Standard Schema (`~standard`, standardschema.dev: Zod 4, Valibot, ArkType), which
+ * is never JSON Schema, as a {@link DocumentValidator}: its own `validate`, its issues as the
+ * error. Undefined for a schema without one.
+ */
+export function standardValidator(schema: object): DocumentValidator | undefined {
+  const standard = (schema as { '~standard'?: { validate?: unknown } | null })['~standard']
+  const validate = standard?.validate
+  if (typeof validate !== 'function') return undefined
+  return (document) => {
+    const result: unknown = validate.call(standard, document)
+    const issues = (result as { issues?: unknown } | null | undefined)?.issues
+    // A promise goes back as it is: checkResult refuses it.
+    return Array.isArray(issues) ? { error: { issues } } : result
+  }
 }
 
 /**
