@@ -2,6 +2,8 @@
 import { isUtf8 } from 'node:buffer'
 import {
   contributeSend,
+  type JsonBodyCheck,
+  JsonTypes,
   pipelineOf,
   registerOnce,
   type RequestStep,
@@ -10,11 +12,19 @@ import {
   sendHook,
   type SendStep,
   servedMethods,
+  StrictAjv,
   useNotFoundSendStep,
   useRouteStep,
   useSendStep,
 } from '@restwell/core'
-import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validateOptions } from '@restwell/errors'
+import {
+  ErrorCode,
+  httpErrors,
+  invalidUtf8,
+  OptionsError,
+  validateOptions,
+  validationError,
+} from '@restwell/errors'
 import {
   declareState,
   isPlainSchema,
@@ -53,7 +63,6 @@ import {
   jsonFormValidator,
   type PatchSource,
   parseReadOnly,
-  ResourceValidator,
   readOnlyPointers,
   responseSchemaOf,
   standardValidator,
@@ -68,6 +77,8 @@ interface RouteSettings {
   readonly readOnly: readonly (readonly string[])[]
   /** The check of a patched document, made on first use; undefined: none. */
   readonly validator: (() => DocumentValidator) | undefined
+  /** The check of the patch's JSON types against the route's own `schema.body`, per format. */
+  readonly jsonTypes: Partial<Record<PatchFormat, JsonBodyCheck>>
 }
 
 /** The parsed patch kept on the request: the public view and, for JSON Patch, its compiled form. */
@@ -223,7 +234,17 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   registerOnce(fastify, '@restwell/patch', 'patch', { scope: 'instance' })
   const options = resolvePatchOptions(validateOptions(NAME, PatchOptionsSchema, rawOptions))
   const pluginReadOnly = readOnlyOf(options.readOnly, 'readOnly')
-  const validator = new ResourceValidator(options.ajv)
+  // Checks patched documents: no conversion, no defaults, no removal (a 422, not a silent fix).
+  const validator = new StrictAjv(options.ajv)
+  const jsonTypes = new JsonTypes(
+    fastify,
+    (route, error) =>
+      new OptionsError(
+        `${NAME} (PATCH ${route.url})`,
+        'schema.body',
+        `cannot be compiled for the check of JSON types (${error.message}): fix the schema, or give the route a validatorCompiler of its own`,
+      ),
+  )
   /**
    * The formats of the patch route `url` reaches, as a mask: the 405 and OPTIONS answers ask
    * on every request, so the lists and `Accept-Patch` values are made once.
@@ -305,7 +326,8 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       type,
       { parseAs: 'buffer' },
       function parsePatchBody(request: FastifyRequest, body: Buffer, done): void {
-        if ((request as PatchRequest)[ROUTE] === undefined) {
+        const settings = (request as PatchRequest)[ROUTE]
+        if (settings === undefined) {
           done(
             httpErrors.unsupportedMediaType(`${type} is accepted only by patch routes`, {
               code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
@@ -327,10 +349,14 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
           }
           try {
             ;(request as PatchRequest)[PARSED] = parse(format, value)
-            done(null, value)
           } catch (thrown) {
             done(thrown as Error, undefined)
+            return
           }
+          // A patch is JSON: the route's own body schema may not convert its types either.
+          const problems = settings.jsonTypes[format]?.(value)
+          if (problems === undefined) done(null, value)
+          else done(validationError(problems, 'body'), undefined)
         })
       },
     )
@@ -425,6 +451,12 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         ...readOnlyPointers(schema),
       ],
       validator: validatorOf(this, route, routeConfig, schema),
+      jsonTypes: Object.fromEntries(
+        formats.map((format) => [
+          format,
+          jsonTypes.forRoute(this, route, PATCH_MEDIA_TYPES[format]),
+        ]),
+      ),
     }
 
     // A route for several methods (PUT and PATCH) is a patch route for its PATCH requests only;

@@ -1,8 +1,6 @@
 /** The resource a patch produces: its schema, its read-only fields, and the checks of both. */
-import { createRequire } from 'node:module'
 import { ErrorCode, type HttpError, httpErrors, validationDetails } from '@restwell/errors'
-import type { Ajv, Options as AjvOptions, ValidateFunction } from 'ajv'
-import type ajvFormats from 'ajv-formats'
+import type { ValidateFunction } from 'ajv'
 import { readOnlyField, show } from './errors.js'
 import type { CompiledOperation } from './json-patch.js'
 import { hasOwn, isPlainObject, jsonEqual, toJsonForm } from './json.js'
@@ -120,56 +118,6 @@ export function checkReadOnly(
       }
     }
     throw readOnlyField(`The field ${show(name)} is read-only and cannot be changed${by}`, field)
-  }
-}
-
-/**
- * Compiles resource schemas with one strict Ajv: no coercion, no defaults, no removal. It knows
- * the formats Fastify's own validator knows (@fastify/ajv-compiler loads ajv-formats with its
- * defaults: every format, full mode, and the `formatMinimum`... keywords), so a schema checks a
- * patched document as it checks a POST or PUT body; formats given through the `formats` option
- * take precedence over those.
- */
-export class ResourceValidator {
-  readonly #options: AjvOptions
-  #ajv: Ajv | undefined
-
-  constructor(options: AjvOptions) {
-    this.#options = options
-  }
-
-  /** Compiles `schema`, first adding the shared schemas (`fastify.getSchemas()`) it may `$ref`. */
-  compile(schema: object, shared: Readonly<Record<string, unknown>>): ValidateFunction {
-    this.#ajv ??= this.#create()
-    const ajv = this.#ajv
-    for (const [id, value] of Object.entries(shared)) {
-      if (ajv.getSchema(id) === undefined && isPlainObject(value)) ajv.addSchema(value, id)
-    }
-    return ajv.compile(schema)
-  }
-
-  #create(): Ajv {
-    // Loaded here, on the first schema compiled: an app that patches without one never loads Ajv.
-    const load = createRequire(import.meta.url)
-    const { Ajv } = load('ajv') as typeof import('ajv')
-    // ajv-formats' `module.exports` is the plugin and carries it as `default` too; TypeScript
-    // types the module as the namespace, whose `default` is the plugin.
-    const addFormats = (load('ajv-formats') as typeof ajvFormats).default
-    const ajv = new Ajv({
-      allErrors: true,
-      strict: false,
-      logger: false,
-      ...this.#options,
-      coerceTypes: false,
-      useDefaults: false,
-      removeAdditional: false,
-    })
-    addFormats(ajv)
-    // ajv-formats replaces formats of the same name: the caller's own win.
-    for (const [name, format] of Object.entries(this.#options.formats ?? {})) {
-      if (format !== undefined) ajv.addFormat(name, format)
-    }
-    return ajv
   }
 }
 
