@@ -758,6 +758,57 @@ export async function unstorableValues(t: Test, running: Running): Promise<void>
   }
 }
 
+/**
+ * JSON bodies keep their types (a value of another type is a 400 naming it, never converted),
+ * and an integer path parameter has one form: `/v1/books/1e0`, `/%201`, `/01` are no book 1.
+ */
+export async function strictValues(t: Test, running: Running): Promise<void> {
+  const { call, json } = running
+  const read = { authorization: READ }
+  const before = await snapshot(running)
+  const refused = async (response: Response, field: string, label: string): Promise<void> => {
+    t.equal(response.status, 400, label)
+    t.match(
+      await json(response),
+      { error: { code: 'VALIDATION_ERROR', details: [{ field }] } },
+      label,
+    )
+  }
+  const book = { title: 'X', isbn: '978-0000000009', authorId: 1 }
+  const wrongTypes: [string, Record<string, unknown>, string][] = [
+    ['/v1/authors', { name: 123 }, 'body/name'],
+    ['/v1/books', { ...book, authorId: '1' }, 'body/authorId'],
+    ['/v1/books', { ...book, authorId: true }, 'body/authorId'],
+    ['/v1/books', { ...book, status: ['archived'] }, 'body/status'],
+    ['/v1/books', { ...book, title: 7 }, 'body/title'],
+    ['/v1/exports', { authorId: '1' }, 'body/authorId'],
+  ]
+  for (const [path, body, field] of wrongTypes) {
+    await refused(await call('POST', path, { body }), field, `POST ${path} ${JSON.stringify(body)}`)
+  }
+  await refused(
+    await call('PUT', '/v1/authors/1', { body: { name: 123 }, headers: { 'if-match': '*' } }),
+    'body/name',
+    'PUT /v1/authors/1',
+  )
+  for (const id of ['1e0', '%201', '01', '+1', '1.0', '0x1']) {
+    await refused(
+      await call('GET', `/v1/books/${id}`, { headers: read }),
+      'params/id',
+      `/v1/books/${id}`,
+    )
+  }
+  await refused(
+    await call('DELETE', '/v1/authors/01', { headers: { 'if-match': '*' } }),
+    'params/id',
+    'DELETE /v1/authors/01',
+  )
+  t.equal((await call('GET', '/v1/books/1', { headers: read })).status, 200, 'the id as written')
+  // Query values are text: converted as before.
+  t.equal((await call('GET', '/v1/books?authorId=1&limit=2', { headers: read })).status, 200)
+  t.equal(await snapshot(running), before, 'nothing was written')
+}
+
 /** A 500 from the database: masked, in the error form, with the requestId of the response. */
 export async function serverError(t: Test, running: Running): Promise<void> {
   await running.db.query('alter table exports rename to exports_elsewhere')
@@ -790,6 +841,9 @@ export async function allConventions(t: Test, running: Running): Promise<void> {
   await t.test('export job: 202, status, 303', (t) => exportJob(t, running))
   await t.test('values PostgreSQL cannot store: 400 or 422, nothing written', (t) =>
     unstorableValues(t, running),
+  )
+  await t.test('JSON keeps its types, ids have one form: 400, nothing written', (t) =>
+    strictValues(t, running),
   )
   await t.test('database error: 500 with requestId', (t) => serverError(t, running))
 }

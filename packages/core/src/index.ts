@@ -75,6 +75,7 @@ export {
   snapshotRoutes,
 } from './routes.js'
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
+export { type JsonBodyCheck, JsonTypes, StrictAjv, type StrictAjvMutations } from './json-schema.js'
 export {
   API_VERSIONS,
   asksForAuthentication,

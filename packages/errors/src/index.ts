@@ -47,6 +47,7 @@ export {
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { editDistance, OptionsError, validateOptions } from './validate-options.js'
 export { invalidUtf8 } from './utf8.js'
+export { validationError } from './validation.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'
 export { type OutOfReach, RoutesOutOfReachError } from './out-of-reach.js'
 export { restwellErrors }

@@ -324,7 +324,7 @@ test('JSON:API source: a pointer into the request document as sent, parameter, h
   t.same(doc('querystring/filter/0')[0]?.source, { parameter: 'filter' }, 'the parameter name')
   t.same(doc('querystring/a~1b~0c')[0]?.source, { parameter: 'a/b~c' }, 'unescaped')
   t.same(doc('headers/x-token')[0]?.source, { header: 'x-token' })
-  for (const field of ['querystring', 'headers', 'path/version', 'params']) {
+  for (const field of ['querystring', 'headers', 'path/0', 'params']) {
     t.equal(doc(field)[0]?.source, undefined, field)
     t.equal(doc(field)[0]?.meta.field, field)
   }

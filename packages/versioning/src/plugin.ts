@@ -374,10 +374,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     }
     if (carried.unknownPrefix !== undefined && request.is404) {
       if (movedLocation(options.moved, splitUrl(request.url).path) !== undefined) return undefined
+      // `path/0`: the path's first segment, the `/v<N>` prefix (the errors README's `path` part).
       return unknownVersion(
         'notFound',
         `Version ${carried.unknownPrefix} is not supported`,
-        'path/version',
+        'path/0',
       )
     }
     return carried.error

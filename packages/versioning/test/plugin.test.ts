@@ -258,7 +258,7 @@ test('unknown versions: 404 by prefix, 406 by Accept, 400 by query, naming the s
   t.equal(byPrefix.statusCode, 404)
   t.equal(byPrefix.json().error.code, 'UNKNOWN_VERSION')
   t.match(byPrefix.json().error.message, /supported versions: 1, 2/)
-  t.same(byPrefix.json().error.details[0].field, 'path/version')
+  t.same(byPrefix.json().error.details[0].field, 'path/0', 'the first segment of the path')
   const byAccept = await app.inject({
     url: '/books',
     headers: { accept: 'application/vnd.api.v9+json' },
