@@ -298,11 +298,11 @@ function buildRouteHooks(settings: RouteSettings) {
     const preconditions = readPreconditions(request.method, request.headers)
     if (!read) {
       if (!UNSAFE_METHODS.has(request.method)) return undefined
-      if (!isConditional(preconditions)) {
-        if (!settings.requirePrecondition) return undefined
-        // A write that may create its target needs a precondition whether it exists or not;
-        // for the others, a missing target is 404, not 428: look it up first.
-        if (settings.creating.has(request.method)) return preconditionRequired()
+      // A write that may create its target needs no lookup without a precondition (the handler
+      // decides), or needs one whether it exists or not; for the others, a missing target is
+      // 404, with or without a precondition: look it up first.
+      if (!isConditional(preconditions) && settings.creating.has(request.method)) {
+        return settings.requirePrecondition ? preconditionRequired() : undefined
       }
     }
     const validators = await (settings.getValidator as GetValidator)(request)
