@@ -12,7 +12,8 @@ export interface ResourceValidators {
 
 /**
  * Reads the current validators of the target resource before the handler runs; `null` or
- * `undefined` when the resource does not exist.
+ * `undefined` when the resource does not exist, `{}` when it exists with no validator to compare
+ * (a collection a POST adds to).
  */
 export type GetValidator = (
   request: FastifyRequest,

@@ -9,6 +9,7 @@ import {
   notModifiedHeaders,
   pipelineOf,
   registerOnce,
+  type RequestStep,
   type RouteEntry,
   routeName,
   sendHook,
@@ -187,17 +188,28 @@ function contentCoding(reply: FastifyReply): string | undefined {
   return coding === '' || coding === 'identity' ? undefined : coding
 }
 
-function preconditionFailed(field: string): HttpError {
+function preconditionFailed(
+  field: string,
+  message = 'does not match the current state of the resource',
+): HttpError {
   return httpErrors.preconditionFailed(`The ${field} precondition failed`, {
     code: ErrorCode.PRECONDITION_FAILED,
-    details: [
-      {
-        field: `headers/${field}`,
-        message: 'does not match the current state of the resource',
-        code: ErrorCode.PRECONDITION_FAILED,
-      },
-    ],
+    details: [{ field: `headers/${field}`, message, code: ErrorCode.PRECONDITION_FAILED }],
   })
+}
+
+/**
+ * A write on a route without `getValidator`: the state of its target is unknown, so an
+ * `If-Match` (no current representation is known to match it, RFC 9110 §13.1.1) or an
+ * `If-None-Match` (its absence cannot be confirmed, §13.1.2) is 412, never ignored.
+ */
+const uncheckablePreconditions: RequestStep = (request) => {
+  if (!UNSAFE_METHODS.has(request.method)) return undefined
+  const { ifMatch, ifNoneMatch } = readPreconditions(request.method, request.headers)
+  const field =
+    ifMatch !== undefined ? 'if-match' : ifNoneMatch !== undefined ? 'if-none-match' : undefined
+  if (field === undefined) return undefined
+  return preconditionFailed(field, 'cannot be checked: the state of the target is not known here')
 }
 
 function preconditionRequired(): HttpError {
@@ -619,6 +631,10 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     if (settings.getValidator !== undefined) {
       useRouteStep(this, route, 'preHandler', 'conditional', hooks.checkStoredState, {
         hookName: 'checkStoredState',
+      })
+    } else if (write) {
+      useRouteStep(this, route, 'preHandler', 'conditional', uncheckablePreconditions, {
+        hookName: 'uncheckablePreconditions',
       })
     }
     if (!read) return
