@@ -91,6 +91,8 @@ export {
   type PageInfo,
   type PageLinks,
   pageOf,
+  REPRESENTATION,
+  representationOf,
 } from './contracts.js'
 export {
   type RegisterOnceOptions,
