@@ -31,6 +31,7 @@ import {
   identityDigest,
   ITEMS_DIGEST_PREFIX,
   onEveryRoute,
+  representationOf,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -46,8 +47,16 @@ import type {
   GetValidator,
   ResourceValidators,
 } from './augment.js'
-import { type EntityTag, formatEntityTag, parseEntityTag, toEntityTag, withCoding } from './etag.js'
-import { formatHttpDate, parseHttpDate, toSeconds } from './http-date.js'
+import {
+  type EntityTag,
+  formatEntityTag,
+  parseEntityTag,
+  toEntityTag,
+  type Version,
+  withCoding,
+  withRepresentation,
+} from './etag.js'
+import { type DateValue, formatHttpDate, parseHttpDate, toSeconds } from './http-date.js'
 import {
   type ConditionalOptions,
   ConditionalOptionsSchema,
@@ -255,9 +264,22 @@ function setLastModified(reply: FastifyReply, ms: number): void {
   reply.header('last-modified', formatHttpDate(clamped))
 }
 
-function applyValidators(reply: FastifyReply, validators: ResourceValidators): void {
+/**
+ * The ETag of the representation a request gets of a version: the version's tag, with what
+ * tells the negotiated representation from the route's default (`REPRESENTATION`).
+ */
+function representationTag(request: FastifyRequest, version: Version, weak: boolean): EntityTag {
+  return withRepresentation(toEntityTag(version, weak), representationOf(request))
+}
+
+/** The validators of a read's representation from the stored state (`getValidator`). */
+function applyValidators(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  validators: ResourceValidators,
+): void {
   if (validators.etag !== undefined) {
-    setEtag(reply, toEntityTag(validators.etag, validators.weak ?? false))
+    setEtag(reply, representationTag(request, validators.etag, validators.weak ?? false))
   }
   if (validators.lastModified !== undefined) {
     const ms = toSeconds(validators.lastModified)
@@ -320,7 +342,7 @@ function buildRouteHooks(settings: RouteSettings) {
     const validators = await (settings.getValidator as GetValidator)(request)
     if (read) {
       if (validators === null || validators === undefined) return undefined
-      applyValidators(reply, validators)
+      applyValidators(request, reply, validators)
       // Without a stored ETag the one hashed from the body decides If-Match and If-None-Match
       // and goes on a 304 (RFC 9110 §15.4.5): the handler must run first.
       if (validators.etag === undefined && settings.etag) return undefined
@@ -375,7 +397,7 @@ function buildRouteHooks(settings: RouteSettings) {
       if (settings.etagField !== undefined && known?.etag === undefined) {
         const value = record[settings.etagField]
         if (isKey(value)) {
-          setEtag(reply, toEntityTag(value))
+          setEtag(reply, representationTag(request, value, false))
         } else {
           const derived = collectionDigest(request, reply, payload, settings)
           if (derived !== undefined) {
@@ -583,20 +605,17 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   declareState(fastify, 'reply', IDENTITY_DIGEST)
   fastify.decorateReply(
     'etag',
-    function etag(this: FastifyReply, value: string | number, opts?: EtagOptions) {
-      setEtag(this, toEntityTag(value, opts?.weak ?? false))
+    function etag(this: FastifyReply, value: Version, opts?: EtagOptions) {
+      setEtag(this, representationTag(this.request, value, opts?.weak ?? false))
       return this
     },
   )
-  fastify.decorateReply(
-    'lastModified',
-    function lastModified(this: FastifyReply, date: Date | number | string) {
-      const ms = toSeconds(date)
-      if (ms === undefined) throw new TypeError(`${NAME}: reply.lastModified() needs a valid date`)
-      setLastModified(this, ms)
-      return this
-    },
-  )
+  fastify.decorateReply('lastModified', function lastModified(this: FastifyReply, date: DateValue) {
+    const ms = toSeconds(date)
+    if (ms === undefined) throw new TypeError(`${NAME}: reply.lastModified() needs a valid date`)
+    setLastModified(this, ms)
+    return this
+  })
 
   // Routes hashing strong ETags that @fastify/compress may compress (checked at ready).
   const strongTags: RouteEntry[] = []
