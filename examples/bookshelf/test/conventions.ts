@@ -580,7 +580,38 @@ export async function versions(t: Test, { call, json }: Running): Promise<void> 
     published: { date: '1969-03-01', year: 1969 },
   })
   t.notOk('authorId' in body)
-  t.not(v2.headers.get('etag'), '"1"', 'v1 and v2 representations have different tags')
+  const tag = v2.headers.get('etag') as string
+  t.equal(tag, '"v2.1.1"', 'v2, then the versions of the book and of its embedded author')
+  const v1tag = (await call('GET', '/v1/books/1', { headers: read })).headers.get('etag')
+  t.not(tag, v1tag, 'v1 and v2 representations have different tags')
+
+  // Renaming the embedded author changes the book's v2 representation, and so its validator.
+  const author = await call('GET', '/v1/authors/1', { headers: read })
+  const rename = async (name: string, ifMatch: string) =>
+    call('PATCH', '/v1/authors/1', {
+      body: { name },
+      type: 'application/merge-patch+json',
+      headers: { 'if-match': ifMatch },
+    })
+  const renamed = await rename('Ursula Kroeber Le Guin', author.headers.get('etag') as string)
+  t.equal(renamed.status, 200)
+  const revalidated = await call('GET', '/v2/books/1', {
+    headers: { ...read, 'if-none-match': tag },
+  })
+  t.equal(revalidated.status, 200, 'not a 304 with the old name')
+  t.not(revalidated.headers.get('etag'), tag)
+  t.match(await json(revalidated), { author: { name: 'Ursula Kroeber Le Guin' } })
+  t.equal(
+    revalidated.headers.get('last-modified'),
+    renamed.headers.get('last-modified'),
+    "Last-Modified is the author's, the later part",
+  )
+  const ranged = await call('GET', '/v2/books/1', {
+    headers: { ...read, range: 'bytes=0-9', 'if-range': tag },
+  })
+  t.equal(ranged.status, 200, 'If-Range with the old tag: the whole new body, not a part of it')
+  t.match(await json(ranged), { author: { name: 'Ursula Kroeber Le Guin' } })
+  t.equal((await rename('Ursula K. Le Guin', renamed.headers.get('etag') as string)).status, 200)
   const v2list = await json<PageBody>(
     await call('GET', '/v2/books?authorId=2&sort=title', { headers: read }),
   )
