@@ -113,14 +113,25 @@ export async function readsAndNegotiation(t: Test, { call, json }: Running): Pro
     headers: { ...read, 'accept-language': 'fr-CH, de;q=0.5' },
   })
   t.equal(french.headers.get('content-language'), 'fr')
-  t.equal(french.headers.get('etag'), '"1-fr"', 'each language has its own tag')
+  t.equal(french.headers.get('etag'), '"1;json;fr"', 'each language has its own tag')
   t.equal((await json(french)).statusLabel, 'Disponible')
   t.match(french.headers.get('vary'), /Accept-Language/)
 
   const xml = await call('GET', '/v1/books/1', { headers: { ...read, accept: 'application/xml' } })
   t.match(xml.headers.get('content-type'), /^application\/xml/)
-  t.equal(xml.headers.get('etag'), '"1-xml"')
+  t.equal(xml.headers.get('etag'), '"1;xml"')
   t.match(await xml.text(), /<title>The Left Hand of Darkness<\/title>/)
+  // The JSON's tag names the JSON only: no 304 for the XML (RFC 9110 §8.8.3).
+  const crossed = await call('GET', '/v1/books/1', {
+    headers: { ...read, accept: 'application/xml', 'if-none-match': '"1"' },
+  })
+  t.equal(crossed.status, 200)
+  t.equal(crossed.headers.get('etag'), '"1;xml"')
+  t.match(await crossed.text(), /^<\?xml/)
+  const own = await call('GET', '/v1/books/1', {
+    headers: { ...read, accept: 'application/xml', 'if-none-match': '"1;xml"' },
+  })
+  t.equal(own.status, 304)
   const viaFormat = await call('GET', '/v1/books/1?format=xml', { headers: read })
   t.match(viaFormat.headers.get('content-type'), /^application\/xml/)
 
@@ -255,6 +266,25 @@ export async function writes(t: Test, { call, json }: Running): Promise<void> {
   t.equal(created.headers.get('etag'), '"1"')
   t.match(await json(created), { id: 8, title: 'Dune', status: 'available', authorId: 1 })
 
+  // A precondition a POST cannot check is not ignored: nothing is created (RFC 9110 §13.1.1).
+  const preconditions: Record<string, string>[] = [
+    { 'if-match': '"no-such-tag"' },
+    { 'if-none-match': '*' },
+  ]
+  for (const headers of preconditions) {
+    const conditional = await call('POST', '/v1/books', {
+      body: { ...dune, isbn: '978-0000000004' },
+      headers,
+    })
+    t.equal(conditional.status, 412, JSON.stringify(headers))
+    t.equal((await json<ErrorBody>(conditional)).error.code, 'PRECONDITION_FAILED')
+  }
+  const batched = await call('POST', '/batch', {
+    body: { requests: [{ id: 'a', method: 'POST', url: '/v1/books', body: dune }] },
+    headers: { 'if-match': '"no-such-tag"' },
+  })
+  t.equal(batched.status, 412, 'POST /batch too')
+
   const duplicate = await call('POST', '/v1/books', { body: dune })
   t.equal(duplicate.status, 409)
   t.match(await json(duplicate), {
@@ -327,10 +357,10 @@ export async function writes(t: Test, { call, json }: Running): Promise<void> {
       { op: 'replace', path: '/title', value: 'Dune (1965)' },
     ],
     type: 'application/json-patch+json',
-    headers: { 'if-match': '"3-fr"', 'accept-language': 'fr' },
+    headers: { 'if-match': '"3;json;fr"', 'accept-language': 'fr' },
   })
   t.equal(jsonPatch.status, 200, 'any representation of the current version satisfies If-Match')
-  t.equal(jsonPatch.headers.get('etag'), '"4-fr"')
+  t.equal(jsonPatch.headers.get('etag'), '"4;json;fr"')
   t.match(await json(jsonPatch), { title: 'Dune (1965)', statusLabel: 'Emprunté' })
 
   const wrongType = await call('PATCH', '/v1/books/8', {
@@ -550,7 +580,38 @@ export async function versions(t: Test, { call, json }: Running): Promise<void> 
     published: { date: '1969-03-01', year: 1969 },
   })
   t.notOk('authorId' in body)
-  t.not(v2.headers.get('etag'), '"1"', 'v1 and v2 representations have different tags')
+  const tag = v2.headers.get('etag') as string
+  t.equal(tag, '"v2.1.1"', 'v2, then the versions of the book and of its embedded author')
+  const v1tag = (await call('GET', '/v1/books/1', { headers: read })).headers.get('etag')
+  t.not(tag, v1tag, 'v1 and v2 representations have different tags')
+
+  // Renaming the embedded author changes the book's v2 representation, and so its validator.
+  const author = await call('GET', '/v1/authors/1', { headers: read })
+  const rename = async (name: string, ifMatch: string) =>
+    call('PATCH', '/v1/authors/1', {
+      body: { name },
+      type: 'application/merge-patch+json',
+      headers: { 'if-match': ifMatch },
+    })
+  const renamed = await rename('Ursula Kroeber Le Guin', author.headers.get('etag') as string)
+  t.equal(renamed.status, 200)
+  const revalidated = await call('GET', '/v2/books/1', {
+    headers: { ...read, 'if-none-match': tag },
+  })
+  t.equal(revalidated.status, 200, 'not a 304 with the old name')
+  t.not(revalidated.headers.get('etag'), tag)
+  t.match(await json(revalidated), { author: { name: 'Ursula Kroeber Le Guin' } })
+  t.equal(
+    revalidated.headers.get('last-modified'),
+    renamed.headers.get('last-modified'),
+    "Last-Modified is the author's, the later part",
+  )
+  const ranged = await call('GET', '/v2/books/1', {
+    headers: { ...read, range: 'bytes=0-9', 'if-range': tag },
+  })
+  t.equal(ranged.status, 200, 'If-Range with the old tag: the whole new body, not a part of it')
+  t.match(await json(ranged), { author: { name: 'Ursula Kroeber Le Guin' } })
+  t.equal((await rename('Ursula K. Le Guin', renamed.headers.get('etag') as string)).status, 200)
   const v2list = await json<PageBody>(
     await call('GET', '/v2/books?authorId=2&sort=title', { headers: read }),
   )

@@ -45,6 +45,22 @@ export const PAGE: unique symbol = Symbol.for('restwell.page')
 export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
 
 /**
+ * Set on the request by `@restwell/negotiation` once the representation is chosen, before the
+ * handler runs, when it is not the route's default one (its first media type, in its default
+ * language): `<format>` (`xml`, `hal`; a type without a `?format=` name is itself,
+ * `text/csv`), then `;<language>` when the language is not the default (lower case, `_` for
+ * `-`: `json;pt_br`). Absent: the default representation. Read by `@restwell/conditional`, which
+ * adds it to an ETag made from a version, so that one strong tag never names two
+ * representations (RFC 9110 §8.8.3).
+ */
+export const REPRESENTATION: unique symbol = Symbol.for('restwell.representation')
+
+/** What tells the request's representation apart from the route's default (`REPRESENTATION`). */
+export function representationOf(request: object): string | undefined {
+  return (request as { [REPRESENTATION]?: string })[REPRESENTATION]
+}
+
+/**
  * Set on the reply by `@restwell/conditional` when it knows a digest that names the identity
  * bytes of a body: the SHA-1 (base64url) it hashed them into for the ETag, or, for a collection
  * of versioned items, `items.<digest>` of their ids and versions (which stands for the bytes

@@ -96,6 +96,8 @@ export {
   type PageLinks,
   pageOf,
   refuseUnguardedRoutes,
+  REPRESENTATION,
+  representationOf,
 } from './contracts.js'
 export {
   type RegisterOnceOptions,

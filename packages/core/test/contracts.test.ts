@@ -40,6 +40,13 @@ test('contracts: page info and media type are read back from symbol keys', async
   t.equal(PAGE, Symbol.for('restwell.page'))
 })
 
+test('representationOf reads the REPRESENTATION contract, undefined for the default one', async (t) => {
+  const { REPRESENTATION, representationOf } = await import('@restwell/core')
+  t.equal(representationOf({ [REPRESENTATION]: 'xml;de' }), 'xml;de')
+  t.equal(representationOf({}), undefined)
+  t.equal(REPRESENTATION, Symbol.for('restwell.representation'), 'shared by every copy')
+})
+
 test('authenticates reads the AUTHENTICATES mark of a route, false where none was set', async (t) => {
   t.equal(authenticates({ [AUTHENTICATES]: true }), true)
   t.equal(authenticates({}), false)

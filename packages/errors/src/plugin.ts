@@ -139,7 +139,12 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     for (const render of renderers) {
       if (render(body, error, request, reply)) return reply
     }
-    return reply.type(errorContentType(options.format)).send(JSON.stringify(body))
+    // The body is text already: a serializer of its own keeps Fastify from adding a charset to
+    // a JSON type, which problem+json does not define.
+    return reply
+      .type(errorContentType(options.format))
+      .serializer(String)
+      .send(JSON.stringify(body))
   }
 
   const api: RestwellErrorsApi = {

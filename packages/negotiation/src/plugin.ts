@@ -26,6 +26,7 @@ import {
   declareState,
   MEDIA_TYPE,
   onEveryRoute,
+  REPRESENTATION,
   pageOf,
   pathOf,
   publicUrl,
@@ -128,6 +129,8 @@ interface RouteSettings {
   consumesHeader: string
   languages: readonly string[]
   defaultLanguage: string | undefined
+  /** The `REPRESENTATION` of each type, and language, served so far. */
+  representations: Map<string, Map<string | undefined, string | undefined>>
   choices: boolean
   vary: readonly string[]
   /** Base of item links in a collection; undefined: the request path. */
@@ -234,7 +237,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
 
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
-  declareState(fastify, 'request', MEDIA_TYPE, FORM_ROUTE, JSON_TYPES)
+  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES)
 
   // Request bodies are UTF-8 (RFC 8259 §8.1): the JSON and form parsers check the bytes before
   // decoding them (else they become U+FFFD). Parsers the app registered itself are kept, and so
@@ -316,6 +319,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       consumesHeader: consumesList.join(', '),
       languages,
       defaultLanguage: route.defaultLanguage ?? route.languages?.[0] ?? options.defaultLanguage,
+      representations: new Map(),
       choices: route.choices ?? false,
       // Only what can change the representation of this route (RFC 9110 §12.5.5).
       vary: [
@@ -450,6 +454,36 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   }
 
   /**
+   * What tells `type` in `language` apart from the route's default representation (see
+   * `REPRESENTATION`), made once per type and language.
+   */
+  function representationKey(
+    settings: RouteSettings,
+    type: string,
+    language: string | undefined,
+  ): string | undefined {
+    let byLanguage = settings.representations.get(type)
+    if (byLanguage === undefined) {
+      byLanguage = new Map()
+      settings.representations.set(type, byLanguage)
+    } else if (byLanguage.has(language)) {
+      return byLanguage.get(language)
+    }
+    // A language is chosen only where the route has a default one.
+    const otherLanguage =
+      language !== undefined &&
+      language.toLowerCase() !== (settings.defaultLanguage as string).toLowerCase()
+    const name = names.get(type) ?? type
+    const made = otherLanguage
+      ? `${name};${language.toLowerCase().replaceAll('-', '_')}`
+      : type === settings.offers[0]!.mediaType
+        ? undefined
+        : name
+    byLanguage.set(language, made)
+    return made
+  }
+
+  /**
    * Negotiates one request: true when it has answered (300) itself, or the 400, 406 or 415 error
    * to answer with (returned, not thrown: a refusal costs no stack walk).
    */
@@ -526,6 +560,10 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       settings.consumes === undefined ? undefined : checkBody(request, settings, settings.consumes)
     if (refusal !== undefined) return refusal
     if (SERIALIZED.has(type)) (request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE] = type
+    const representation = representationKey(settings, type, language)
+    if (representation !== undefined) {
+      ;(request as { [REPRESENTATION]?: string })[REPRESENTATION] = representation
+    }
     request.negotiated =
       language === undefined
         ? settings.negotiated.get(type)!

@@ -95,7 +95,7 @@ test('a 406 and a 404 without a route are negotiated from Accept', async (t) => 
 test('problem form: application/problem+xml in the RFC 7807 namespace; problem+json counts as JSON', async (t) => {
   const app = await build({ format: 'problem' })
   const res = await app.inject({ url: '/plain', headers: { accept: 'application/xml' } })
-  t.equal(res.headers['content-type'], 'application/problem+xml; charset=utf-8')
+  t.equal(res.headers['content-type'], 'application/problem+xml', 'RFC 9457 §6.2: no parameter')
   t.match(res.body, '<problem xmlns="urn:ietf:rfc:7807">')
   t.equal((fromXml(res.body) as { status: number }).status, 409)
   const json = await app.inject({

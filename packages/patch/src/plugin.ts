@@ -494,9 +494,12 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   )
 
   if (options.advertise) {
+    // An OPTIONS answer that is an error (a 401 of auth's hideRoutes) describes no resource: it
+    // must look the same whether the path exists or not.
     const advertise: SendStep = (request, reply) => {
+      const status = reply.statusCode
       if (
-        (request.method === 'OPTIONS' || reply.statusCode === 405) &&
+        ((request.method === 'OPTIONS' && status < 300) || status === 405) &&
         !reply.hasHeader('accept-patch')
       ) {
         const value = api.acceptPatch(request.url)

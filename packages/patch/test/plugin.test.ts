@@ -906,6 +906,41 @@ test('Accept-Patch on OPTIONS and 405 answered for an unrouted method (as @restw
   t.equal(elsewhere.headers['accept-patch'], undefined)
 })
 
+test('an OPTIONS answered with an error carries no Accept-Patch: a 401 looks the same on every path', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  // Stands in for @restwell/auth's hideRoutes: an anonymous request gets 401 on every path.
+  app.addHook('onRequest', async (request) => {
+    if (request.headers.authorization === undefined) throw httpErrors.unauthorized('Who are you?')
+    if (request.is404 && request.method === 'OPTIONS') throw httpErrors.notFound('No route')
+  })
+  await app.register(restwellPatch)
+  app.patch('/books/:id', async () => ({}))
+  app.options('/authors/:id', async () => ({}))
+  app.patch('/authors/:id', async () => ({}))
+  const names = (res: { headers: Record<string, unknown> }) =>
+    Object.keys(res.headers).filter((name) => name !== 'date' && name !== 'content-length')
+  const unknown = await app.inject({ method: 'OPTIONS', url: '/nothing/1' })
+  for (const url of ['/books/1', '/authors/1']) {
+    const res = await app.inject({ method: 'OPTIONS', url })
+    t.equal(res.statusCode, 401, url)
+    t.equal(res.headers['accept-patch'], undefined, url)
+    t.same(names(res), names(unknown), `${url}: the headers of an unknown path's 401`)
+  }
+  const missing = await app.inject({
+    method: 'OPTIONS',
+    url: '/books/1',
+    headers: { authorization: 'Bearer x' },
+  })
+  t.same([missing.statusCode, missing.headers['accept-patch']], [404, undefined], 'nor a 404')
+  const allowed = await app.inject({
+    method: 'OPTIONS',
+    url: '/authors/1',
+    headers: { authorization: 'Bearer x' },
+  })
+  t.same([allowed.statusCode, allowed.headers['accept-patch']], [200, BOTH], 'a 200 does')
+})
+
 test('Accept-Patch wherever Fastify routes the path: router options, encodings, absolute form', async (t) => {
   // useSemicolonDelimiter is a router option Fastify's types do not list.
   const routerOptions = {
