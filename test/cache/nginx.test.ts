@@ -213,14 +213,14 @@ async function buildApp(seen: Seen[], store: Store, variant: Variant): Promise<F
   // authentication of its own), so it varies on Authorization.
   app.get(
     '/greeting',
-    { config: { auth: true, cache: { public: true, maxAge: 60 } } },
+    { config: { cache: { public: true, maxAge: 60, authenticates: true } } },
     async (request) => {
       const who = request.headers.authorization?.replace(/^Bearer /, '') ?? 'anonymous'
       return { greeting: `hello ${who}` }
     },
   )
   // It authenticates: `private, no-cache`.
-  app.get('/me', { config: { auth: true } }, async (request) => {
+  app.get('/me', { config: { cache: { authenticates: true } } }, async (request) => {
     const auth = request.headers.authorization
     if (auth === undefined) {
       throw httpErrors.unauthorized('Sign in', { headers: { 'www-authenticate': 'Bearer' } })

@@ -118,6 +118,65 @@ test('JSON and XML of one resource get different ETags, and each revalidates', a
   t.equal(crossed.statusCode, 200, "XML's tag does not validate the JSON representation")
 })
 
+test('a version gives each representation its own strong tag: "1", "1;xml", "1;json;de"', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { negotiation: { languages: ['en', 'de'] } })
+  const book = { id: 1, title: 'Dune', version: 1 }
+  app.get('/books/:id', async (_request, reply) => {
+    reply.etag(book.version)
+    return book
+  })
+  app.put(
+    '/books/:id',
+    { config: { conditional: { getValidator: () => ({ etag: book.version }) } } },
+    async (_request, reply) => {
+      book.version++
+      return reply.etag(book.version).send(book)
+    },
+  )
+  const tags: Record<string, unknown> = {}
+  for (const [name, headers] of [
+    ['json', {}],
+    ['xml', { accept: 'application/xml' }],
+    ['hal', { accept: 'application/hal+json' }],
+    ['jsonapi', { accept: 'application/vnd.api+json' }],
+    ['siren', { accept: 'application/vnd.siren+json' }],
+    ['german', { 'accept-language': 'de' }],
+    ['german xml', { accept: 'application/xml', 'accept-language': 'de' }],
+  ] as const) {
+    tags[name] = (await app.inject({ url: '/books/1', headers })).headers.etag
+  }
+  t.same(tags, {
+    json: '"1"',
+    xml: '"1;xml"',
+    hal: '"1;hal"',
+    jsonapi: '"1;jsonapi"',
+    siren: '"1;siren"',
+    german: '"1;json;de"',
+    'german xml': '"1;xml;de"',
+  })
+  // The tag taken from the JSON names the JSON only (RFC 9110 §8.8.3).
+  const crossed = await app.inject({
+    url: '/books/1',
+    headers: { accept: 'application/xml', 'if-none-match': '"1"' },
+  })
+  t.same([crossed.statusCode, crossed.headers.etag], [200, '"1;xml"'])
+  const own = await app.inject({
+    url: '/books/1',
+    headers: { accept: 'application/xml', 'if-none-match': '"1;xml"' },
+  })
+  t.equal(own.statusCode, 304)
+  // A write holds with the tag of any form of the current state; its answer names its own.
+  const put = await app.inject({
+    method: 'PUT',
+    url: '/books/1',
+    headers: { accept: 'application/xml', 'if-match': '"1;json;de"' },
+    payload: {},
+  })
+  t.same([put.statusCode, put.headers.etag], [200, '"2;xml"'])
+})
+
 test('error bodies follow the representation: XML for an XML-only client', async (t) => {
   const app = await build()
   const res = await app.inject({ url: '/books?limit=1000', headers: { accept: 'application/xml' } })

@@ -16,6 +16,7 @@ import { ambientTransactions } from './batch-transaction.js'
 import type { Database } from './db.js'
 import { DASHBOARD_PATH, dashboardRoutes } from './dashboard.js'
 import { guarded } from './db-errors.js'
+import { canonicalIntegerParams } from './ids.js'
 import { JOB_OPTIONS, JOB_QUEUE } from './export-job.js'
 import { authorsRoutes } from './routes/authors.js'
 import { booksRoutes, WRITE } from './routes/books.js'
@@ -115,6 +116,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await redis.quit().catch(() => redis.disconnect())
     })
   }
+
+  // `/v1/books/01` or `/v1/books/1e0` is no book: integer path parameters have one form.
+  app.addHook('onRoute', canonicalIntegerParams)
 
   // The documentation routes are public and are not resources (no naming rules, no negotiation);
   // the queue dashboard is not a resource either, and needs the write token.

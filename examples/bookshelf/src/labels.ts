@@ -1,7 +1,9 @@
 /** The one localized field: a book's status in the language `Accept-Language` chose. */
 import type { FastifyRequest } from 'fastify'
 import type { Book, BookStatus } from './schemas.js'
-import { DEFAULT_LANGUAGE } from './validators.js'
+
+/** The language of a request that chose none (the first of the app's `LANGUAGES`). */
+export const DEFAULT_LANGUAGE = 'en'
 
 const LABELS: Readonly<Record<string, Readonly<Record<BookStatus, string>>>> = {
   en: { available: 'Available', 'checked-out': 'Checked out', archived: 'Archived' },

@@ -405,15 +405,41 @@ export async function listBooksV2(
 export async function findBookV2(
   db: Queryable,
   id: number,
-): Promise<{ resource: BookV2; stamp: Stamp; deleted: boolean } | undefined> {
+): Promise<{ resource: BookV2; deleted: boolean } | undefined> {
   const result = await db.query<BookV2Row>(`${BOOK_V2_SELECT} where b.id = $1`, [id])
   const row = result.rows[0]
   return row === undefined
     ? undefined
     : {
         resource: toBookV2(row),
-        stamp: { version: row.version, updatedAt: new Date(row.updated_at) },
         deleted: row.deleted_at !== null,
+      }
+}
+
+/**
+ * What a version 2 book is made of: its own row's stamp and its author's, which it embeds;
+ * `undefined` for a book that does not exist or is soft-deleted (version 2 does not show those).
+ */
+export async function bookV2Stamps(
+  db: Queryable,
+  id: number,
+): Promise<{ book: Stamp; author: Stamp } | undefined> {
+  const result = await db.query<{
+    version: number
+    updated_at: Timestamp
+    author_version: number
+    author_updated_at: Timestamp
+  }>(
+    `select b.version, b.updated_at, a.version as author_version, a.updated_at as author_updated_at
+     from books b join authors a on a.id = b.author_id where b.id = $1 and b.deleted_at is null`,
+    [id],
+  )
+  const row = result.rows[0]
+  return row === undefined
+    ? undefined
+    : {
+        book: { version: row.version, updatedAt: new Date(row.updated_at) },
+        author: { version: row.author_version, updatedAt: new Date(row.author_updated_at) },
       }
 }
 

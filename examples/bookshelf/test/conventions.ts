@@ -114,14 +114,25 @@ export async function readsAndNegotiation(t: Test, { call, json }: Running): Pro
     headers: { ...read, 'accept-language': 'fr-CH, de;q=0.5' },
   })
   t.equal(french.headers.get('content-language'), 'fr')
-  t.equal(french.headers.get('etag'), '"1-fr"', 'each language has its own tag')
+  t.equal(french.headers.get('etag'), '"1;json;fr"', 'each language has its own tag')
   t.equal((await json(french)).statusLabel, 'Disponible')
   t.match(french.headers.get('vary'), /Accept-Language/)
 
   const xml = await call('GET', '/v1/books/1', { headers: { ...read, accept: 'application/xml' } })
   t.match(xml.headers.get('content-type'), /^application\/xml/)
-  t.equal(xml.headers.get('etag'), '"1-xml"')
+  t.equal(xml.headers.get('etag'), '"1;xml"')
   t.match(await xml.text(), /<title>The Left Hand of Darkness<\/title>/)
+  // The JSON's tag names the JSON only: no 304 for the XML (RFC 9110 §8.8.3).
+  const crossed = await call('GET', '/v1/books/1', {
+    headers: { ...read, accept: 'application/xml', 'if-none-match': '"1"' },
+  })
+  t.equal(crossed.status, 200)
+  t.equal(crossed.headers.get('etag'), '"1;xml"')
+  t.match(await crossed.text(), /^<\?xml/)
+  const own = await call('GET', '/v1/books/1', {
+    headers: { ...read, accept: 'application/xml', 'if-none-match': '"1;xml"' },
+  })
+  t.equal(own.status, 304)
   const viaFormat = await call('GET', '/v1/books/1?format=xml', { headers: read })
   t.match(viaFormat.headers.get('content-type'), /^application\/xml/)
 
@@ -256,6 +267,25 @@ export async function writes(t: Test, { call, json }: Running): Promise<void> {
   t.equal(created.headers.get('etag'), '"1"')
   t.match(await json(created), { id: 8, title: 'Dune', status: 'available', authorId: 1 })
 
+  // A precondition a POST cannot check is not ignored: nothing is created (RFC 9110 §13.1.1).
+  const preconditions: Record<string, string>[] = [
+    { 'if-match': '"no-such-tag"' },
+    { 'if-none-match': '*' },
+  ]
+  for (const headers of preconditions) {
+    const conditional = await call('POST', '/v1/books', {
+      body: { ...dune, isbn: '978-0000000004' },
+      headers,
+    })
+    t.equal(conditional.status, 412, JSON.stringify(headers))
+    t.equal((await json<ErrorBody>(conditional)).error.code, 'PRECONDITION_FAILED')
+  }
+  const batched = await call('POST', '/batch', {
+    body: { requests: [{ id: 'a', method: 'POST', url: '/v1/books', body: dune }] },
+    headers: { 'if-match': '"no-such-tag"' },
+  })
+  t.equal(batched.status, 412, 'POST /batch too')
+
   const duplicate = await call('POST', '/v1/books', { body: dune })
   t.equal(duplicate.status, 409)
   t.match(await json(duplicate), {
@@ -328,10 +358,10 @@ export async function writes(t: Test, { call, json }: Running): Promise<void> {
       { op: 'replace', path: '/title', value: 'Dune (1965)' },
     ],
     type: 'application/json-patch+json',
-    headers: { 'if-match': '"3-fr"', 'accept-language': 'fr' },
+    headers: { 'if-match': '"3;json;fr"', 'accept-language': 'fr' },
   })
   t.equal(jsonPatch.status, 200, 'any representation of the current version satisfies If-Match')
-  t.equal(jsonPatch.headers.get('etag'), '"4-fr"')
+  t.equal(jsonPatch.headers.get('etag'), '"4;json;fr"')
   t.match(await json(jsonPatch), { title: 'Dune (1965)', statusLabel: 'Emprunté' })
 
   const wrongType = await call('PATCH', '/v1/books/8', {
@@ -551,7 +581,38 @@ export async function versions(t: Test, { call, json }: Running): Promise<void> 
     published: { date: '1969-03-01', year: 1969 },
   })
   t.notOk('authorId' in body)
-  t.not(v2.headers.get('etag'), '"1"', 'v1 and v2 representations have different tags')
+  const tag = v2.headers.get('etag') as string
+  t.equal(tag, '"v2.1.1"', 'v2, then the versions of the book and of its embedded author')
+  const v1tag = (await call('GET', '/v1/books/1', { headers: read })).headers.get('etag')
+  t.not(tag, v1tag, 'v1 and v2 representations have different tags')
+
+  // Renaming the embedded author changes the book's v2 representation, and so its validator.
+  const author = await call('GET', '/v1/authors/1', { headers: read })
+  const rename = async (name: string, ifMatch: string) =>
+    call('PATCH', '/v1/authors/1', {
+      body: { name },
+      type: 'application/merge-patch+json',
+      headers: { 'if-match': ifMatch },
+    })
+  const renamed = await rename('Ursula Kroeber Le Guin', author.headers.get('etag') as string)
+  t.equal(renamed.status, 200)
+  const revalidated = await call('GET', '/v2/books/1', {
+    headers: { ...read, 'if-none-match': tag },
+  })
+  t.equal(revalidated.status, 200, 'not a 304 with the old name')
+  t.not(revalidated.headers.get('etag'), tag)
+  t.match(await json(revalidated), { author: { name: 'Ursula Kroeber Le Guin' } })
+  t.equal(
+    revalidated.headers.get('last-modified'),
+    renamed.headers.get('last-modified'),
+    "Last-Modified is the author's, the later part",
+  )
+  const ranged = await call('GET', '/v2/books/1', {
+    headers: { ...read, range: 'bytes=0-9', 'if-range': tag },
+  })
+  t.equal(ranged.status, 200, 'If-Range with the old tag: the whole new body, not a part of it')
+  t.match(await json(ranged), { author: { name: 'Ursula Kroeber Le Guin' } })
+  t.equal((await rename('Ursula K. Le Guin', renamed.headers.get('etag') as string)).status, 200)
   const v2list = await json<PageBody>(
     await call('GET', '/v2/books?authorId=2&sort=title', { headers: read }),
   )
@@ -758,6 +819,57 @@ export async function unstorableValues(t: Test, running: Running): Promise<void>
   }
 }
 
+/**
+ * JSON bodies keep their types (a value of another type is a 400 naming it, never converted),
+ * and an integer path parameter has one form: `/v1/books/1e0`, `/%201`, `/01` are no book 1.
+ */
+export async function strictValues(t: Test, running: Running): Promise<void> {
+  const { call, json } = running
+  const read = { authorization: READ }
+  const before = await snapshot(running)
+  const refused = async (response: Response, field: string, label: string): Promise<void> => {
+    t.equal(response.status, 400, label)
+    t.match(
+      await json(response),
+      { error: { code: 'VALIDATION_ERROR', details: [{ field }] } },
+      label,
+    )
+  }
+  const book = { title: 'X', isbn: '978-0000000009', authorId: 1 }
+  const wrongTypes: [string, Record<string, unknown>, string][] = [
+    ['/v1/authors', { name: 123 }, 'body/name'],
+    ['/v1/books', { ...book, authorId: '1' }, 'body/authorId'],
+    ['/v1/books', { ...book, authorId: true }, 'body/authorId'],
+    ['/v1/books', { ...book, status: ['archived'] }, 'body/status'],
+    ['/v1/books', { ...book, title: 7 }, 'body/title'],
+    ['/v1/exports', { authorId: '1' }, 'body/authorId'],
+  ]
+  for (const [path, body, field] of wrongTypes) {
+    await refused(await call('POST', path, { body }), field, `POST ${path} ${JSON.stringify(body)}`)
+  }
+  await refused(
+    await call('PUT', '/v1/authors/1', { body: { name: 123 }, headers: { 'if-match': '*' } }),
+    'body/name',
+    'PUT /v1/authors/1',
+  )
+  for (const id of ['1e0', '%201', '01', '+1', '1.0', '0x1']) {
+    await refused(
+      await call('GET', `/v1/books/${id}`, { headers: read }),
+      'params/id',
+      `/v1/books/${id}`,
+    )
+  }
+  await refused(
+    await call('DELETE', '/v1/authors/01', { headers: { 'if-match': '*' } }),
+    'params/id',
+    'DELETE /v1/authors/01',
+  )
+  t.equal((await call('GET', '/v1/books/1', { headers: read })).status, 200, 'the id as written')
+  // Query values are text: converted as before.
+  t.equal((await call('GET', '/v1/books?authorId=1&limit=2', { headers: read })).status, 200)
+  t.equal(await snapshot(running), before, 'nothing was written')
+}
+
 /** A 500 from the database: masked, in the error form, with the requestId of the response. */
 export async function serverError(t: Test, running: Running): Promise<void> {
   await running.db.query('alter table exports rename to exports_elsewhere')
@@ -790,6 +902,9 @@ export async function allConventions(t: Test, running: Running): Promise<void> {
   await t.test('export job: 202, status, 303', (t) => exportJob(t, running))
   await t.test('values PostgreSQL cannot store: 400 or 422, nothing written', (t) =>
     unstorableValues(t, running),
+  )
+  await t.test('JSON keeps its types, ids have one form: 400, nothing written', (t) =>
+    strictValues(t, running),
   )
   await t.test('database error: 500 with requestId', (t) => serverError(t, running))
 }

@@ -5,10 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
 import { freePort } from '../../../test/helpers/services.js'
-import fc from 'fast-check'
 import { ConfigError, DEV_TOKENS, loadConfig } from '../src/config.js'
 import { isConnectionError, mapDatabaseError } from '../src/db-errors.js'
-import { heldTagOf } from '../src/validators.js'
 import { tempDir } from './helpers.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -120,34 +118,6 @@ test('an unusable data folder, DATABASE_URL, REDIS_URL or setting: a clear messa
     t.match(run.output().stderr, message)
     t.notMatch(run.output().stderr, /secret/, 'the password is never printed')
   }
-})
-
-test('heldTagOf finds the member naming a representation of the version', async (t) => {
-  t.equal(heldTagOf('"7"', 7), '7')
-  t.equal(heldTagOf('W/"7", "7-xml"', 7), '7-xml')
-  t.equal(heldTagOf('"7-hal-de"', 7), '7-hal-de')
-  t.equal(heldTagOf('"70"', 7), undefined, 'another version')
-  t.equal(heldTagOf('"7-X"', 7), undefined, 'not a representation suffix')
-  t.equal(heldTagOf('*', 7), undefined)
-  t.equal(heldTagOf(undefined, 7), undefined)
-  t.equal(heldTagOf(`${'"1", '.repeat(64)}"7"`, 7), undefined, 'at most 64 members are read')
-})
-
-test('heldTagOf never throws and only returns a tag of the version present in the header', async () => {
-  fc.assert(
-    fc.property(
-      fc.string({ maxLength: 300 }),
-      fc.integer({ min: 1, max: 1000 }),
-      (header, version) => {
-        const held = heldTagOf(header, version)
-        if (held === undefined) return true
-        return (
-          header.includes(`"${held}"`) &&
-          (held === String(version) || held.startsWith(`${version}-`))
-        )
-      },
-    ),
-  )
 })
 
 test('connection failures are 503 + Retry-After, constraint violations 409, data exceptions 400, the rest unknown', async (t) => {

@@ -14,8 +14,10 @@ import {
   asList,
   AUTHENTICATES,
   onEveryRoute,
+  refuseUnguardedRoutes,
   registerOnce,
   type RequestStep,
+  type RouteEntry,
   routeName,
   useRootRequestStep,
   useRouteStep,
@@ -239,6 +241,9 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
     route.onError = [...asList(route.onError), addChallenge]
   })
 
+  // A route asking for authentication that this plugin's scope does not reach would be public.
+  refuseUnguardedRoutes(fastify, outOfReach)
+
   if (!hideRoutes && !httpsRequired) return
 
   // With hideRoutes an unknown path is protected like a route: a 401 answered there by an
@@ -279,6 +284,15 @@ const plugin: FastifyPluginAsync<AuthOptions> = async (fastify, rawOptions) => {
       return guard(request, ANY_VALID_TOKEN)
     },
     'restwellAuthRoot',
+  )
+}
+
+/** The refusal of routes asking for authentication out of this plugin's reach, with the fix. */
+function outOfReach(routes: readonly RouteEntry[]): OptionsError {
+  return new OptionsError(
+    PLUGIN,
+    'config.auth',
+    `of ${routes.map(routeName).join(', ')} asks for authentication, but the route is out of the reach of @restwell/auth (declared outside the plugin it was registered in, or in a plugin that loaded before it), so nothing checks it and it would be public. Register @restwell/auth at the root, before the plugins that declare routes, or wrap the plugin that registers it with \`fastify-plugin\`.`,
   )
 }
 

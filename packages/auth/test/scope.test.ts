@@ -202,3 +202,32 @@ test('hideRoutes refuses @restwell/methods registered before it', async (t) => {
   off.get('/reports', async () => [])
   t.equal((await off.inject({ method: 'DELETE', url: '/reports' })).statusCode, 405)
 })
+
+test('a route asking for authentication beyond the reach of the plugin fails ready(), named', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(async (admin) => {
+    await admin.register(restwellAuth, { verify })
+    admin.get('/admin/reports', async () => [])
+  })
+  app.get('/health', { config: { auth: false } }, async () => ({ ok: true }))
+  app.get('/public', async () => 'outside, asking nothing: the app scoped the plugin')
+  await app.register(async (api) => {
+    api.delete('/books/:id', { config: { auth: { scopes: ['write'] } } }, async () => ({}))
+    api.get('/me', { config: { auth: true } }, async () => ({}))
+  })
+  await t.rejects(async () => app.ready(), {
+    name: 'OptionsError',
+    option: 'config.auth',
+    message:
+      '@restwell/auth: option "config.auth" of DELETE /books/:id, GET /me, HEAD /me asks for authentication, but the route is out of the reach of @restwell/auth (declared outside the plugin it was registered in, or in a plugin that loaded before it), so nothing checks it and it would be public. Register @restwell/auth at the root, before the plugins that declare routes, or wrap the plugin that registers it with `fastify-plugin`.',
+  })
+
+  const wrapped = Fastify()
+  t.teardown(() => wrapped.close())
+  await wrapped.register(fp(async (plugins) => plugins.register(restwellAuth, { verify })))
+  await wrapped.register(async (api) => {
+    api.get('/me', { config: { auth: true } }, async () => ({}))
+  })
+  t.equal((await wrapped.inject('/me')).statusCode, 401, 'within reach: guarded')
+})

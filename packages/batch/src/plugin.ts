@@ -3,6 +3,7 @@ import { registerOnce } from '@restwell/core'
 import { randomUUID } from 'node:crypto'
 import {
   buildErrorBody,
+  ErrorCode,
   errorContentType,
   type HttpError,
   httpErrors,
@@ -80,6 +81,26 @@ export function toOutcome(response: LightMyRequestResponse): Outcome {
   if (payload.length > 0)
     outcome.body = decodeBody(payload, response.headers['content-type'] as string | undefined)
   return outcome
+}
+
+/**
+ * The batch endpoint has no current representation (it only processes POSTs), so an `If-Match`
+ * on the batch request is false (RFC 9110 §13.1.1): 412, nothing runs. `If-None-Match` holds
+ * (§13.1.2). A precondition on one operation goes in that operation's `headers`.
+ */
+function refuseIfMatch(request: FastifyRequest): void {
+  if (request.headers['if-match'] === undefined) return
+  throw httpErrors.preconditionFailed('The if-match precondition failed', {
+    code: ErrorCode.PRECONDITION_FAILED,
+    details: [
+      {
+        field: 'headers/if-match',
+        message:
+          "the batch endpoint has no representation to match; send If-Match in an operation's headers",
+        code: ErrorCode.PRECONDITION_FAILED,
+      },
+    ],
+  })
 }
 
 /** Thrown inside the transaction to roll an atomic batch back. */
@@ -178,7 +199,8 @@ const plugin: FastifyPluginAsync<BatchOptions> = async (fastify, rawOptions) => 
     options.basePath,
     {
       bodyLimit: options.maxBodySize,
-      // The batch is not a collection (no plural name), has one JSON form, and no validator.
+      // The batch is not a collection (no plural name), has one JSON form, and no validator
+      // (it evaluates If-Match itself, as for a target without a representation).
       config: { naming: false, negotiation: false, conditional: false, ...options.config },
       schema: batchRouteSchema(limits),
       // parseBatch checks the body: Ajv's coercion would take `{ "requests": {…} }` for an array.
@@ -188,6 +210,7 @@ const plugin: FastifyPluginAsync<BatchOptions> = async (fastify, rawOptions) => 
       if (request.headers[BATCH_MARKER_HEADER] === marker) {
         throw invalid('url', 'may not be a batch: batches do not nest')
       }
+      refuseIfMatch(request)
       const batch = parseBatch(request.body, limits)
       const { transaction } = options
       if (batch.atomic && transaction === undefined) {

@@ -99,6 +99,30 @@ test('each operation is injected with the batch connection and credentials, unle
   t.match(anonymous.body.responses[0]?.body, { authorization: null, ip: '127.0.0.1' })
 })
 
+test('If-Match on the batch request is 412 and runs nothing: the endpoint has no representation', async (t) => {
+  const app = await build()
+  let ran = 0
+  app.post('/count', async () => ({ ran: ++ran }))
+  const batch = { requests: [{ id: 'a', method: 'POST', url: '/count' }] }
+  for (const value of ['"no-such-tag"', '*', '']) {
+    const { status, body } = await send(app, batch, { 'if-match': value })
+    t.equal(status, 412, `If-Match: ${value}`)
+    t.match(body, {
+      error: {
+        code: 'PRECONDITION_FAILED',
+        details: [{ field: 'headers/if-match', message: /in an operation's headers/ }],
+      },
+    })
+  }
+  t.equal(ran, 0, 'no operation ran')
+  // If-None-Match holds where there is no representation (RFC 9110 §13.1.2).
+  for (const value of ['*', '"x"']) {
+    const { status } = await send(app, batch, { 'if-none-match': value })
+    t.equal(status, 207, `If-None-Match: ${value}`)
+  }
+  t.equal(ran, 2)
+})
+
 test('bodies: JSON sent as JSON, a string as it is; answers as JSON, text or base64', async (t) => {
   const app = await build()
   const { body } = await send(app, {

@@ -10,6 +10,11 @@ export interface CacheRouteConfig extends CacheDirectives {
   vary?: string[]
   /** Add `Vary: Authorization` to storable responses if the route authenticates (see the plugin option). [plugin `varyAuthorization`] */
   varyAuthorization?: boolean
+  /**
+   * The route checks credentials itself (a hook of the app's, a session): its answers depend on
+   * who asks, as those of a route `@restwell/auth` guards. [`@restwell/auth`'s guard decides]
+   */
+  authenticates?: true
 }
 
 declare module 'fastify' {

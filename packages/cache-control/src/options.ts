@@ -44,12 +44,12 @@ export const CacheControlOptionsSchema = Type.Object(
 /**
  * @param policy Policy of successful (2xx/3xx) GET and HEAD responses on routes without their own. [`{}`: `no-cache`, `private, no-cache` where credentials matter]
  * @param vary Request headers added to `Vary` on every response of every route (e.g. a custom version header). [`[]`]
- * @param varyAuthorization Add `Vary: Authorization` to responses a cache may store (not `no-store`) of routes that authenticate (`@restwell/auth`'s guard, or `config.auth` true or a requirement). [true]
+ * @param varyAuthorization Add `Vary: Authorization` to responses a cache may store (not `no-store`) of routes that authenticate (`@restwell/auth`'s guard, or `config.cache.authenticates`). [true]
  */
 export type CacheControlOptions = Static<typeof CacheControlOptionsSchema>
 
 export const CacheRouteConfigSchema = Type.Object(
-  { ...directiveProperties, ...varyProperties },
+  { ...directiveProperties, ...varyProperties, authenticates: Type.Optional(Type.Literal(true)) },
   { additionalProperties: false },
 )
 

@@ -6,15 +6,17 @@ import {
   useNotFoundSendStep,
   useSendStep,
 } from '@restwell/core'
-import { validateOptions } from '@restwell/errors'
-import { appendVary, authenticates, onEveryRoute } from '@restwell/core'
-import type {
-  FastifyInstance,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-  RouteOptions,
-} from 'fastify'
+import { OptionsError, validateOptions } from '@restwell/errors'
+import {
+  appendVary,
+  asksForAuthentication,
+  authenticates,
+  onEveryRoute,
+  pipelineOf,
+  refuseUnguardedRoutes,
+  type RouteEntry,
+} from '@restwell/core'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { CacheRouteConfig } from './augment.js'
 import { type CacheDirectives, formatCacheControl, parseCacheControl } from './directives.js'
@@ -51,9 +53,10 @@ interface RouteSettings {
   vary: readonly string[]
   varyAuthorization: boolean
   /**
-   * The route authenticates: `config.auth` is `true` or a requirement, or `@restwell/auth`'s
-   * guard applies (`AUTHENTICATES` on `route`, read on the first answer, once every plugin's
-   * `onRoute` hook has run, whatever the order they were registered in).
+   * The route authenticates: `config.cache.authenticates`, `config.auth` is `true` or a
+   * requirement (which a guard must check), or `@restwell/auth`'s guard applies (`AUTHENTICATES`
+   * on `route`, read on the first answer, once every plugin's `onRoute` hook has run, whatever
+   * the order they were registered in).
    */
   authenticates: boolean | undefined
   route: object
@@ -144,20 +147,21 @@ function policyOf(where: string, directives: CacheDirectives): Policy {
 }
 
 /**
- * What the route's `config.auth` says: `true` or a requirement authenticates, `false` does not;
- * undefined when it says nothing (then `@restwell/auth`'s mark decides).
+ * What the route's `config` says: `config.cache.authenticates`, or `config.auth` `true` or a
+ * requirement, authenticates; `config.auth: false` does not; undefined when neither says (then
+ * `@restwell/auth`'s mark decides).
  */
-function configAuthenticates(route: RouteOptions): boolean | undefined {
-  const auth = (route.config as { auth?: unknown } | undefined)?.auth
-  if (auth === false) return false
-  if (auth === true || (typeof auth === 'object' && auth !== null)) return true
+function configAuthenticates(route: RouteEntry): boolean | undefined {
+  const config = route.config as { auth?: unknown; cache?: { authenticates?: unknown } } | undefined
+  if (config?.cache?.authenticates === true || asksForAuthentication(route)) return true
+  if (config?.auth === false) return false
   return undefined
 }
 
 function resolveRoute(
   options: ResolvedCacheControlOptions,
   pluginPolicy: Policy,
-  route: RouteOptions,
+  route: RouteEntry,
   raw: CacheRouteConfig | undefined,
 ): RouteSettings {
   const authenticates = configAuthenticates(route)
@@ -171,11 +175,12 @@ function resolveRoute(
     }
   }
   const where = `${NAME} (config.cache of ${routeName(route)})`
-  const { vary, varyAuthorization, ...directives } = validateOptions(
-    where,
-    CacheRouteConfigSchema,
-    raw,
-  )
+  const {
+    vary,
+    varyAuthorization,
+    authenticates: _,
+    ...directives
+  } = validateOptions(where, CacheRouteConfigSchema, raw)
   return {
     read: policyOf(where, directives),
     vary: vary === undefined ? options.vary : [...options.vary, ...vary],
@@ -220,6 +225,19 @@ const plugin: FastifyPluginAsync<CacheControlOptions> = async (fastify, rawOptio
   // Responses of no route (the not-found handler, Fastify's own 404/400 for a bad URL) never
   // pass through a route's hooks.
   useNotFoundSendStep(fastify, 'cacheControl', sendStep(notFound))
+
+  // Alone, a route asking for authentication that no guard checks is refused: it would be
+  // public (the umbrella refuses it when its `auth` option is not given).
+  if (pipelineOf(fastify) === undefined) refuseUnguardedRoutes(fastify, unguarded)
+}
+
+/** The refusal of routes whose `config.auth` nothing checks, with the fixes. */
+function unguarded(routes: readonly RouteEntry[]): OptionsError {
+  return new OptionsError(
+    NAME,
+    'config.auth',
+    `of ${routes.map(routeName).join(', ')} asks for authentication that no authentication plugin checks there, so the route would be public. Register @restwell/auth (restwell: its \`auth: { verify }\` option) where it reaches the route, or drop config.auth; a route that checks credentials itself says so with \`config.cache: { authenticates: true }\`.`,
+  )
 }
 
 /** The `@restwell/cache-control` plugin. */

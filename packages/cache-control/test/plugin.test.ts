@@ -1,6 +1,6 @@
 import compress from '@fastify/compress'
 import { httpErrors, restwellErrors } from '@restwell/errors'
-import { AUTHENTICATES } from '@restwell/core'
+import { AUTHENTICATES, installPipeline } from '@restwell/core'
 import Fastify, { type FastifyContextConfig, type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 // @restwell/conditional is not a dependency of this package: its source is imported for one
@@ -12,10 +12,14 @@ import {
   restwellCacheControl,
 } from '../src/index.js'
 
+/** The config of a route that checks credentials itself (`config.cache.authenticates`). */
+function ownAuth(cache: CacheRouteConfig = {}): FastifyContextConfig {
+  return { cache: { ...cache, authenticates: true } }
+}
+
 /**
  * A route config with `@restwell/auth`'s `config.auth` (not a dependency of this package: this
- * plugin only reads whether it is `true`, a requirement or `false`; the umbrella's tests run the
- * two together).
+ * plugin only reads whether it is `false`; the umbrella's tests run the two together).
  */
 function withAuth(auth: unknown, cache?: CacheRouteConfig): FastifyContextConfig {
   return { auth, cache } as FastifyContextConfig
@@ -209,10 +213,10 @@ test('a Cache-Control set by the handler is never overwritten', async (t) => {
     app.get('/own-error', async () => {
       throw httpErrors.notFound('none', { headers: { 'cache-control': 'public, max-age=30' } })
     })
-    app.get('/own-mine', { config: withAuth(true) }, async (_request, reply) =>
+    app.get('/own-mine', { config: ownAuth() }, async (_request, reply) =>
       reply.header('cache-control', 'max-age=3').send('x'),
     )
-    app.get('/own-mine-no-store', { config: withAuth(true) }, async (_request, reply) =>
+    app.get('/own-mine-no-store', { config: ownAuth() }, async (_request, reply) =>
       reply.header('cache-control', 'private, no-store').send('x'),
     )
   })
@@ -235,14 +239,10 @@ test('a Cache-Control set by the handler is never overwritten', async (t) => {
 test('Vary: Authorization only on routes that authenticate, whatever their policy', async (t) => {
   const app = await build({}, (app) => {
     app.get('/shared', { config: { cache: { sMaxAge: 60 } } }, async () => 'x')
-    app.get(
-      '/mine-public',
-      { config: withAuth(true, { public: true, maxAge: 60 }) },
-      async () => 'x',
-    )
+    app.get('/mine-public', { config: ownAuth({ public: true, maxAge: 60 }) }, async () => 'x')
     app.get(
       '/no-vary',
-      { config: withAuth(true, { public: true, varyAuthorization: false }) },
+      { config: ownAuth({ public: true, varyAuthorization: false }) },
       async () => 'x',
     )
   })
@@ -256,7 +256,7 @@ test('Vary: Authorization only on routes that authenticate, whatever their polic
     t.equal((await app.inject({ url: '/no-vary', headers })).headers.vary, undefined)
   }
   const off = await build({ varyAuthorization: false }, (app) => {
-    app.get('/mine', { config: withAuth(true) }, async () => 'x')
+    app.get('/mine', { config: ownAuth() }, async () => 'x')
   })
   const mine = await off.inject('/mine')
   t.equal(mine.headers.vary, undefined, 'turned off for the plugin')
@@ -270,15 +270,15 @@ test('a route that authenticates is private and varies by Authorization; auth: f
     })
     // No config.auth, no authentication plugin: nothing says the answer depends on who asks.
     app.get('/plain-lifetime', { config: { cache: { maxAge: 300 } } }, byWho)
-    app.get('/feed', { config: withAuth({ optional: true }, { maxAge: 300 }) }, byWho)
-    app.get('/mine', { config: withAuth(true, { maxAge: 300 }) }, async (request, reply) => {
+    app.get('/feed', { config: ownAuth({ maxAge: 300 }) }, byWho)
+    app.get('/mine', { config: ownAuth({ maxAge: 300 }) }, async (request, reply) => {
       if (request.headers['if-none-match'] === '"v1"') return reply.code(304).send()
       return reply.header('etag', '"v1"').send('x')
     })
-    app.post('/mine', { config: withAuth(true) }, async () => 'done')
+    app.post('/mine', { config: ownAuth() }, async () => 'done')
     app.get('/open', { config: withAuth(false, { maxAge: 300 }) }, async () => 'same for all')
     app.get('/open-shared', { config: withAuth(false, { public: true, maxAge: 60 }) }, byWho)
-    app.get('/same', { config: withAuth(true, { maxAge: 300, varyAuthorization: false }) }, byWho)
+    app.get('/same', { config: ownAuth({ maxAge: 300, varyAuthorization: false }) }, byWho)
   })
   const anonymous = {}
   const alice = { authorization: 'Bearer alice' }
@@ -336,6 +336,54 @@ test("an authentication plugin's mark (AUTHENTICATES) counts, whatever the regis
     t.equal(guarded.headers.vary, 'Authorization')
     t.equal((await app.inject('/other')).headers['cache-control'], 'no-cache')
   }
+})
+
+test('alone, a route whose config.auth nothing checks fails ready(), named with the fixes', async (t) => {
+  const app = await build({}, (app) => {
+    app.get('/me', { config: withAuth(true) }, async () => 'mine')
+    app.get('/feed', { config: withAuth({ optional: true }) }, async () => 'feed')
+  })
+  await t.rejects(async () => app.ready(), {
+    name: 'OptionsError',
+    code: 'RESTWELL_INVALID_OPTION',
+    option: 'config.auth',
+    message:
+      '@restwell/cache-control: option "config.auth" of GET /me, HEAD /me, GET /feed, HEAD /feed asks for authentication that no authentication plugin checks there, so the route would be public. Register @restwell/auth (restwell: its `auth: { verify }` option) where it reaches the route, or drop config.auth; a route that checks credentials itself says so with `config.cache: { authenticates: true }`.',
+  })
+})
+
+test("a guard's mark makes config.auth checked; under a pipeline the umbrella decides", async (t) => {
+  const guarded = Fastify()
+  t.teardown(() => guarded.close())
+  // An authentication plugin's guard marks the routes it checks (as @restwell/auth does).
+  guarded.addHook('onRoute', (route) => {
+    if (route.config?.auth === true) (route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] = true
+  })
+  await guarded.register(restwellCacheControl)
+  guarded.get('/me', { config: withAuth(true) }, async () => 'mine')
+  const me = await guarded.inject('/me')
+  t.equal(me.headers['cache-control'], 'private, no-cache')
+  t.equal(me.headers.vary, 'Authorization')
+
+  const under = Fastify()
+  t.teardown(() => under.close())
+  installPipeline(under)
+  await under.register(restwellCacheControl)
+  under.get('/me', { config: withAuth(true) }, async () => 'mine')
+  await t.resolves(
+    async () => under.ready(),
+    'the umbrella refuses it when its auth option is not given',
+  )
+})
+
+test('config.cache.authenticates is true or absent', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwellCacheControl)
+  t.throws(
+    () => app.get('/me', { config: { cache: { authenticates: false } } } as object, async () => ''),
+    { option: 'authenticates', message: /config\.cache of GET \/me.*"authenticates" must be true/ },
+  )
 })
 
 test('an explicit private: false is honoured, with credentials too', async (t) => {

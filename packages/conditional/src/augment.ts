@@ -1,18 +1,25 @@
 /** Type augmentation of Fastify for `@restwell/conditional`. */
 import type { FastifyRequest, RouteGenericInterface } from 'fastify'
+import type { Version } from './etag.js'
+import type { DateValue } from './http-date.js'
 
 /** The validators of a resource's stored state, as a route's `getValidator` returns them. */
 export interface ResourceValidators {
-  /** A version, a quoted entity-tag (`"v7"`, `W/"v7"`), or a number. */
-  etag?: string | number | undefined
+  /**
+   * A version, a quoted entity-tag (`"v7"`, `W/"v7"`), or a number; the versions of the parts of
+   * a representation made of several (`[book.version, author.version]`, see `combineVersions`).
+   */
+  etag?: Version | undefined
   /** Marks `etag` weak. */
   weak?: boolean | undefined
-  lastModified?: Date | number | string | undefined
+  /** The last modification; of several parts, the dates of each (the latest is used). */
+  lastModified?: DateValue | undefined
 }
 
 /**
  * Reads the current validators of the target resource before the handler runs; `null` or
- * `undefined` when the resource does not exist. `RouteGeneric` types the request as the route's
+ * `undefined` when the resource does not exist, `{}` when it exists with no validator to compare
+ * (a collection a POST adds to). `RouteGeneric` types the request as the route's
  * (`{ Params: { id: string } }`): see `defineValidator`.
  */
 export type GetValidator<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> = (
@@ -66,9 +73,14 @@ declare module 'fastify' {
     conditional?: false | ConditionalRouteConfig
   }
   interface FastifyReply {
-    /** Sets the ETag from a version the handler knows (quoted if needed); no hashing then. */
-    etag(value: string | number, options?: EtagOptions): FastifyReply
-    /** Sets Last-Modified (IMF-fixdate, whole seconds, never in the future). */
-    lastModified(date: Date | number | string): FastifyReply
+    /**
+     * Sets the ETag from a version the handler knows (quoted if needed), or from the versions of
+     * the parts the representation is made of (`[book.version, author.version]`); no hashing
+     * then. A representation other than the route's default (another media type or language)
+     * gets its own tag: `"7;xml"`.
+     */
+    etag(value: Version, options?: EtagOptions): FastifyReply
+    /** Sets Last-Modified (IMF-fixdate, whole seconds, never in the future); of several dates, the latest. */
+    lastModified(date: DateValue): FastifyReply
   }
 }

@@ -153,6 +153,62 @@ export function findMatch(
   return undefined
 }
 
+/**
+ * Whether a tag the client holds names the state `current` is the tag of: it matches as
+ * `tagMatches` does, or it is the tag of another representation of that state, `current` with
+ * a representation key (`"7;xml"`, `"7;hal;de"` for `"7"`, see `withRepresentation`), perhaps
+ * with a coding suffix too. What a write compares: the client holds the current state, in
+ * whatever form it read it. `strong` as for `tagMatches`.
+ */
+export function namesState(held: EntityTag, current: EntityTag, strong: boolean): boolean {
+  if (strong && (held.weak || current.weak)) return false
+  if (tagMatches(held, current, strong)) return true
+  const coding = codingOf(held.opaque)
+  const opaque = coding === undefined ? held.opaque : stripCoding(held.opaque, coding)
+  const state = current.opaque.slice(0, -1)
+  return opaque.length > state.length + 2 && opaque.startsWith(`${state};`)
+}
+
+/** The member of a parsed list that names the state `current` is the tag of (`namesState`). */
+export function findState(
+  list: EntityTagList,
+  current: EntityTag,
+  strong: boolean,
+): EntityTag | undefined {
+  if (list === '*') return current
+  return list.find((held) => namesState(held, current, strong))
+}
+
+/**
+ * The tag of one representation of a state: `;<key>` added inside the quotes (`"7"` →
+ * `"7;xml"`), the key saying what tells it from the default representation (the
+ * `REPRESENTATION` of `@restwell/core`); the tag itself when there is none. A strong tag names
+ * one representation only (RFC 9110 §8.8.3).
+ */
+export function withRepresentation(tag: EntityTag, key: string | undefined): EntityTag {
+  return key === undefined ? tag : { weak: tag.weak, opaque: `${tag.opaque.slice(0, -1)};${key}"` }
+}
+
+/** A version, or the versions of the parts a representation is made of (`combineVersions`). */
+export type Version = string | number | readonly (string | number)[]
+
+const VERSION_PART = /^[A-Za-z0-9_-]+$/
+
+/**
+ * One version made of several, for a representation built from several stored parts (a book
+ * with its author embedded): it changes whenever one of them does. `[3, 7]` → `'3.7'`; parts
+ * holding other characters than letters, digits, `_` and `-` are hashed together instead.
+ *
+ * @example
+ * reply.etag(combineVersions([book.version, author.version]))  // ETag: "3.7"
+ */
+export function combineVersions(versions: readonly (string | number)[]): string {
+  const parts = versions.map(String)
+  return parts.every((part) => VERSION_PART.test(part))
+    ? parts.join('.')
+    : identityDigest(JSON.stringify(parts))
+}
+
 /** Serialises an entity-tag as an ETag header value. */
 export function formatEntityTag(tag: EntityTag): string {
   return tag.weak ? `W/${tag.opaque}` : tag.opaque
@@ -160,11 +216,12 @@ export function formatEntityTag(tag: EntityTag): string {
 
 /**
  * Makes an ETag header value from a handler-given validator: an already quoted entity-tag
- * (`"v7"`, `W/"v7"`) is kept; any other string or number is quoted. A value holding
- * characters an entity-tag cannot carry is replaced by its hash.
+ * (`"v7"`, `W/"v7"`) is kept; any other string or number is quoted; a list of versions is
+ * combined first (`combineVersions`). A value holding characters an entity-tag cannot carry is
+ * replaced by its hash.
  */
-export function toEntityTag(value: string | number, weak = false): EntityTag {
-  const text = String(value)
+export function toEntityTag(value: Version, weak = false): EntityTag {
+  const text = typeof value === 'object' ? combineVersions(value) : String(value)
   const parsed = text.charCodeAt(text.length - 1) === 0x22 ? parseEntityTag(text) : undefined
   if (parsed !== undefined) return weak ? { weak: true, opaque: parsed.opaque } : parsed
   let valid = text.length > 0

@@ -104,8 +104,24 @@ export function formatHttpDate(ms: number): string {
   return new Date(ms).toUTCString()
 }
 
-/** Epoch milliseconds of a date, a timestamp or a date string, cut to whole seconds; undefined when invalid. */
-export function toSeconds(value: Date | number | string): number | undefined {
+/** A date, a timestamp or a date string; several, for the latest of them (`toSeconds`). */
+export type DateValue = Date | number | string | readonly (Date | number | string)[]
+
+/**
+ * Epoch milliseconds of a date, a timestamp or a date string, cut to whole seconds; of the
+ * latest of several (a representation made of several stored parts); undefined when one is
+ * invalid, or none is given.
+ */
+export function toSeconds(value: DateValue): number | undefined {
+  if (typeof value === 'object' && !(value instanceof Date)) {
+    let latest: number | undefined
+    for (const one of value) {
+      const ms = toSeconds(one)
+      if (ms === undefined) return undefined
+      if (latest === undefined || ms > latest) latest = ms
+    }
+    return latest
+  }
   const ms =
     value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value)
   return Number.isFinite(ms) ? Math.floor(ms / 1000) * 1000 : undefined

@@ -13,20 +13,31 @@ export type {
 export {
   CODING_SUFFIXES,
   codingOf,
+  combineVersions,
   type EntityTag,
   type EntityTagList,
   findMatch,
+  findState,
   formatEntityTag,
   hashEntityTag,
   MAX_ENTITY_TAGS,
+  namesState,
   parseEntityTag,
   parseEntityTagList,
   tagMatches,
   toEntityTag,
+  type Version,
   withCoding,
   withoutCoding,
+  withRepresentation,
 } from './etag.js'
-export { formatHttpDate, MAX_HTTP_DATE_LENGTH, parseHttpDate, toSeconds } from './http-date.js'
+export {
+  type DateValue,
+  formatHttpDate,
+  MAX_HTTP_DATE_LENGTH,
+  parseHttpDate,
+  toSeconds,
+} from './http-date.js'
 export {
   type ConditionalOptions,
   ConditionalOptionsSchema,

@@ -9,6 +9,7 @@ import {
   notModifiedHeaders,
   pipelineOf,
   registerOnce,
+  type RequestStep,
   type RouteEntry,
   routeName,
   sendHook,
@@ -30,6 +31,7 @@ import {
   identityDigest,
   ITEMS_DIGEST_PREFIX,
   onEveryRoute,
+  representationOf,
 } from '@restwell/core'
 import type {
   FastifyInstance,
@@ -45,8 +47,16 @@ import type {
   GetValidator,
   ResourceValidators,
 } from './augment.js'
-import { type EntityTag, formatEntityTag, parseEntityTag, toEntityTag, withCoding } from './etag.js'
-import { formatHttpDate, parseHttpDate, toSeconds } from './http-date.js'
+import {
+  type EntityTag,
+  formatEntityTag,
+  parseEntityTag,
+  toEntityTag,
+  type Version,
+  withCoding,
+  withRepresentation,
+} from './etag.js'
+import { type DateValue, formatHttpDate, parseHttpDate, toSeconds } from './http-date.js'
 import {
   type ConditionalOptions,
   ConditionalOptionsSchema,
@@ -187,17 +197,28 @@ function contentCoding(reply: FastifyReply): string | undefined {
   return coding === '' || coding === 'identity' ? undefined : coding
 }
 
-function preconditionFailed(field: string): HttpError {
+function preconditionFailed(
+  field: string,
+  message = 'does not match the current state of the resource',
+): HttpError {
   return httpErrors.preconditionFailed(`The ${field} precondition failed`, {
     code: ErrorCode.PRECONDITION_FAILED,
-    details: [
-      {
-        field: `headers/${field}`,
-        message: 'does not match the current state of the resource',
-        code: ErrorCode.PRECONDITION_FAILED,
-      },
-    ],
+    details: [{ field: `headers/${field}`, message, code: ErrorCode.PRECONDITION_FAILED }],
   })
+}
+
+/**
+ * A write on a route without `getValidator`: the state of its target is unknown, so an
+ * `If-Match` (no current representation is known to match it, RFC 9110 §13.1.1) or an
+ * `If-None-Match` (its absence cannot be confirmed, §13.1.2) is 412, never ignored.
+ */
+const uncheckablePreconditions: RequestStep = (request) => {
+  if (!UNSAFE_METHODS.has(request.method)) return undefined
+  const { ifMatch, ifNoneMatch } = readPreconditions(request.method, request.headers)
+  const field =
+    ifMatch !== undefined ? 'if-match' : ifNoneMatch !== undefined ? 'if-none-match' : undefined
+  if (field === undefined) return undefined
+  return preconditionFailed(field, 'cannot be checked: the state of the target is not known here')
 }
 
 function preconditionRequired(): HttpError {
@@ -243,9 +264,22 @@ function setLastModified(reply: FastifyReply, ms: number): void {
   reply.header('last-modified', formatHttpDate(clamped))
 }
 
-function applyValidators(reply: FastifyReply, validators: ResourceValidators): void {
+/**
+ * The ETag of the representation a request gets of a version: the version's tag, with what
+ * tells the negotiated representation from the route's default (`REPRESENTATION`).
+ */
+function representationTag(request: FastifyRequest, version: Version, weak: boolean): EntityTag {
+  return withRepresentation(toEntityTag(version, weak), representationOf(request))
+}
+
+/** The validators of a read's representation from the stored state (`getValidator`). */
+function applyValidators(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  validators: ResourceValidators,
+): void {
   if (validators.etag !== undefined) {
-    setEtag(reply, toEntityTag(validators.etag, validators.weak ?? false))
+    setEtag(reply, representationTag(request, validators.etag, validators.weak ?? false))
   }
   if (validators.lastModified !== undefined) {
     const ms = toSeconds(validators.lastModified)
@@ -298,17 +332,17 @@ function buildRouteHooks(settings: RouteSettings) {
     const preconditions = readPreconditions(request.method, request.headers)
     if (!read) {
       if (!UNSAFE_METHODS.has(request.method)) return undefined
-      if (!isConditional(preconditions)) {
-        if (!settings.requirePrecondition) return undefined
-        // A write that may create its target needs a precondition whether it exists or not;
-        // for the others, a missing target is 404, not 428: look it up first.
-        if (settings.creating.has(request.method)) return preconditionRequired()
+      // A write that may create its target needs no lookup without a precondition (the handler
+      // decides), or needs one whether it exists or not; for the others, a missing target is
+      // 404, with or without a precondition: look it up first.
+      if (!isConditional(preconditions) && settings.creating.has(request.method)) {
+        return settings.requirePrecondition ? preconditionRequired() : undefined
       }
     }
     const validators = await (settings.getValidator as GetValidator)(request)
     if (read) {
       if (validators === null || validators === undefined) return undefined
-      applyValidators(reply, validators)
+      applyValidators(request, reply, validators)
       // Without a stored ETag the one hashed from the body decides If-Match and If-None-Match
       // and goes on a 304 (RFC 9110 §15.4.5): the handler must run first.
       if (validators.etag === undefined && settings.etag) return undefined
@@ -363,7 +397,7 @@ function buildRouteHooks(settings: RouteSettings) {
       if (settings.etagField !== undefined && known?.etag === undefined) {
         const value = record[settings.etagField]
         if (isKey(value)) {
-          setEtag(reply, toEntityTag(value))
+          setEtag(reply, representationTag(request, value, false))
         } else {
           const derived = collectionDigest(request, reply, payload, settings)
           if (derived !== undefined) {
@@ -571,20 +605,17 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   declareState(fastify, 'reply', IDENTITY_DIGEST)
   fastify.decorateReply(
     'etag',
-    function etag(this: FastifyReply, value: string | number, opts?: EtagOptions) {
-      setEtag(this, toEntityTag(value, opts?.weak ?? false))
+    function etag(this: FastifyReply, value: Version, opts?: EtagOptions) {
+      setEtag(this, representationTag(this.request, value, opts?.weak ?? false))
       return this
     },
   )
-  fastify.decorateReply(
-    'lastModified',
-    function lastModified(this: FastifyReply, date: Date | number | string) {
-      const ms = toSeconds(date)
-      if (ms === undefined) throw new TypeError(`${NAME}: reply.lastModified() needs a valid date`)
-      setLastModified(this, ms)
-      return this
-    },
-  )
+  fastify.decorateReply('lastModified', function lastModified(this: FastifyReply, date: DateValue) {
+    const ms = toSeconds(date)
+    if (ms === undefined) throw new TypeError(`${NAME}: reply.lastModified() needs a valid date`)
+    setLastModified(this, ms)
+    return this
+  })
 
   // Routes hashing strong ETags that @fastify/compress may compress (checked at ready).
   const strongTags: RouteEntry[] = []
@@ -619,6 +650,10 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
     if (settings.getValidator !== undefined) {
       useRouteStep(this, route, 'preHandler', 'conditional', hooks.checkStoredState, {
         hookName: 'checkStoredState',
+      })
+    } else if (write) {
+      useRouteStep(this, route, 'preHandler', 'conditional', uncheckablePreconditions, {
+        hookName: 'uncheckablePreconditions',
       })
     }
     if (!read) return

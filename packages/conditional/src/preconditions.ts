@@ -4,6 +4,7 @@ import {
   type EntityTag,
   type EntityTagList,
   findMatch,
+  findState,
   parseEntityTagList,
   tagMatches,
 } from './etag.js'
@@ -145,13 +146,19 @@ export function evaluateParsed(
   preconditions: Preconditions,
   current: CurrentValidators,
 ): PreconditionOutcome {
+  // A read compares the tags of the selected representation; a write, those of the stored
+  // state, which the tag of any of its representations names (`findState`).
+  const read = isSafeReadMethod(method)
   // 1. If-Match: strong comparison; `*` is true when a current representation exists
   const ifMatch = preconditions.ifMatch
   if (ifMatch !== undefined) {
     const ok =
       current.exists &&
       (ifMatch === '*' ||
-        (current.etag !== undefined && findMatch(ifMatch, current.etag, true) !== undefined))
+        (current.etag !== undefined &&
+          (read
+            ? findMatch(ifMatch, current.etag, true)
+            : findState(ifMatch, current.etag, true)) !== undefined))
     if (!ok) return { result: 'failed', field: 'if-match' }
   } else {
     // 2. If-Unmodified-Since (only without If-Match); ignored when no date is known
@@ -164,21 +171,21 @@ export function evaluateParsed(
   //    On GET/HEAD the 304 lets a cache send the copy it holds, so a tag naming an encoded
   //    copy (`"<tag>-gzip"`) matches only when the request accepts that coding: a cache
   //    revalidating for a client without gzip must not be told to send it its gzip copy.
-  //    For other methods the tags name the resource's state, in whatever coding.
+  //    For other methods the tags name the resource's state, in whatever form and coding.
   const ifNoneMatch = preconditions.ifNoneMatch
   if (ifNoneMatch !== undefined) {
-    const accepts = isSafeReadMethod(method)
-      ? (coding: string) => acceptsCoding(preconditions.acceptEncoding, coding)
-      : undefined
+    const accepts = (coding: string) => acceptsCoding(preconditions.acceptEncoding, coding)
     const held = !current.exists
       ? undefined
       : ifNoneMatch === '*'
         ? (current.etag ?? { weak: false, opaque: '' })
         : current.etag === undefined
           ? undefined
-          : findMatch(ifNoneMatch, current.etag, false, accepts)
+          : read
+            ? findMatch(ifNoneMatch, current.etag, false, accepts)
+            : findState(ifNoneMatch, current.etag, false)
     if (held === undefined) return PROCEED
-    if (!isSafeReadMethod(method)) return { result: 'failed', field: 'if-none-match' }
+    if (!read) return { result: 'failed', field: 'if-none-match' }
     return { result: 'not-modified', etag: sentTag(held, current.etag) }
   }
   // 4. If-Modified-Since (only for GET/HEAD, without If-None-Match: left out otherwise)

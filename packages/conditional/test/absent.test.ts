@@ -164,12 +164,29 @@ test('creates: true lets a PATCH create; a POST is never 404 for a missing targe
   t.same(calls, ['PATCH /upsert/:id'])
 })
 
-test('without a precondition and without requirePrecondition, the handler answers', async (t) => {
+test('without a precondition nor requirePrecondition, a write that cannot create is 404 too', async (t) => {
+  const { app, store, calls, lookups } = await build()
+  for (const [method, url] of NOT_CREATING) {
+    const res = await app.inject({ method, url, payload: bodyOf(method) })
+    t.equal(res.statusCode, 404, `${method} ${url}`)
+    t.equal(res.json().error.message, 'The target resource does not exist')
+  }
+  t.same(calls, [], 'no handler ran (these would answer 200 for a missing item)')
+  t.notOk(store.has('9'), 'nothing written')
+  t.equal(lookups.length, 3, 'the stored state was read')
+  const present = await app.inject({ method: 'PATCH', url: '/items/7', payload: { title: 'x' } })
+  t.equal(present.statusCode, 200, 'an existing target: the handler answers')
+  t.same(calls, ['PATCH /items/:id'])
+})
+
+test('a write that may create its missing target goes to the handler, with no lookup', async (t) => {
   const { app, calls, lookups } = await build()
-  const res = await app.inject({ method: 'DELETE', url: '/items/9' })
-  t.equal(res.statusCode, 200, 'the handler ran (this one answers 200 for a missing item)')
-  t.same(calls, ['DELETE /items/:id'])
-  t.same(lookups, [], 'no lookup: nothing to check')
+  const put = await app.inject({ method: 'PUT', url: '/items/9', payload: { title: 'x' } })
+  t.equal(put.statusCode, 200, 'a creating PUT')
+  const post = await app.inject({ method: 'POST', url: '/items/8/notes', payload: { title: 'x' } })
+  t.equal(post.statusCode, 200, 'a POST')
+  t.same(calls, ['PUT /items/:id', 'POST /items/:id/notes'])
+  t.same(lookups, [], 'nothing to check: the handler decides')
 })
 
 test('existing items are checked as before', async (t) => {

@@ -1,9 +1,12 @@
 import fc from 'fast-check'
 import { test } from 'tap'
 import {
+  combineVersions,
   findMatch,
+  findState,
   formatEntityTag,
   hashEntityTag,
+  namesState,
   MAX_ENTITY_TAGS,
   parseEntityTag,
   parseEntityTagList,
@@ -11,6 +14,7 @@ import {
   toEntityTag,
   withCoding,
   withoutCoding,
+  withRepresentation,
 } from '../src/index.js'
 
 /** etagc: %x21 / %x23-7E (obs-text left out of the generator, tested below). */
@@ -142,4 +146,43 @@ test('toEntityTag: quotes versions, keeps quoted tags, hashes what cannot be a t
   t.match(toEntityTag('').opaque, /^"[A-Za-z0-9_-]{27}"$/)
   t.same(hashEntityTag('x'), hashEntityTag(Buffer.from('x')), 'a string hashes as its UTF-8 bytes')
   t.equal(hashEntityTag('x', true).weak, true)
+})
+
+test('withRepresentation: the key inside the quotes, the tag itself without one', async (t) => {
+  const seven = { weak: false, opaque: '"7"' }
+  t.equal(withRepresentation(seven, undefined), seven)
+  t.same(withRepresentation(seven, 'xml'), { weak: false, opaque: '"7;xml"' })
+  t.same(withRepresentation({ weak: true, opaque: '"7"' }, 'hal;de'), {
+    weak: true,
+    opaque: '"7;hal;de"',
+  })
+  t.notOk(tagMatches({ weak: false, opaque: '"7"' }, { weak: false, opaque: '"7;xml"' }, false))
+})
+
+test('namesState: the tag of any representation of a state, in any coding, names it', async (t) => {
+  const state = { weak: false, opaque: '"7"' }
+  const held = (opaque: string, weak = false) => ({ weak, opaque })
+  for (const opaque of ['"7"', '"7;xml"', '"7;hal;pt_br"', '"7;xml-gzip"', '"7-br"']) {
+    t.ok(namesState(held(opaque), state, true), opaque)
+  }
+  for (const opaque of ['"70"', '"7;"', '"8;xml"', '"7xml"', '"7-foo"']) {
+    t.notOk(namesState(held(opaque), state, false), opaque)
+  }
+  t.notOk(namesState(held('"7;xml"', true), state, true), 'strong: a weak tag never')
+  t.notOk(namesState(held('"7;xml"'), held('"7"', true), true))
+  t.ok(namesState(held('"7;xml"', true), state, false), 'weak comparison ignores W/')
+  t.equal(findState('*', state, true), state)
+  t.same(findState([held('"6"'), held('"7;siren"')], state, true), held('"7;siren"'))
+  t.equal(findState([held('"6;xml"')], state, true), undefined)
+})
+
+test('combineVersions: one version from several, joined, or hashed when a part could mislead', async (t) => {
+  t.equal(combineVersions([3, 7]), '3.7')
+  t.equal(combineVersions(['v2', 3, 'a_b-c']), 'v2.3.a_b-c')
+  t.not(combineVersions([3, 7]), combineVersions([37]))
+  const odd = combineVersions(['1.2', 3])
+  t.match(odd, /^[A-Za-z0-9_-]{27}$/, 'a part with a dot: hashed')
+  t.not(odd, combineVersions([1, '2.3']), 'so that they never meet')
+  t.same(toEntityTag([3, 7]), { weak: false, opaque: '"3.7"' }, 'toEntityTag combines a list')
+  t.same(toEntityTag([3, 7], true), { weak: true, opaque: '"3.7"' })
 })

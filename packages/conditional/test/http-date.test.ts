@@ -119,3 +119,9 @@ test('toSeconds: Date, number and string, cut to whole seconds', async (t) => {
   t.equal(toSeconds('nope'), undefined)
   t.equal(toSeconds(Number.NaN), undefined)
 })
+
+test('toSeconds of several dates: the latest; undefined when one is invalid or none is given', async (t) => {
+  t.equal(toSeconds([EPOCH - 5000, new Date(EPOCH + 999), '1994-11-06T08:49:30Z']), EPOCH)
+  t.equal(toSeconds([EPOCH, 'nope']), undefined)
+  t.equal(toSeconds([]), undefined)
+})

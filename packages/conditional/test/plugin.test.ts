@@ -172,6 +172,18 @@ test('an answer that becomes an error after the precondition check is that error
   const ownGone = await own.inject({ url: '/books/7', headers: { 'if-none-match': '"3"' } })
   t.equal(ownGone.statusCode, 410)
   t.same(ownGone.json(), { gone: 'deleted' })
+  // …and one that sends text: the text as it is.
+  const text = Fastify()
+  await text.register(restwellConditional)
+  text.setErrorHandler((error: Error, _request, reply) => {
+    reply.code(410).type('text/plain').send(`gone: ${error.message}`)
+  })
+  appendToRoutes(text, 'preSerialization', (_request, reply, payload, done) =>
+    reply.statusCode === 200 ? done(new Error('deleted')) : done(null, payload),
+  )
+  text.get('/books/:id', { config: { conditional: { etagField: 'version' } } }, async () => BOOK)
+  const textGone = await text.inject({ url: '/books/7', headers: { 'if-none-match': '"3"' } })
+  t.same([textGone.statusCode, textGone.body], [410, 'gone: deleted'])
   const notFound = await app.inject({ url: '/thrown', headers: { 'if-none-match': '"v1"' } })
   t.equal(notFound.statusCode, 404)
   t.equal(notFound.json().error.code, 'NOT_FOUND')

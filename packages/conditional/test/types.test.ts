@@ -27,10 +27,12 @@ test('types of the options, route config and decorators', async (t) => {
     varyAcceptEncoding?: boolean
   }>()
   expectTypeOf<FastifyReply['etag']>().parameters.toEqualTypeOf<
-    [value: string | number, options?: { weak?: boolean }]
+    [value: string | number | readonly (string | number)[], options?: { weak?: boolean }]
   >()
   expectTypeOf<FastifyReply['etag']>().returns.toEqualTypeOf<FastifyReply>()
-  expectTypeOf<FastifyReply['lastModified']>().parameter(0).toEqualTypeOf<Date | number | string>()
+  expectTypeOf<FastifyReply['lastModified']>()
+    .parameter(0)
+    .toEqualTypeOf<Date | number | string | readonly (Date | number | string)[]>()
   expectTypeOf<GetValidator>().parameter(0).toEqualTypeOf<FastifyRequest>()
   expectTypeOf<ReturnType<GetValidator>>().toEqualTypeOf<
     ResourceValidators | null | undefined | Promise<ResourceValidators | null | undefined>

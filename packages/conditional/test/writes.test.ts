@@ -392,3 +392,79 @@ test('an empty If-Match fails closed even when no precondition is required', asy
   })
   t.equal(ignored.statusCode, 200, 'an ignored precondition is no precondition: the write runs')
 })
+
+test('a write route without getValidator: If-Match and If-None-Match are 412, never ignored', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellConditional)
+  const ran: string[] = []
+  const handler = async (request: FastifyRequest) => {
+    ran.push(request.method)
+    return { ok: true }
+  }
+  app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/things', handler })
+  app.route({ method: ['GET', 'POST'], url: '/both', handler })
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+    for (const [name, value] of [
+      ['if-match', '"no-such-tag"'],
+      ['if-match', '*'],
+      ['if-match', ''],
+      ['if-none-match', '*'],
+      ['if-none-match', '"x"'],
+    ] as const) {
+      const res = await app.inject({ method, url: '/things', headers: { [name]: value } })
+      const label = `${method} ${name}: ${value}`
+      t.equal(res.statusCode, 412, label)
+      const error = res.json().error
+      t.equal(error.code, ErrorCode.PRECONDITION_FAILED, label)
+      t.equal(error.details[0].field, `headers/${name}`, label)
+      t.match(error.details[0].message, /cannot be checked/, label)
+    }
+  }
+  const both = await app.inject({
+    method: 'POST',
+    url: '/things',
+    headers: { 'if-match': '"a"', 'if-none-match': '"b"' },
+  })
+  t.equal(both.json().error.details[0].field, 'headers/if-match', 'If-Match first (§13.2.2)')
+  t.same(ran, [], 'no handler ran')
+  // What the evaluation ignores stays ignored: If-Unmodified-Since without a known date
+  // (§13.1.4), a malformed If-None-Match, If-Modified-Since on a write (§13.1.3).
+  for (const headers of [
+    { 'if-unmodified-since': 'Tue, 30 Apr 2024 00:00:00 GMT' },
+    { 'if-none-match': 'junk' },
+    { 'if-modified-since': 'Tue, 30 Apr 2024 00:00:00 GMT' },
+    {},
+  ]) {
+    const res = await app.inject({ method: 'POST', url: '/things', headers })
+    t.equal(res.statusCode, 200, JSON.stringify(headers))
+  }
+  const read = await app.inject({ url: '/both', headers: { 'if-none-match': '"x"' } })
+  t.equal(read.statusCode, 200, 'a read of the same route is checked as reads are')
+  const write = await app.inject({ method: 'POST', url: '/both', headers: { 'if-match': '*' } })
+  t.equal(write.statusCode, 412)
+  const off = Fastify()
+  await off.register(restwellConditional)
+  off.post('/free', { config: { conditional: false } }, handler)
+  const free = await off.inject({ method: 'POST', url: '/free', headers: { 'if-match': '"x"' } })
+  t.equal(free.statusCode, 200, 'config.conditional: false leaves them to the handler')
+})
+
+test('a POST to a collection with getValidator: its target is the collection', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellConditional)
+  // `{}`: the collection exists, with no tag to compare.
+  app.post(
+    '/things',
+    { config: { conditional: { getValidator: () => ({}) } } },
+    async (_r, reply) => reply.code(201).send({ id: 1 }),
+  )
+  const status = async (headers: Record<string, string>) =>
+    (await app.inject({ method: 'POST', url: '/things', headers })).statusCode
+  t.equal(await status({ 'if-match': '*' }), 201, 'If-Match: * holds: the collection exists')
+  t.equal(await status({ 'if-match': '"x"' }), 412, 'no tag of it matches')
+  t.equal(await status({ 'if-none-match': '*' }), 412, 'only if it does not exist: it does')
+  t.equal(await status({ 'if-none-match': '"x"' }), 201)
+  t.equal(await status({}), 201)
+})

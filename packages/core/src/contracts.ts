@@ -5,6 +5,7 @@
  */
 import { hash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { checkEveryRoute, type RouteEntry } from './routes.js'
 
 /** Links of one page of a collection (absolute paths with query strings). */
 export interface PageLinks {
@@ -42,6 +43,22 @@ export const PAGE: unique symbol = Symbol.for('restwell.page')
  * once the response media type is chosen, before the handler runs. Absent: JSON.
  */
 export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
+
+/**
+ * Set on the request by `@restwell/negotiation` once the representation is chosen, before the
+ * handler runs, when it is not the route's default one (its first media type, in its default
+ * language): `<format>` (`xml`, `hal`; a type without a `?format=` name is itself,
+ * `text/csv`), then `;<language>` when the language is not the default (lower case, `_` for
+ * `-`: `json;pt_br`). Absent: the default representation. Read by `@restwell/conditional`, which
+ * adds it to an ETag made from a version, so that one strong tag never names two
+ * representations (RFC 9110 §8.8.3).
+ */
+export const REPRESENTATION: unique symbol = Symbol.for('restwell.representation')
+
+/** What tells the request's representation apart from the route's default (`REPRESENTATION`). */
+export function representationOf(request: object): string | undefined {
+  return (request as { [REPRESENTATION]?: string })[REPRESENTATION]
+}
 
 /**
  * Set on the reply by `@restwell/conditional` when it knows a digest that names the identity
@@ -88,6 +105,30 @@ export const AUTHENTICATES: unique symbol = Symbol.for('restwell.route.authentic
 /** Whether an authentication plugin marked the route's options (`AUTHENTICATES`). */
 export function authenticates(route: object): boolean {
   return (route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] === true
+}
+
+/**
+ * Whether the route's `config.auth` (`@restwell/auth`'s key) asks for authentication: `true`
+ * or a requirement object. Only an authentication plugin's guard makes it so.
+ */
+export function asksForAuthentication(route: RouteEntry): boolean {
+  const auth = (route.config as { auth?: unknown } | undefined)?.auth
+  return auth === true || (typeof auth === 'object' && auth !== null)
+}
+
+/**
+ * Makes `ready()` fail with `refusal(routes)` when routes of the app ask for authentication
+ * (`asksForAuthentication`) that no authentication plugin's guard gives them (`AUTHENTICATES`):
+ * none registered, or none whose scope reaches them. Such a route would be public.
+ */
+export function refuseUnguardedRoutes(
+  fastify: FastifyInstance,
+  refusal: (routes: readonly RouteEntry[]) => Error,
+): void {
+  checkEveryRoute(fastify, (routes) => {
+    const open = routes.filter((route) => asksForAuthentication(route) && !authenticates(route))
+    if (open.length > 0) throw refusal(open)
+  })
 }
 
 /**

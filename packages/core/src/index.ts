@@ -3,6 +3,7 @@ export { bodilessHead, notModifiedHeaders, REMOVED_ON_304 } from './answers.js'
 export {
   addRouteHook,
   contributeSend,
+  forgetNotFoundPreHandler,
   installPipeline,
   notFoundPreHandler,
   type Pipeline,
@@ -62,6 +63,7 @@ export {
 export { appendLink, safePath } from './link.js'
 export {
   adoptionBatch,
+  checkEveryRoute,
   EarlierRoutesError,
   initialOptions,
   onEveryRoute,
@@ -73,8 +75,10 @@ export {
   snapshotRoutes,
 } from './routes.js'
 export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
+export { type JsonBodyCheck, JsonTypes, StrictAjv, type StrictAjvMutations } from './json-schema.js'
 export {
   API_VERSIONS,
+  asksForAuthentication,
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
@@ -91,6 +95,9 @@ export {
   type PageInfo,
   type PageLinks,
   pageOf,
+  refuseUnguardedRoutes,
+  REPRESENTATION,
+  representationOf,
 } from './contracts.js'
 export {
   type RegisterOnceOptions,

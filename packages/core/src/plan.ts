@@ -325,6 +325,15 @@ export function notFoundPreHandler(fastify: FastifyInstance): onRequestHookHandl
 }
 
 /**
+ * Undoes `notFoundPreHandler` when the not-found handler could not be set (the app's own is
+ * kept): the steps handed over from now on run from root `preHandler` hooks.
+ */
+export function forgetNotFoundPreHandler(fastify: FastifyInstance): void {
+  const pipeline = pipelineOf(fastify)
+  if (pipeline !== undefined) pipeline.notFoundPreHandler = undefined
+}
+
+/**
  * Puts a step on what a route's `reply.callNotFound()` runs: handed to the not-found handler
  * that took the pipeline's steps, or run from a root `preHandler` hook named `hookName`.
  */

@@ -1,10 +1,12 @@
 /**
  * Routes registered before a plugin, which its `onRoute` hook never sees. Importing this module
  * records every instance's routes (via the `fastify.initialization` diagnostics channel) so a
- * plugin can run its `onRoute` hook over those added before it loaded.
+ * plugin can run its `onRoute` hook over those added before it loaded, and check every route of
+ * the app, whatever its scope, at ready.
  */
 import { subscribe } from 'node:diagnostics_channel'
 import type { FastifyInstance, onRouteHookHandler } from 'fastify'
+import { asList } from './http.js'
 
 /** The options of one route, as Fastify gives them to `onRoute` hooks. */
 export type RouteEntry = Parameters<onRouteHookHandler>[0]
@@ -23,8 +25,15 @@ interface Recorded {
   readonly route: RouteEntry
 }
 
+/** Every route added on the app's instances, kept until the app is ready. */
+interface Ledger {
+  readonly entries: Recorded[]
+  /** Run over every route of the app once it is ready (`checkEveryRoute`). */
+  readonly checks: Array<(routes: readonly RouteEntry[]) => void>
+}
+
 interface Holder {
-  [LEDGER]?: Recorded[]
+  [LEDGER]?: Ledger
   [BATCH]?: true
   [SNAPSHOTS]?: true
 }
@@ -78,17 +87,39 @@ export function initialOptions(route: RouteEntry): RouteEntry | undefined {
 
 type AddHook = FastifyInstance['addHook']
 
+/** Has `instance` (and the instances created under it from now on) record its routes. */
+function recordOn(instance: FastifyInstance, ledger: Ledger): void {
+  instance.addHook('onRoute', function restwellRouteLedger(this: FastifyInstance, route) {
+    ledger.entries.push({ instance: this, route })
+  })
+}
+
+/** A ledger for the app whose root instance is `root`, given up when the app is ready. */
+function newLedger(root: FastifyInstance): Ledger {
+  const ledger: Ledger = { entries: [], checks: [] }
+  ;(root as FastifyInstance & Holder)[LEDGER] = ledger
+  root.addHook('onReady', async function restwellRouteLedgerDone() {
+    const routes: RouteEntry[] = []
+    for (const { route } of ledger.entries) if (added(root, route)) routes.push(route)
+    // No route can be added once the instance is ready: let the options go.
+    ledger.entries.length = 0
+    for (const check of ledger.checks) check(routes)
+  })
+  return ledger
+}
+
+/**
+ * Whether `route` is in the router: an `onRoute` hook that throws (a bad route config) refuses
+ * the route after the ledger recorded it.
+ */
+function added(fastify: FastifyInstance, route: RouteEntry): boolean {
+  const { url, constraints } = route
+  return asList(route.method).every((method) => fastify.hasRoute({ url, method, constraints }))
+}
+
 function record(fastify: FastifyInstance): void {
   snapshotRoutes(fastify)
-  const ledger: Recorded[] = []
-  ;(fastify as FastifyInstance & Holder)[LEDGER] = ledger
-  fastify.addHook('onRoute', function restwellRouteLedger(this: FastifyInstance, route) {
-    ledger.push({ instance: this, route })
-  })
-  // No route can be added once the instance is ready: let the options go.
-  fastify.addHook('onReady', async function restwellRouteLedgerDone() {
-    ledger.length = 0
-  })
+  recordOn(fastify, newLedger(fastify))
 }
 
 const scope = globalThis as typeof globalThis & { [SUBSCRIBED]?: true }
@@ -114,13 +145,53 @@ export function routesBefore(fastify: FastifyInstance): RouteEntry[] {
   const ledger = (fastify as FastifyInstance & Holder)[LEDGER]
   if (ledger === undefined) {
     if (fastify.printRoutes().includes('(empty tree)')) return []
-    throw new EarlierRoutesError(
-      'restwell: this Fastify instance was created before restwell was imported and already has routes, which restwell cannot see; import restwell (or @restwell/errors) before creating the instance',
-    )
+    throw earlierRoutes()
   }
   const routes: RouteEntry[] = []
-  for (const entry of ledger) if (entry.instance === fastify) routes.push(entry.route)
+  for (const entry of ledger.entries) if (entry.instance === fastify) routes.push(entry.route)
   return routes
+}
+
+function earlierRoutes(): EarlierRoutesError {
+  return new EarlierRoutesError(
+    'restwell: this Fastify instance was created before restwell was imported and already has routes, which restwell cannot see; import restwell (or @restwell/errors) before creating the instance',
+  )
+}
+
+/**
+ * The ledger of `fastify`'s app. Made now when restwell was imported after the root instance
+ * was created (`@fastify/autoload` imports `plugins/*.js` then): every instance from the root
+ * down to `fastify`, each a parent of the next (the root's parent is `Object.prototype`), and
+ * every instance created under them from now on, records its routes. An app that has routes
+ * already cannot be known: `EarlierRoutesError`.
+ */
+function ledgerOf(fastify: FastifyInstance): Ledger {
+  const found = (fastify as FastifyInstance & Holder)[LEDGER]
+  if (found !== undefined) return found
+  if (!fastify.printRoutes().includes('(empty tree)')) throw earlierRoutes()
+  const chain: FastifyInstance[] = []
+  for (
+    let at: object = fastify;
+    at !== Object.prototype;
+    at = Object.getPrototypeOf(at) as object
+  ) {
+    chain.push(at as FastifyInstance)
+  }
+  const ledger = newLedger(chain.at(-1) as FastifyInstance)
+  for (const instance of chain) recordOn(instance, ledger)
+  return ledger
+}
+
+/**
+ * Runs `check` over the options of every route of `fastify`'s app (its root instance and every
+ * instance under it, whatever the scope) once the app is ready: what it throws fails `ready()`.
+ * For a plugin that must reach every route, or that reads what others set on them.
+ */
+export function checkEveryRoute(
+  fastify: FastifyInstance,
+  check: (routes: readonly RouteEntry[]) => void,
+): void {
+  ledgerOf(fastify).checks.push(check)
 }
 
 /**
@@ -129,9 +200,9 @@ export function routesBefore(fastify: FastifyInstance): RouteEntry[] {
  * so nothing a later plugin adds reaches them.
  */
 export function routesOutOfReach(fastify: FastifyInstance): RouteEntry[] {
-  const ledger = (fastify as FastifyInstance & Holder)[LEDGER] ?? []
+  const ledger = (fastify as FastifyInstance & Holder)[LEDGER]
   const routes: RouteEntry[] = []
-  for (const entry of ledger) {
+  for (const entry of ledger?.entries ?? []) {
     if (
       entry.instance !== fastify &&
       Object.prototype.isPrototypeOf.call(fastify, entry.instance)

@@ -2,6 +2,7 @@ import { test } from 'tap'
 import Fastify from 'fastify'
 import {
   API_VERSIONS,
+  asksForAuthentication,
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
@@ -10,6 +11,8 @@ import {
   declareCompression,
   declareState,
   identityDigest,
+  refuseUnguardedRoutes,
+  type RouteEntry,
 } from '@restwell/core'
 
 test('apiVersionsOf reads the API_VERSIONS contract, undefined where no plugin set it', async (t) => {
@@ -35,6 +38,13 @@ test('contracts: page info and media type are read back from symbol keys', async
   const request = { [MEDIA_TYPE]: 'application/hal+json' }
   t.equal(mediaTypeOf(request), 'application/hal+json')
   t.equal(PAGE, Symbol.for('restwell.page'))
+})
+
+test('representationOf reads the REPRESENTATION contract, undefined for the default one', async (t) => {
+  const { REPRESENTATION, representationOf } = await import('@restwell/core')
+  t.equal(representationOf({ [REPRESENTATION]: 'xml;de' }), 'xml;de')
+  t.equal(representationOf({}), undefined)
+  t.equal(REPRESENTATION, Symbol.for('restwell.representation'), 'shared by every copy')
 })
 
 test('authenticates reads the AUTHENTICATES mark of a route, false where none was set', async (t) => {
@@ -79,4 +89,35 @@ test('declareCompression: compressesAnswers sees it, or a reply.compress (@fasti
   t.equal(compressesAnswers(official), true)
   t.equal(official.hasReplyDecorator('compress'), true)
   t.equal(app.hasReplyDecorator('compress'), false, 'the name is left to @fastify/compress')
+})
+
+test('asksForAuthentication: config.auth true or a requirement, nothing else', async (t) => {
+  const route = (config: unknown) => ({ method: 'GET', url: '/x', config }) as RouteEntry
+  t.ok(asksForAuthentication(route({ auth: true })))
+  t.ok(asksForAuthentication(route({ auth: { scopes: ['read'] } })))
+  for (const config of [{ auth: false }, { auth: null }, { auth: 'yes' }, {}, undefined]) {
+    t.notOk(asksForAuthentication(route(config)), JSON.stringify(config))
+  }
+})
+
+test('refuseUnguardedRoutes fails ready() on the routes asking for a guard none gave', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  refuseUnguardedRoutes(
+    app,
+    (routes) => new Error(routes.map((r) => `${r.method} ${r.url}`).join()),
+  )
+  app.addHook('onRoute', (route) => {
+    if (route.url === '/guarded') (route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] = true
+  })
+  app.get('/guarded', { config: { auth: true } as object }, async () => 'a')
+  app.post('/open', { config: { auth: { scopes: ['write'] } } as object }, async () => 'b')
+  app.get('/public', async () => 'c')
+  await t.rejects(async () => app.ready(), { message: 'POST /open' })
+
+  const fine = Fastify()
+  t.teardown(() => fine.close())
+  refuseUnguardedRoutes(fine, () => new Error('never'))
+  fine.get('/public', { config: { auth: false } as object }, async () => 'c')
+  await t.resolves(async () => fine.ready())
 })

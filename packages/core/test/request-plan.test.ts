@@ -1,5 +1,6 @@
 /** The request, preHandler and serialization steps: their hooks, alone and under a pipeline. */
 import {
+  forgetNotFoundPreHandler,
   installPipeline,
   notFoundPreHandler,
   parsingHook,
@@ -236,4 +237,24 @@ test('root request steps and the not-found preHandler, alone and under a pipelin
   t.equal((await under.inject('/x')).body, 'none')
   t.equal((await under.inject('/nothing')).body, 'none')
   t.same(seen, ['nf', 'nf'], 'the not-found handler runs them; routes never')
+})
+
+test("forgetNotFoundPreHandler: the app's not-found handler kept, the steps go to root hooks", async (t) => {
+  const seen: string[] = []
+  const alone = app()
+  forgetNotFoundPreHandler(alone)
+  t.equal(notFoundPreHandler(alone), undefined, 'no pipeline: nothing to forget')
+
+  const under = app()
+  under.setNotFoundHandler((_request, reply) => reply.code(404).send('own'))
+  const pipeline = installPipeline(under)
+  notFoundPreHandler(under)
+  t.ok(pipeline.notFoundPreHandler)
+  forgetNotFoundPreHandler(under)
+  t.equal(pipeline.notFoundPreHandler, undefined)
+  useNotFoundPreHandlerStep(under, 'nf', mark(seen, 'nf'))
+  under.get('/x', async (_request, reply) => reply.callNotFound())
+  t.equal((await under.inject('/x')).body, 'own')
+  // A root preHandler hook: the route runs it, and so does the app's handler on callNotFound.
+  t.same(seen, ['nf', 'nf'])
 })

@@ -4,6 +4,7 @@ import { test } from 'tap'
 import { app } from './helpers.js'
 import {
   adoptionBatch,
+  checkEveryRoute,
   EarlierRoutesError,
   isPlainSchema,
   onEveryRoute,
@@ -179,4 +180,71 @@ test('isPlainSchema: plain objects only, never an instance a copy would strip', 
   for (const value of [new Schema(), [], null, undefined, 'string', 1, new Map()]) {
     t.notOk(isPlainSchema(value), String(value))
   }
+})
+
+test('checkEveryRoute runs over every route of the app at ready, whatever its scope', async (t) => {
+  const fastify = app()
+  let seen: string[] = []
+  await fastify.register(async (scope) => {
+    checkEveryRoute(scope, (routes) => {
+      seen = routes.map((route) => `${route.method} ${route.url}`)
+    })
+    scope.get('/inside', async () => 'a')
+  })
+  fastify.get('/root', async () => 'b')
+  await fastify.register(async (sibling) => {
+    sibling.addHook('onRoute', (route) => {
+      if (route.url === '/refused') throw new Error('refused by a hook')
+    })
+    sibling.get('/sibling', async () => 'c')
+    t.throws(() => sibling.get('/refused', async () => 'd'))
+  })
+  await fastify.ready()
+  t.same(
+    seen,
+    ['GET /inside', 'HEAD /inside', 'GET /root', 'HEAD /root', 'GET /sibling', 'HEAD /sibling'],
+    'a route an onRoute hook refused is not one',
+  )
+  t.same(routesBefore(fastify), [], 'the options are let go')
+
+  const failing = app()
+  checkEveryRoute(failing, () => {
+    throw new Error('refused')
+  })
+  await t.rejects(
+    async () => failing.ready(),
+    { message: 'refused' },
+    'what it throws fails ready()',
+  )
+})
+
+test('checkEveryRoute on an app created before the ledger existed: its scope chain records', async (t) => {
+  const ledger = Symbol.for('restwell.routeLedger')
+  const fastify = app()
+  delete (fastify as unknown as Record<symbol, unknown>)[ledger]
+  let seen: string[] = []
+  await fastify.register(async (outer) => {
+    await outer.register(async (inner) => {
+      checkEveryRoute(inner, (routes) => {
+        seen = routes.map((route) => `${route.method} ${route.url}`)
+      })
+      inner.get('/inner', async () => 'a')
+    })
+    outer.get('/outer', async () => 'b')
+  })
+  fastify.get('/root', async () => 'c')
+  await fastify.register(async (sibling) => {
+    sibling.get('/sibling', async () => 'd')
+  })
+  await fastify.ready()
+  t.same(
+    seen.filter((route) => route.startsWith('GET')),
+    ['GET /inner', 'GET /outer', 'GET /root', 'GET /sibling'],
+    'each route once, from the instance it was added on',
+  )
+
+  const late = app()
+  delete (late as unknown as Record<symbol, unknown>)[ledger]
+  late.get('/x', async () => 'x')
+  t.throws(() => checkEveryRoute(late, () => {}), EarlierRoutesError, 'routes it cannot know')
 })

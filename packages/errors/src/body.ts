@@ -64,7 +64,8 @@ export type ErrorBody =
   | StructuredErrorBody
   | ProblemErrorBody
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
+/** RFC 9457 §6.1 defines no parameter for problem+json (JSON is UTF-8, RFC 8259 §8.1): none is sent. */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /** The media type a form is sent as. */

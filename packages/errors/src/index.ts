@@ -45,9 +45,10 @@ export {
   safeRequestId,
 } from './request-id.js'
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
-export { OptionsError, validateOptions } from './validate-options.js'
+export { editDistance, OptionsError, validateOptions } from './validate-options.js'
 export { invalidUtf8 } from './utf8.js'
+export { validationError } from './validation.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'
-export { RoutesOutOfReachError } from './out-of-reach.js'
+export { type OutOfReach, RoutesOutOfReachError } from './out-of-reach.js'
 export { restwellErrors }
 export default restwellErrors

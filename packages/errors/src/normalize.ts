@@ -76,18 +76,64 @@ function pointerToField(part: string, instancePath: string, params: unknown): st
   return part + path
 }
 
-/** Maps Fastify's AJV errors to `details`: `field` is `<part>/<JSON pointer>`, e.g. `body/title`. */
+/**
+ * Zod's issue codes (v3 and v4), which fastify-type-provider-zod hands on as AJV keywords. Its
+ * `instancePath` is `/` + the issue's path joined, so the document itself is `/`, not `""`.
+ */
+const ZOD_CODES: ReadonlySet<string> = new Set([
+  'custom',
+  'invalid_arguments',
+  'invalid_date',
+  'invalid_element',
+  'invalid_enum_value',
+  'invalid_format',
+  'invalid_intersection_types',
+  'invalid_key',
+  'invalid_literal',
+  'invalid_return_type',
+  'invalid_string',
+  'invalid_type',
+  'invalid_union',
+  'invalid_union_discriminator',
+  'invalid_value',
+  'not_finite',
+  'not_multiple_of',
+  'too_big',
+  'too_small',
+  'unrecognized_keys',
+])
+
+/** The members a Zod `unrecognized_keys` issue names (`params.keys`), else undefined. */
+function unrecognizedKeys(keyword: string, params: unknown): string[] | undefined {
+  if (keyword !== 'unrecognized_keys') return undefined
+  const keys = (params as { keys?: unknown } | null)?.keys
+  return Array.isArray(keys) && keys.length > 0 && keys.every((key) => typeof key === 'string')
+    ? keys
+    : undefined
+}
+
+/**
+ * Maps Fastify's AJV errors to `details`: `field` is `<part>/<JSON pointer>`, e.g. `body/title`.
+ * Zod's issues in AJV's shape are read too: an unrecognized-keys issue gives one detail per key.
+ */
 export function validationDetails(validation: readonly unknown[], context: unknown): ErrorDetail[] {
   const part = typeof context === 'string' && context !== '' ? context : 'body'
-  return validation.map((raw) => {
+  return validation.flatMap((raw) => {
     const item = (typeof raw === 'object' && raw !== null ? raw : {}) as AjvError
     const keyword = typeof item.keyword === 'string' ? item.keyword : 'invalid'
-    const instancePath = typeof item.instancePath === 'string' ? item.instancePath : ''
-    return {
-      field: pointerToField(part, instancePath, item.params),
-      message: typeof item.message === 'string' ? item.message : 'is invalid',
-      code: keyword.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase(),
+    let instancePath = typeof item.instancePath === 'string' ? item.instancePath : ''
+    if (instancePath === '/' && ZOD_CODES.has(keyword)) instancePath = ''
+    const message = typeof item.message === 'string' ? item.message : 'is invalid'
+    const code = keyword.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()
+    const keys = unrecognizedKeys(keyword, item.params)
+    if (keys !== undefined) {
+      return keys.map((key) => ({
+        field: `${part}${instancePath}/${escapePointerToken(key)}`,
+        message,
+        code,
+      }))
     }
+    return [{ field: pointerToField(part, instancePath, item.params), message, code }]
   })
 }
 

@@ -14,7 +14,13 @@ import { isHeaderError, setIfValid, writeRaw } from './last-resort.js'
 import { routeNotFound } from './not-found.js'
 import { type ErrorsOptions, ErrorsOptionsSchema, resolveErrorsOptions } from './options.js'
 import { safeRequestId } from './request-id.js'
-import { notFoundPreHandler, onEveryRoute, routesBefore, useRootRequestStep } from '@restwell/core'
+import {
+  forgetNotFoundPreHandler,
+  notFoundPreHandler,
+  onEveryRoute,
+  routesBefore,
+  useRootRequestStep,
+} from '@restwell/core'
 import { validateOptions } from './validate-options.js'
 
 /** What a route of Fastify's default error handler threw (see `defaulted`). */
@@ -133,7 +139,12 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     for (const render of renderers) {
       if (render(body, error, request, reply)) return reply
     }
-    return reply.type(errorContentType(options.format)).send(JSON.stringify(body))
+    // The body is text already: a serializer of its own keeps Fastify from adding a charset to
+    // a JSON type, which problem+json does not define.
+    return reply
+      .type(errorContentType(options.format))
+      .serializer(String)
+      .send(JSON.stringify(body))
   }
 
   const api: RestwellErrorsApi = {
@@ -152,7 +163,10 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
   // caught on the way out instead: the onError hook keeps what was thrown, `send` forgets it,
   // and what is left at onSend was answered by Fastify's default handler.
   const defaulted = new Set<string>()
-  if (fastify.errorHandler === (await fastifyDefaultErrorHandler())) {
+  // An error handler the app (or a plugin) set before this one is kept: every error reaches it,
+  // and it may answer in the configured form with `fastify.restwellErrors.send`.
+  const appHandler = fastify.errorHandler !== (await fastifyDefaultErrorHandler())
+  if (!appHandler) {
     for (const route of routesBefore(fastify)) {
       if (route.errorHandler !== undefined) continue
       for (const method of asList(route.method)) defaulted.add(`${method} ${route.url}`)
@@ -214,24 +228,27 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
     ;(reply as Answering)[ANSWERING] = { first: error }
     return send(error, request, reply)
   }
-  fastify.setErrorHandler(restwellErrorHandler)
-  // Fastify keeps it bound to the instance: what `errorHandler` shows in every scope that kept it.
-  const ours = fastify.errorHandler
 
-  // Fastify sends an error that an error handler's answer fails with to the parent handler,
-  // Fastify's default at the root, whose answer shows the error's message. A route whose scope
-  // keeps ours gets ours as its own handler too (the route option `errorHandler`), so its
-  // parent, ours again, takes that second failure and answers the masked 500.
-  onEveryRoute(fastify, function restwellErrorRoute(this: FastifyInstance, route) {
-    if (route.errorHandler !== undefined || this.errorHandler !== ours) return
-    const scope = this
-    route.errorHandler = function restwellRouteErrorHandler(error, request, reply) {
-      // A handler set in the route's scope after the route was added answers first, as
-      // Fastify would have it: throwing hands the error to it.
-      if (scope.errorHandler !== ours) throw error
-      return restwellErrorHandler(error, request, reply)
-    }
-  })
+  if (!appHandler) {
+    fastify.setErrorHandler(restwellErrorHandler)
+    // Fastify keeps it bound to the instance: what `errorHandler` shows in every scope that kept it.
+    const ours = fastify.errorHandler
+
+    // Fastify sends an error that an error handler's answer fails with to the parent handler,
+    // Fastify's default at the root, whose answer shows the error's message. A route whose scope
+    // keeps ours gets ours as its own handler too (the route option `errorHandler`), so its
+    // parent, ours again, takes that second failure and answers the masked 500.
+    onEveryRoute(fastify, function restwellErrorRoute(this: FastifyInstance, route) {
+      if (route.errorHandler !== undefined || this.errorHandler !== ours) return
+      const scope = this
+      route.errorHandler = function restwellRouteErrorHandler(error, request, reply) {
+        // A handler set in the route's scope after the route was added answers first, as
+        // Fastify would have it: throwing hands the error to it.
+        if (scope.errorHandler !== ours) throw error
+        return restwellErrorHandler(error, request, reply)
+      }
+    })
+  }
 
   if (defaulted.size > 0) {
     keepsThrown = true
@@ -254,15 +271,21 @@ const plugin: FastifyPluginAsync<ErrorsOptions> = async (fastify, rawOptions) =>
 
   if (options.notFoundHandler) {
     const preHandler = notFoundPreHandler(fastify)
-    fastify.setNotFoundHandler(
-      preHandler === undefined ? {} : { preHandler },
-      function restwellNotFound(request, reply) {
-        const error = routeNotFound(request)
-        // What this answer fails with reaches ours (the not-found scope's handler): last resort.
-        ;(reply as Answering)[ANSWERING] = { first: error }
-        return send(error, request, reply)
-      },
-    )
+    try {
+      fastify.setNotFoundHandler(
+        preHandler === undefined ? {} : { preHandler },
+        function restwellNotFound(request, reply) {
+          const error = routeNotFound(request)
+          // What this answer fails with reaches ours (the not-found scope's handler): last resort.
+          ;(reply as Answering)[ANSWERING] = { first: error }
+          return send(error, request, reply)
+        },
+      )
+    } catch {
+      // Fastify refuses a second not-found handler for one prefix: the app's, set before, is
+      // kept, as with `notFoundHandler: false` (the plugins' steps go to root hooks instead).
+      forgetNotFoundPreHandler(fastify)
+    }
   }
 }
 

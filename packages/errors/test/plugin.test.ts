@@ -97,10 +97,11 @@ test('validation form: { error, details: [{ field, message }], requestId }', asy
   t.same(body.details, [{ field: 'body/title', message: "must have required property 'title'" }])
 })
 
-test('problem form: RFC 9457 application/problem+json', async (t) => {
+test('problem form: RFC 9457 application/problem+json, without a charset parameter', async (t) => {
   const app = await build({ format: 'problem' })
   const res = await app.inject('/teapot?x=1')
-  t.match(res.headers['content-type'], /^application\/problem\+json/)
+  // RFC 9457 §6.1 defines no parameter for the type (JSON is UTF-8).
+  t.equal(res.headers['content-type'], 'application/problem+json')
   const body = res.json()
   t.equal(body.type, 'about:blank')
   t.equal(body.title, "I'm a Teapot")

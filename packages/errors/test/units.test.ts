@@ -116,6 +116,52 @@ test('validation details map AJV errors to <part>/<pointer>', async (t) => {
   t.equal(validationDetails([{ instancePath: '/id' }], 'params')[0]?.field, 'params/id')
 })
 
+test('validation details from Zod issues (fastify-type-provider-zod): unrecognized keys are named', async (t) => {
+  // As fastify-type-provider-zod shapes them: instancePath is `/` + the path, params the rest.
+  const message = 'Unrecognized keys: "extra", "a/b"'
+  t.same(
+    validationDetails(
+      [
+        {
+          keyword: 'unrecognized_keys',
+          instancePath: '/',
+          params: { keys: ['extra', 'a/b'] },
+          message,
+        },
+        { keyword: 'unrecognized_keys', instancePath: '/author', params: { keys: ['x'] }, message },
+        {
+          keyword: 'invalid_type',
+          instancePath: '/',
+          params: { expected: 'object' },
+          message: 'm',
+        },
+        { keyword: 'invalid_type', instancePath: '/title', params: {}, message: 'm' },
+      ],
+      'resource',
+    ).map((d) => [d.field, d.code]),
+    [
+      ['resource/extra', 'UNRECOGNIZED_KEYS'],
+      ['resource/a~1b', 'UNRECOGNIZED_KEYS'],
+      ['resource/author/x', 'UNRECOGNIZED_KEYS'],
+      ['resource', 'INVALID_TYPE'],
+      ['resource/title', 'INVALID_TYPE'],
+    ],
+  )
+  t.same(
+    validationDetails(
+      [
+        { keyword: 'unrecognized_keys', instancePath: '', params: { keys: [] } },
+        { keyword: 'unrecognized_keys', instancePath: '', params: { keys: [1] } },
+        { keyword: 'unrecognized_keys', instancePath: '', params: null },
+        { keyword: 'type', instancePath: '/', params: {} },
+      ],
+      'body',
+    ).map((d) => d.field),
+    ['body', 'body', 'body', 'body/'],
+    'no usable keys: the object itself; AJV\'s `/` is the member ""',
+  )
+})
+
 test('normalizeError never throws and never exposes a 5xx message', async (t) => {
   fc.assert(
     fc.property(fc.anything(), (value) => {

@@ -10,6 +10,7 @@ export const NamingOptionsSchema = Type.Object(
     prefixes: Type.Optional(Type.Array(Type.String({ pattern: '^/[^\\s]*$' }))),
     exclude: Type.Optional(Type.Array(Type.String({ pattern: '^/[^\\s]*$' }))),
     versionPrefix: Type.Optional(Type.Boolean()),
+    apiPrefix: Type.Optional(Type.Boolean()),
     allow: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   },
   { additionalProperties: false },
@@ -21,6 +22,7 @@ export const NamingOptionsSchema = Type.Object(
  * @param prefixes Leading path prefixes that are not resource names, stripped before the checks (`/api`). [`[]`]
  * @param exclude Path prefixes whose routes are not checked at all (`/docs`); `/.well-known` always is. [`[]`]
  * @param versionPrefix Strip a leading `/v<N>` segment before the checks. [true]
+ * @param apiPrefix Strip a leading `/api` segment before the checks: it names the API, not a collection. [true]
  * @param allow Collection names accepted whatever their number (`me`, `search`, `status`). [`[]`]
  */
 export type NamingOptions = Static<typeof NamingOptionsSchema>
@@ -31,6 +33,7 @@ export interface ResolvedNamingOptions {
   prefixes: string[]
   exclude: string[]
   versionPrefix: boolean
+  apiPrefix: boolean
   allow: ReadonlySet<string>
 }
 
@@ -48,6 +51,7 @@ export function resolveNamingOptions(options: NamingOptions): ResolvedNamingOpti
     // RFC 8615: names under /.well-known/ come from IANA's registry, not from the API.
     exclude: [WELL_KNOWN, ...(options.exclude ?? []).map(strip)],
     versionPrefix: options.versionPrefix ?? true,
+    apiPrefix: options.apiPrefix ?? true,
     allow: new Set((options.allow ?? []).map((word) => word.toLowerCase())),
   }
 }

@@ -59,7 +59,7 @@ const plugin: FastifyPluginAsync<NamingOptions> = async (fastify, rawOptions) =>
  * Checks every route registered after it against the naming rules of spec part 2, and warns
  * (or fails registration) naming the route and the rule. Options: {@link NamingOptions}.
  * @example
- * await app.register(restwellNaming, { mode: 'error', prefixes: ['/api'] })
+ * await app.register(restwellNaming, { mode: 'error', prefixes: ['/internal'] })
  */
 export const restwellNaming: FastifyPluginAsync<NamingOptions> = fp(plugin, {
   fastify: '5.x',

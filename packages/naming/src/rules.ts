@@ -68,16 +68,27 @@ export function isExcluded(url: string, options: ResolvedNamingOptions): boolean
   return options.exclude.some((prefix) => startsWithSegment(url, prefix))
 }
 
-/** The segments that name resources: configured and version prefixes removed, empty ones dropped. */
+/** The well-known leading segment that names an API, not a collection (`/api/books`). */
+export const API_SEGMENT = 'api'
+
+/**
+ * The segments that name resources: a configured prefix removed, then a leading `api` and a
+ * leading `/v<N>` (one of each, in either order: `/api/v1`, `/v1/api`), empty ones dropped.
+ */
 export function resourceSegments(url: string, options: ResolvedNamingOptions): string[] {
   let path = url
   const prefix = options.prefixes.find((p) => startsWithSegment(path, p))
   if (prefix !== undefined && prefix !== '/') path = path.slice(prefix.length)
   const segments = path.split('/').filter((s) => s !== '')
-  if (options.versionPrefix && segments.length > 0 && isVersionSegment(segments[0] as string)) {
+  let api = options.apiPrefix
+  let version = options.versionPrefix
+  for (;;) {
+    const first = segments[0]
+    if (api && first === API_SEGMENT) api = false
+    else if (version && first !== undefined && isVersionSegment(first)) version = false
+    else return segments
     segments.shift()
   }
-  return segments
 }
 
 function isPluralName(segment: string, allow: ReadonlySet<string>): boolean {

@@ -125,6 +125,29 @@ test('version prefix and configured prefixes are not resource names', async (t) 
   t.same(rules('/vx/books'), ['plural-collection vx', 'alternation books'])
 })
 
+test('a leading /api names the API, not a collection: no option needed', async (t) => {
+  for (const url of ['/api', '/api/books/:id', '/api/v1/books', '/v1/api/books']) {
+    t.same(rules(url), [], url)
+  }
+  t.same(resourceSegments('/api/v2/books/:id', defaults), ['books', ':id'])
+  t.same(resourceSegments('/v2/api/books', defaults), ['books'])
+  t.same(rules('/api/api'), ['plural-collection api'], 'only the first api')
+  t.same(rules('/api/v1/v2'), ['plural-collection v2'], 'one version')
+  t.same(rules('/books/:id/api'), ['plural-collection api'], 'api further in is a name')
+  t.same(rules('/api/books', { apiPrefix: false }), ['plural-collection api', 'alternation books'])
+  const { app, warnings } = await withLog({})
+  app.get('/api/v1/books', async () => [])
+  app.get('/api/v1/book', async () => ({}))
+  await app.ready()
+  t.same(
+    warnings.map((w) => w.msg),
+    [
+      '@restwell/naming: route /api/v1/book breaks "plural-collection": "book" must be a plural noun (e.g. "books")',
+    ],
+  )
+  await app.close()
+})
+
 test('warn mode logs each rule a route breaks, once per path', async (t) => {
   const { app, warnings } = await withLog({})
   app.get('/Book/:id/:part', async () => ({}))

@@ -17,6 +17,7 @@ test('types of @restwell/naming', async (t) => {
     prefixes?: string[]
     exclude?: string[]
     versionPrefix?: boolean
+    apiPrefix?: boolean
     allow?: string[]
   }>()
   expectTypeOf<{ mode: 'loud' }>().not.toMatchTypeOf<NamingOptions>()

@@ -7,8 +7,8 @@
 import { isUtf8 } from 'node:buffer'
 import { createRequire } from 'node:module'
 import type { FastifyFormbodyOptions } from '@fastify/formbody'
-import { ErrorCode, httpErrors, invalidUtf8, OptionsError } from '@restwell/errors'
-import { isPlainSchema, type SchemaAccess } from '@restwell/core'
+import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validationError } from '@restwell/errors'
+import { isPlainSchema, type JsonBodyCheck, type SchemaAccess } from '@restwell/core'
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { FORM_URLENCODED, MULTIPART } from './options.js'
 
@@ -17,18 +17,35 @@ const FORM_TYPES: ReadonlySet<string> = new Set([FORM_URLENCODED, MULTIPART])
 
 /**
  * Fastify's default JSON parser, with the poisoning settings the app was created with (Fastify
- * fills both in `initialConfig`, `'error'` by default), behind the UTF-8 check. Empty bodies,
- * malformed JSON, `__proto__`/`constructor` poisoning and the body limit stay Fastify's.
+ * fills both in `initialConfig`, `'error'` by default), behind the UTF-8 check, and followed by
+ * the request's check of JSON types (`typesOf`: its route's, if any), a 400 before Fastify's
+ * validator would convert them. Empty bodies, malformed JSON, `__proto__`/`constructor`
+ * poisoning and the body limit stay Fastify's.
  */
-export function utf8JsonParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
+export function utf8JsonParser(
+  fastify: FastifyInstance,
+  typesOf: (request: FastifyRequest) => JsonBodyCheck | undefined,
+): FastifyBodyParser<Buffer> {
   const config = fastify.initialConfig
   const parse = fastify.getDefaultJsonParser(
     config.onProtoPoisoning!,
     config.onConstructorPoisoning!,
   )
   return function parseUtf8Json(request, body, done) {
-    if (isUtf8(body)) parse(request, body.toString(), done)
-    else done(invalidUtf8(), undefined)
+    if (!isUtf8(body)) {
+      done(invalidUtf8(), undefined)
+      return
+    }
+    const check = typesOf(request)
+    if (check === undefined) {
+      parse(request, body.toString(), done)
+      return
+    }
+    parse(request, body.toString(), (error, value) => {
+      const problems = error ? undefined : check(value)
+      if (problems === undefined) done(error, value)
+      else done(validationError(problems, 'body'), undefined)
+    })
   }
 }
 
@@ -89,20 +106,23 @@ export function parsesForms(instance: FastifyInstance): boolean {
 /**
  * Adds a parser for `type` unless the app has one of its own: Fastify lets its default JSON
  * parser be replaced, and refuses (`FST_ERR_CTP_ALREADY_PRESENT`) any other, which is kept.
+ * Returns whether this parser was added.
  */
 export function addParserUnlessPresent(
   fastify: FastifyInstance,
   type: string | RegExp,
   parser: BodyParser,
-): void {
+): boolean {
   try {
     fastify.addContentTypeParser(
       type,
       { parseAs: 'buffer', bodyLimit: parser.bodyLimit },
       parser.parser,
     )
+    return true
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'FST_ERR_CTP_ALREADY_PRESENT') throw error
+    return false
   }
 }
 

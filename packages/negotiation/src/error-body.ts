@@ -16,7 +16,8 @@ import { toXml } from './xml.js'
 
 /** RFC 9457 Appendix B (RFC 7807 Appendix A): the XML problem namespace and type. */
 export const PROBLEM_XML_NAMESPACE = 'urn:ietf:rfc:7807'
-export const PROBLEM_XML_CONTENT_TYPE = 'application/problem+xml; charset=utf-8'
+/** RFC 9457 §6.2 defines no parameter for problem+xml; the XML declaration names UTF-8. */
+export const PROBLEM_XML_CONTENT_TYPE = 'application/problem+xml'
 
 /** How an error's representation is chosen besides `Accept`. */
 export interface ErrorMediaOptions {

@@ -73,6 +73,7 @@ const optionsSchema = Type.Object(
     xmlRoot: Type.Optional(Name),
     versionedJson: Type.Optional(Type.Boolean()),
     errors: Type.Optional(Type.Boolean()),
+    strictJson: Type.Optional(Type.Boolean()),
     formbody: Type.Optional(
       Type.Union([
         Type.Boolean(),
@@ -153,6 +154,11 @@ export interface NegotiationOptions {
   versionedJson?: boolean
   /** Negotiate error bodies through `@restwell/errors` when it is registered. [true] */
   errors?: boolean
+  /**
+   * JSON bodies keep their types: a value of another type than the body schema's (`{"name": 123}`
+   * for a string) is a 400, not converted by Fastify's default Ajv (`coerceTypes`); false: converted. [true]
+   */
+  strictJson?: boolean
   /** Parse `application/x-www-form-urlencoded` (`@fastify/formbody`) on the routes that consume it, or its options. [true] */
   formbody?: boolean | { bodyLimit?: number }
   /** Load `@fastify/multipart` for the routes that consume `multipart/form-data`, or `{ attachBody, limits }`. [false; on when `consumes` lists it] */
@@ -174,6 +180,7 @@ const routeSchema = Type.Object(
     defaultLanguage: Type.Optional(LanguageTag),
     choices: Type.Optional(Type.Boolean()),
     xmlRoot: Type.Optional(Name),
+    strictJson: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 )
@@ -207,6 +214,8 @@ export interface NegotiationRouteConfig {
   choices?: boolean
   /** Root element name of XML documents. [plugin's `xmlRoot`] */
   xmlRoot?: string
+  /** JSON bodies of this route keep their types (a 400 for another type). [plugin's `strictJson`] */
+  strictJson?: boolean
 }
 
 /** The TypeBox schema of `NegotiationRouteConfig`, checked when a route is added. */
@@ -241,6 +250,7 @@ export interface ResolvedNegotiationOptions {
   xmlRoot: string
   versionedJson: boolean
   errors: boolean
+  strictJson: boolean
   formbody: { bodyLimit?: number } | false
   multipart: ResolvedMultipart | false
 }
@@ -324,6 +334,7 @@ export function resolveNegotiationOptions(options: NegotiationOptions): Resolved
     xmlRoot: options.xmlRoot ?? 'response',
     versionedJson: options.versionedJson ?? true,
     errors: options.errors ?? true,
+    strictJson: options.strictJson ?? true,
     formbody,
     multipart,
   }

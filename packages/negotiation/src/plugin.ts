@@ -1,7 +1,10 @@
 /** The `@restwell/negotiation` plugin: response media type, language, charset and request body types. */
 import {
+  type JsonBodyCheck,
+  JsonTypes,
   registerOnce,
   type RequestStep,
+  type RouteEntry,
   routeName,
   type SendStep,
   type SerializeStep,
@@ -9,7 +12,13 @@ import {
   useRouteStep,
   useSendStep,
 } from '@restwell/core'
-import { ErrorCode, type HttpError, httpErrors, validateOptions } from '@restwell/errors'
+import {
+  ErrorCode,
+  type HttpError,
+  httpErrors,
+  OptionsError,
+  validateOptions,
+} from '@restwell/errors'
 import {
   apiVersionsOf,
   appendVary,
@@ -17,6 +26,7 @@ import {
   declareState,
   MEDIA_TYPE,
   onEveryRoute,
+  REPRESENTATION,
   pageOf,
   pathOf,
   publicUrl,
@@ -28,7 +38,6 @@ import type {
   FastifyReply,
   FastifyRequest,
   preValidationHookHandler,
-  RouteOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { acceptsUtf8 } from './accept-charset.js'
@@ -83,6 +92,12 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE'])
 
 /** Set on a request whose route consumes a form type, for the form parser. */
 const FORM_ROUTE: unique symbol = Symbol('restwell.negotiation.formRoute')
+/** The check of JSON types of the request's route, for the JSON parser. */
+const JSON_TYPES: unique symbol = Symbol('restwell.negotiation.jsonTypes')
+
+interface JsonTypesState {
+  [JSON_TYPES]?: JsonBodyCheck
+}
 
 function formRoute(request: FastifyRequest): boolean {
   return (request as { [FORM_ROUTE]?: true })[FORM_ROUTE] === true
@@ -114,10 +129,14 @@ interface RouteSettings {
   consumesHeader: string
   languages: readonly string[]
   defaultLanguage: string | undefined
+  /** The `REPRESENTATION` of each type, and language, served so far. */
+  representations: Map<string, Map<string | undefined, string | undefined>>
   choices: boolean
   vary: readonly string[]
   /** Base of item links in a collection; undefined: the request path. */
   itemPath: string | undefined
+  /** The check of JSON bodies' types (`strictJson`); undefined: none. */
+  jsonTypes: JsonBodyCheck | undefined
   context: Omit<SerializeContext, 'self' | 'path' | 'page'>
 }
 
@@ -218,17 +237,26 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
 
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
-  declareState(fastify, 'request', MEDIA_TYPE, FORM_ROUTE)
+  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES)
 
   // Request bodies are UTF-8 (RFC 8259 §8.1): the JSON and form parsers check the bytes before
   // decoding them (else they become U+FFFD). Parsers the app registered itself are kept, and so
-  // is an app's choice to parse no JSON at all.
-  if (fastify.hasContentTypeParser(MEDIA_TYPES.json)) {
+  // is an app's choice to parse no JSON at all. The JSON parser checks JSON types too.
+  const parsesJson =
+    fastify.hasContentTypeParser(MEDIA_TYPES.json) &&
     addParserUnlessPresent(fastify, MEDIA_TYPES.json, {
       bodyLimit: undefined,
-      parser: utf8JsonParser(fastify),
+      parser: utf8JsonParser(fastify, (request) => (request as JsonTypesState)[JSON_TYPES]),
     })
-  }
+  const jsonTypes = new JsonTypes(
+    fastify,
+    (route, error) =>
+      new OptionsError(
+        `${PLUGIN} route ${routeName(route)}`,
+        'schema.body',
+        `cannot be compiled for the check of JSON types (${error.message}): fix the schema, or set config.negotiation.strictJson to false`,
+      ),
+  )
   if (options.formbody !== false && !parsesForms(fastify)) {
     const parser = declaredOnly(utf8FormParser(options.formbody), FORM_URLENCODED, formRoute)
     addParserUnlessPresent(fastify, FORM_PATTERN, parser)
@@ -254,7 +282,11 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
     })
   }
 
-  function settingsFor(route: NegotiationRouteConfig, routeOptions: RouteOptions): RouteSettings {
+  function settingsFor(
+    route: NegotiationRouteConfig,
+    routeOptions: RouteEntry,
+    instance: FastifyInstance,
+  ): RouteSettings {
     const where = `${PLUGIN} route ${routeName(routeOptions)}`
     checkLanguages(where, route.languages ?? options.languages, route.defaultLanguage)
     // A route's own types are read case-insensitively (`Text/CSV` is `text/csv`).
@@ -287,6 +319,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       consumesHeader: consumesList.join(', '),
       languages,
       defaultLanguage: route.defaultLanguage ?? route.languages?.[0] ?? options.defaultLanguage,
+      representations: new Map(),
       choices: route.choices ?? false,
       // Only what can change the representation of this route (RFC 9110 §12.5.5).
       vary: [
@@ -294,6 +327,10 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
         ...(languages.length > 1 ? ['Accept-Language'] : []),
       ],
       itemPath: route.itemPath,
+      jsonTypes:
+        parsesJson && (route.strictJson ?? options.strictJson)
+          ? jsonTypes.forRoute(instance, routeOptions, MEDIA_TYPES.json)
+          : undefined,
       context: {
         type: name,
         collection: route.collection ?? name,
@@ -417,6 +454,36 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
   }
 
   /**
+   * What tells `type` in `language` apart from the route's default representation (see
+   * `REPRESENTATION`), made once per type and language.
+   */
+  function representationKey(
+    settings: RouteSettings,
+    type: string,
+    language: string | undefined,
+  ): string | undefined {
+    let byLanguage = settings.representations.get(type)
+    if (byLanguage === undefined) {
+      byLanguage = new Map()
+      settings.representations.set(type, byLanguage)
+    } else if (byLanguage.has(language)) {
+      return byLanguage.get(language)
+    }
+    // A language is chosen only where the route has a default one.
+    const otherLanguage =
+      language !== undefined &&
+      language.toLowerCase() !== (settings.defaultLanguage as string).toLowerCase()
+    const name = names.get(type) ?? type
+    const made = otherLanguage
+      ? `${name};${language.toLowerCase().replaceAll('-', '_')}`
+      : type === settings.offers[0]!.mediaType
+        ? undefined
+        : name
+    byLanguage.set(language, made)
+    return made
+  }
+
+  /**
    * Negotiates one request: true when it has answered (300) itself, or the 400, 406 or 415 error
    * to answer with (returned, not thrown: a refusal costs no stack walk).
    */
@@ -493,6 +560,10 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
       settings.consumes === undefined ? undefined : checkBody(request, settings, settings.consumes)
     if (refusal !== undefined) return refusal
     if (SERIALIZED.has(type)) (request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE] = type
+    const representation = representationKey(settings, type, language)
+    if (representation !== undefined) {
+      ;(request as { [REPRESENTATION]?: string })[REPRESENTATION] = representation
+    }
     request.negotiated =
       language === undefined
         ? settings.negotiated.get(type)!
@@ -511,7 +582,7 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
             NegotiationRouteSchema,
             config,
           ) as NegotiationRouteConfig)
-    const settings = settingsFor(route, routeOptions)
+    const settings = settingsFor(route, routeOptions, this)
     const consumed = [...(settings.consumes ?? [])]
     checkFormParsers(this, `${PLUGIN} route ${routeName(routeOptions)}`, consumed)
     const multipartObject = options.multipart !== false && options.multipart.attachBody
@@ -519,6 +590,8 @@ const plugin: FastifyPluginAsync<NegotiationOptions> = async (fastify, rawOption
 
     const onRequest: RequestStep = function negotiationOnRequest(request, reply) {
       if (settings.forms) (request as { [FORM_ROUTE]?: true })[FORM_ROUTE] = true
+      if (settings.jsonTypes !== undefined)
+        (request as JsonTypesState)[JSON_TYPES] = settings.jsonTypes
       return negotiate(request, reply, settings)
     }
     useRouteStep(this, routeOptions, 'onRequest', 'negotiation', onRequest, {

@@ -545,6 +545,6 @@ test('JSON parsers the app registered or removed itself are kept', async (t) => 
 
 test('addParserUnlessPresent rethrows what is not "already present"', async (t) => {
   const app = Fastify()
-  const parser = { bodyLimit: undefined, parser: utf8JsonParser(app) }
+  const parser = { bodyLimit: undefined, parser: utf8JsonParser(app, () => undefined) }
   t.throws(() => addParserUnlessPresent(app, '', parser), { code: 'FST_ERR_CTP_EMPTY_TYPE' })
 })

@@ -95,7 +95,7 @@ test('a 406 and a 404 without a route are negotiated from Accept', async (t) => 
 test('problem form: application/problem+xml in the RFC 7807 namespace; problem+json counts as JSON', async (t) => {
   const app = await build({ format: 'problem' })
   const res = await app.inject({ url: '/plain', headers: { accept: 'application/xml' } })
-  t.equal(res.headers['content-type'], 'application/problem+xml; charset=utf-8')
+  t.equal(res.headers['content-type'], 'application/problem+xml', 'RFC 9457 §6.2: no parameter')
   t.match(res.body, '<problem xmlns="urn:ietf:rfc:7807">')
   t.equal((fromXml(res.body) as { status: number }).status, 409)
   const json = await app.inject({
@@ -324,7 +324,7 @@ test('JSON:API source: a pointer into the request document as sent, parameter, h
   t.same(doc('querystring/filter/0')[0]?.source, { parameter: 'filter' }, 'the parameter name')
   t.same(doc('querystring/a~1b~0c')[0]?.source, { parameter: 'a/b~c' }, 'unescaped')
   t.same(doc('headers/x-token')[0]?.source, { header: 'x-token' })
-  for (const field of ['querystring', 'headers', 'path/version', 'params']) {
+  for (const field of ['querystring', 'headers', 'path/0', 'params']) {
     t.equal(doc(field)[0]?.source, undefined, field)
     t.equal(doc(field)[0]?.meta.field, field)
   }

@@ -1,6 +1,6 @@
 import restwellErrors, { OptionsError } from '@restwell/errors'
-import { MEDIA_TYPE, PAGE, type PageInfo } from '@restwell/core'
-import Fastify, { type FastifyInstance } from 'fastify'
+import { MEDIA_TYPE, PAGE, type PageInfo, REPRESENTATION } from '@restwell/core'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
 import {
   API_VERSIONS,
@@ -65,6 +65,41 @@ test('request.negotiated and request[MEDIA_TYPE] are set before the handler', as
   const plain = await app.inject({ url: '/plain', headers: { accept: 'text/html' } })
   t.equal(plain.statusCode, 200, 'negotiation off for the route')
   t.equal(plain.headers.vary, undefined)
+})
+
+test('request[REPRESENTATION] names what differs from the default representation, else is unset', async (t) => {
+  const app = await build({ languages: ['en', 'pt', 'pt-BR'] })
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = (request as unknown as Record<symbol, string | undefined>)[REPRESENTATION]
+    return reply
+      .header('x-key', key ?? 'none')
+      .type('text/plain')
+      .send('')
+  }
+  app.get('/keys', handler)
+  app.get(
+    '/csv',
+    { config: { negotiation: { produces: ['text/csv', 'application/json'] } } },
+    handler,
+  )
+  const key = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await app.inject({ url, headers: { accept: 'application/json', ...headers } })
+    return res.headers['x-key']
+  }
+  t.equal(await key('/keys'), 'none', 'JSON in the default language: the default')
+  t.equal(await key('/keys', { 'accept-language': 'en-GB' }), 'none')
+  t.equal(await key('/keys?format=xml'), 'xml')
+  t.equal(await key('/keys?format=hal', { 'accept-language': 'pt-BR' }), 'hal;pt_br')
+  t.equal(await key('/keys', { 'accept-language': 'pt' }), 'json;pt', 'the type is named too')
+  t.equal(await key('/keys', { 'accept-language': 'PT-br' }), 'json;pt_br', 'again, remembered')
+  t.equal(await key('/csv', { accept: 'text/csv' }), 'text/csv', 'no format name: the type itself')
+  t.equal(await key('/csv'), 'none', 'JSON, the default type, goes first')
+  const xmlFirst = await build({ defaultType: 'application/xml' })
+  xmlFirst.get('/keys', handler)
+  const named = async (accept: string) =>
+    (await xmlFirst.inject({ url: '/keys', headers: { accept } })).headers['x-key']
+  t.equal(await named('application/json'), 'json', 'where JSON is not the default, it is named')
+  t.equal(await named('application/xml'), 'none')
 })
 
 test('XML, HAL, JSON:API and Siren; the response schema still filters fields', async (t) => {

@@ -2,18 +2,29 @@
 import { isUtf8 } from 'node:buffer'
 import {
   contributeSend,
+  type JsonBodyCheck,
+  JsonTypes,
   pipelineOf,
   registerOnce,
   type RequestStep,
+  type RouteEntry,
   routeLookup,
   sendHook,
   type SendStep,
   servedMethods,
+  StrictAjv,
   useNotFoundSendStep,
   useRouteStep,
   useSendStep,
 } from '@restwell/core'
-import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validateOptions } from '@restwell/errors'
+import {
+  ErrorCode,
+  httpErrors,
+  invalidUtf8,
+  OptionsError,
+  validateOptions,
+  validationError,
+} from '@restwell/errors'
 import {
   declareState,
   isPlainSchema,
@@ -50,10 +61,11 @@ import {
   checkResult,
   type DocumentValidator,
   jsonFormValidator,
+  type PatchSource,
   parseReadOnly,
-  ResourceValidator,
   readOnlyPointers,
   responseSchemaOf,
+  standardValidator,
 } from './resource.js'
 
 const NAME = '@restwell/patch'
@@ -65,6 +77,8 @@ interface RouteSettings {
   readonly readOnly: readonly (readonly string[])[]
   /** The check of a patched document, made on first use; undefined: none. */
   readonly validator: (() => DocumentValidator) | undefined
+  /** The check of the patch's JSON types against the route's own `schema.body`, per format. */
+  readonly jsonTypes: Partial<Record<PatchFormat, JsonBodyCheck>>
 }
 
 /** The parsed patch kept on the request: the public view and, for JSON Patch, its compiled form. */
@@ -224,7 +238,17 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   registerOnce(fastify, '@restwell/patch', 'patch', { scope: 'instance' })
   const options = resolvePatchOptions(validateOptions(NAME, PatchOptionsSchema, rawOptions))
   const pluginReadOnly = readOnlyOf(options.readOnly, 'readOnly')
-  const validator = new ResourceValidator(options.ajv)
+  // Checks patched documents: no conversion, no defaults, no removal (a 422, not a silent fix).
+  const validator = new StrictAjv(options.ajv)
+  const jsonTypes = new JsonTypes(
+    fastify,
+    (route, error) =>
+      new OptionsError(
+        `${NAME} (PATCH ${route.url})`,
+        'schema.body',
+        `cannot be compiled for the check of JSON types (${error.message}): fix the schema, or give the route a validatorCompiler of its own`,
+      ),
+  )
   /**
    * The formats of the patch route `url` reaches, as a mask: the 405 and OPTIONS answers ask
    * on every request, so the lists and `Accept-Patch` values are made once.
@@ -256,12 +280,23 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         `${NAME}: request.applyPatch() needs a patch route whose body has been parsed`,
       )
     }
-    const next =
-      parsed.compiled === undefined
-        ? mergePatch(current, (parsed.view as { document: unknown }).document)
-        : applyCompiled(current, parsed.compiled)
-    checkReadOnly(current, next, settings.readOnly, parsed.compiled)
-    if (settings.validator !== undefined) checkResult(settings.validator(), next)
+    let next: unknown
+    let source: PatchSource
+    if (parsed.compiled === undefined) {
+      const document = (parsed.view as { document: unknown }).document
+      next = mergePatch(current, document)
+      source = { mergePatch: document }
+    } else {
+      next = applyCompiled(current, parsed.compiled)
+      source = { operations: parsed.compiled }
+    }
+    const validate = settings.validator?.()
+    // A result that is not an object replaced the whole document (a merge patch `[1,2]`, RFC
+    // 7396 §2): what is wrong with it as a document is said before any field it lost.
+    const replaced = !isPlainObject(next)
+    if (replaced && validate !== undefined) checkResult(validate, next)
+    checkReadOnly(current, next, settings.readOnly, source)
+    if (!replaced && validate !== undefined) checkResult(validate, next)
     return next as T
   })
 
@@ -295,7 +330,8 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       type,
       { parseAs: 'buffer' },
       function parsePatchBody(request: FastifyRequest, body: Buffer, done): void {
-        if ((request as PatchRequest)[ROUTE] === undefined) {
+        const settings = (request as PatchRequest)[ROUTE]
+        if (settings === undefined) {
           done(
             httpErrors.unsupportedMediaType(`${type} is accepted only by patch routes`, {
               code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
@@ -317,10 +353,14 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
           }
           try {
             ;(request as PatchRequest)[PARSED] = parse(format, value)
-            done(null, value)
           } catch (thrown) {
             done(thrown as Error, undefined)
+            return
           }
+          // A patch is JSON: the route's own body schema may not convert its types either.
+          const problems = settings.jsonTypes[format]?.(value)
+          if (problems === undefined) done(null, value)
+          else done(validationError(problems, 'body'), undefined)
         })
       },
     )
@@ -343,20 +383,26 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
 
   /**
    * How a route's patched documents are checked: `config.patch.validate`; a JSON Schema with
-   * the plugin's strict Ajv (compiled on first use); a schema of another kind (Zod) with the
-   * route's own validator compiler, compiled now. Such a schema without a compiler to read it
-   * is refused here: a patch is never applied unchecked because its schema could not be read.
+   * the plugin's strict Ajv (compiled on first use); a schema of another kind with the route's
+   * own validator compiler, compiled now, else with its Standard Schema `validate`. A response
+   * schema is of another kind when the route's serializer compiler is not Fastify's: it is that
+   * compiler's. A schema nothing here can read refuses the route: a patch is never applied
+   * unchecked because its schema could not be read.
    */
   function validatorOf(
     instance: FastifyInstance,
-    route: RouteOptions,
+    route: RouteEntry,
     routeConfig: PatchRouteConfig,
     schema: object | undefined,
   ): (() => DocumentValidator) | undefined {
     const given = routeConfig.validate
     if (given !== undefined) return () => given
     if (schema === undefined) return undefined
-    if (isPlainObject(schema)) {
+    const jsonSchema =
+      isPlainObject(schema) &&
+      standardValidator(schema) === undefined &&
+      (routeConfig.schema !== undefined || schemaAccess(instance, route).response)
+    if (jsonSchema) {
       let compiled: DocumentValidator | undefined
       return () => {
         compiled ??= jsonFormValidator(validator.compile(schema, instance.getSchemas()))
@@ -364,12 +410,16 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       }
     }
     const where = `${NAME} (PATCH ${route.url})`
+    const fixes =
+      'set config.patch.validate to a function that checks the patched document, or config.patch.schema to false to apply patches unchecked'
     const compiler = route.validatorCompiler ?? instance.validatorCompiler
     if (compiler === undefined) {
+      const standard = standardValidator(schema)
+      if (standard !== undefined) return () => standard
       throw new OptionsError(
         where,
         'config.patch.validate',
-        'must be set: the resource schema is not JSON Schema and the route has no validator compiler to read it (or set config.patch.schema to a JSON Schema, or false for no check)',
+        `must be set: the resource schema is not JSON Schema and the route has no validator compiler to read it: ${fixes} (or give config.patch.schema a JSON Schema)`,
       )
     }
     let compiled: DocumentValidator
@@ -379,7 +429,7 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
       throw new OptionsError(
         where,
         'config.patch.validate',
-        `must be set: the route's validator compiler cannot compile its resource schema (${(error as Error).message})`,
+        `must be set: the route's validator compiler cannot compile its resource schema (${(error as Error).message}): ${fixes}`,
       )
     }
     return () => compiled
@@ -405,6 +455,12 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
         ...readOnlyPointers(schema),
       ],
       validator: validatorOf(this, route, routeConfig, schema),
+      jsonTypes: Object.fromEntries(
+        formats.map((format) => [
+          format,
+          jsonTypes.forRoute(this, route, PATCH_MEDIA_TYPES[format]),
+        ]),
+      ),
     }
 
     // A route for several methods (PUT and PATCH) is a patch route for its PATCH requests only;
@@ -442,9 +498,12 @@ const plugin: FastifyPluginAsync<PatchOptions> = async (fastify, rawOptions) => 
   )
 
   if (options.advertise) {
+    // An OPTIONS answer that is an error (a 401 of auth's hideRoutes) describes no resource: it
+    // must look the same whether the path exists or not.
     const advertise: SendStep = (request, reply) => {
+      const status = reply.statusCode
       if (
-        (request.method === 'OPTIONS' || reply.statusCode === 405) &&
+        ((request.method === 'OPTIONS' && status < 300) || status === 405) &&
         !reply.hasHeader('accept-patch')
       ) {
         const value = api.acceptPatch(request.url)

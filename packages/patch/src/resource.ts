@@ -1,8 +1,6 @@
 /** The resource a patch produces: its schema, its read-only fields, and the checks of both. */
-import { createRequire } from 'node:module'
 import { ErrorCode, type HttpError, httpErrors, validationDetails } from '@restwell/errors'
-import type { Ajv, Options as AjvOptions, ValidateFunction } from 'ajv'
-import type ajvFormats from 'ajv-formats'
+import type { ValidateFunction } from 'ajv'
 import { readOnlyField, show } from './errors.js'
 import type { CompiledOperation } from './json-patch.js'
 import { hasOwn, isPlainObject, jsonEqual, toJsonForm } from './json.js'
@@ -62,25 +60,51 @@ function related(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
+ * The member of a merge patch that changed the field at `tokens`: the deepest one on the way to
+ * it that the patch sets (`meta` for `{"meta": null}`); none when the patch is not an object.
+ */
+function mergeMember(patch: unknown, tokens: readonly string[]): string[] {
+  const reached: string[] = []
+  let node = patch
+  for (const token of tokens) {
+    if (!isPlainObject(node) || !hasOwn(node, token)) break
+    reached.push(token)
+    node = node[token]
+  }
+  return reached
+}
+
+/** What changed a document: its JSON Patch operations, or its merge patch. */
+export type PatchSource =
+  | { readonly operations: readonly CompiledOperation[] }
+  | { readonly mergePatch: unknown }
+
+/**
  * Throws 422 `READ_ONLY_FIELD` when a read-only field differs between `before` and `after`
  * (added, removed or changed). `details[0].field` points into the request body: the first JSON
- * Patch operation whose `path` (or a move's `from`) touches the field, or the field's place in
- * a merge patch.
+ * Patch operation whose `path` (or a move's `from`) touches the field, or the member of a merge
+ * patch that set it (`body` for a merge patch that is not an object: it replaced the document).
  */
 export function checkReadOnly(
   before: unknown,
   after: unknown,
   pointers: readonly (readonly string[])[],
-  operations: readonly CompiledOperation[] | undefined,
+  source: PatchSource,
 ): void {
   for (const tokens of pointers) {
     const old = lookup(before, tokens)
     const now = lookup(after, tokens)
     if (old === ABSENT ? now === ABSENT : now !== ABSENT && jsonEqual(old, now)) continue
     const name = formatPointer(tokens)
-    let field = `body${name}`
+    let field: string
     let by = ''
-    if (operations !== undefined) {
+    if ('mergePatch' in source) {
+      field = `body${formatPointer(mergeMember(source.mergePatch, tokens))}`
+      if (!isPlainObject(source.mergePatch)) {
+        by = ' (a merge patch that is not an object replaces the whole document)'
+      }
+    } else {
+      const { operations } = source
       const culprit = operations.find(
         (op) =>
           op.op !== 'test' &&
@@ -94,56 +118,6 @@ export function checkReadOnly(
       }
     }
     throw readOnlyField(`The field ${show(name)} is read-only and cannot be changed${by}`, field)
-  }
-}
-
-/**
- * Compiles resource schemas with one strict Ajv: no coercion, no defaults, no removal. It knows
- * the formats Fastify's own validator knows (@fastify/ajv-compiler loads ajv-formats with its
- * defaults: every format, full mode, and the `formatMinimum`... keywords), so a schema checks a
- * patched document as it checks a POST or PUT body; formats given through the `formats` option
- * take precedence over those.
- */
-export class ResourceValidator {
-  readonly #options: AjvOptions
-  #ajv: Ajv | undefined
-
-  constructor(options: AjvOptions) {
-    this.#options = options
-  }
-
-  /** Compiles `schema`, first adding the shared schemas (`fastify.getSchemas()`) it may `$ref`. */
-  compile(schema: object, shared: Readonly<Record<string, unknown>>): ValidateFunction {
-    this.#ajv ??= this.#create()
-    const ajv = this.#ajv
-    for (const [id, value] of Object.entries(shared)) {
-      if (ajv.getSchema(id) === undefined && isPlainObject(value)) ajv.addSchema(value, id)
-    }
-    return ajv.compile(schema)
-  }
-
-  #create(): Ajv {
-    // Loaded here, on the first schema compiled: an app that patches without one never loads Ajv.
-    const load = createRequire(import.meta.url)
-    const { Ajv } = load('ajv') as typeof import('ajv')
-    // ajv-formats' `module.exports` is the plugin and carries it as `default` too; TypeScript
-    // types the module as the namespace, whose `default` is the plugin.
-    const addFormats = (load('ajv-formats') as typeof ajvFormats).default
-    const ajv = new Ajv({
-      allErrors: true,
-      strict: false,
-      logger: false,
-      ...this.#options,
-      coerceTypes: false,
-      useDefaults: false,
-      removeAdditional: false,
-    })
-    addFormats(ajv)
-    // ajv-formats replaces formats of the same name: the caller's own win.
-    for (const [name, format] of Object.entries(this.#options.formats ?? {})) {
-      if (format !== undefined) ajv.addFormat(name, format)
-    }
-    return ajv
   }
 }
 
@@ -194,11 +168,39 @@ function problemsOf(error: unknown): readonly unknown[] {
         message?: unknown
         code?: unknown
       }
-      const path = Array.isArray(issue.path) ? issue.path.map(String) : []
-      return { instancePath: formatPointer(path), message: issue.message, keyword: issue.code }
+      // A Standard Schema path segment is a key or `{ key }`.
+      const path = Array.isArray(issue.path)
+        ? issue.path.map((segment: unknown) =>
+            String(isPlainObject(segment) ? segment['key'] : segment),
+          )
+        : []
+      // The issue's own members (an unrecognized-keys issue's `keys`) go as AJV's `params`.
+      return {
+        instancePath: formatPointer(path),
+        message: issue.message,
+        keyword: issue.code,
+        params: issue,
+      }
     })
   }
   return [{ message: typeof found.message === 'string' ? found.message : undefined }]
+}
+
+/**
+ * The check of a Standard Schema (`~standard`, standardschema.dev: Zod 4, Valibot, ArkType), which
+ * is never JSON Schema, as a {@link DocumentValidator}: its own `validate`, its issues as the
+ * error. Undefined for a schema without one.
+ */
+export function standardValidator(schema: object): DocumentValidator | undefined {
+  const standard = (schema as { '~standard'?: { validate?: unknown } | null })['~standard']
+  const validate = standard?.validate
+  if (typeof validate !== 'function') return undefined
+  return (document) => {
+    const result: unknown = validate.call(standard, document)
+    const issues = (result as { issues?: unknown } | null | undefined)?.issues
+    // A promise goes back as it is: checkResult refuses it.
+    return Array.isArray(issues) ? { error: { issues } } : result
+  }
 }
 
 /**

@@ -341,6 +341,107 @@ test('read-only fields: details point at the operation, the move source or the m
   )
 })
 
+test('a merge patch that is not an object replaces the document: the error says what is wrong with it', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  await app.register(restwellPatch, { readOnly: ['/meta/createdAt'] })
+  const doc = { id: '1', title: 'Dune', createdAt: 'then', meta: { createdAt: 'then' } }
+  app.patch('/books/:id', { schema: { response: { 200: Book } } }, async (request) =>
+    request.applyPatch({ id: '1', title: 'Dune', createdAt: 'then' }),
+  )
+  app.patch('/plain/:id', async (request) => request.applyPatch(doc))
+  await app.ready()
+  for (const body of [[1, 2], '"text"', 7, null]) {
+    const res = await patch(app, body, MERGE_PATCH)
+    t.equal(res.statusCode, 422, JSON.stringify(body))
+    t.equal(res.json().error.code, ErrorCode.PATCH_RESULT_INVALID, JSON.stringify(body))
+    t.same(res.json().error.details, [
+      { field: 'resource', message: 'must be object', code: 'TYPE' },
+    ])
+  }
+  // No schema: the read-only field it removed, named where the patch touched it (the whole body).
+  const plain = await patch(app, [1, 2], MERGE_PATCH, '/plain/1')
+  t.equal(plain.statusCode, 422)
+  t.match(plain.json().error, {
+    code: ErrorCode.READ_ONLY_FIELD,
+    message:
+      /"\/meta\/createdAt" is read-only .*merge patch that is not an object replaces the whole document/,
+    details: [{ field: 'body' }],
+  })
+  const member = await patch(app, { meta: null }, MERGE_PATCH, '/plain/1')
+  t.match(member.json().error.details, [{ field: 'body/meta' }], 'the member that removed it')
+})
+
+test('a patch route’s own body schema: the patch keeps its JSON types (a 400, not converted)', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwellErrors)
+  await app.register(restwellPatch)
+  const books = seed()
+  const Edit = Type.Partial(Type.Object({ title: Type.String(), year: Type.Integer() }))
+  app.patch(
+    '/books/:id',
+    {
+      schema: { body: Edit, response: { 200: Book } },
+      config: { patch: { formats: ['merge-patch'] } },
+    },
+    async (request) => request.applyPatch(books.get('1')!),
+  )
+  app.patch(
+    '/typed/:id',
+    {
+      schema: {
+        body: { content: { [MERGE_PATCH]: { schema: Edit }, [JSON_PATCH]: { schema: {} } } },
+      },
+    },
+    async (request) => {
+      const next = request.applyPatch(books.get('1')!)
+      books.set('1', next)
+      return next
+    },
+  )
+  await app.ready()
+  for (const url of ['/books/1', '/typed/1']) {
+    const res = await patch(app, { year: '1966' }, MERGE_PATCH, url)
+    t.equal(res.statusCode, 400, url)
+    t.same(res.json().error.details, [
+      { field: 'body/year', message: 'must be integer', code: 'TYPE' },
+    ])
+  }
+  t.equal(books.get('1')?.year, 1965, 'nothing was stored')
+  const typed = await patch(app, { year: 1966 }, MERGE_PATCH, '/typed/1')
+  t.equal(typed.statusCode, 200)
+  t.equal(books.get('1')?.year, 1966)
+  const ops = await patch(
+    app,
+    [{ op: 'replace', path: '/year', value: 1967 }],
+    JSON_PATCH,
+    '/typed/1',
+  )
+  t.equal(ops.statusCode, 200, 'JSON Patch with its own (empty) schema')
+})
+
+test('a patch route’s body schema the type check cannot compile fails ready(), naming the way out', async (t) => {
+  const app = Fastify({ ajv: { customOptions: { $data: true } } })
+  await app.register(restwellPatch)
+  const body = {
+    type: 'object',
+    properties: {
+      low: { type: 'integer' },
+      high: { type: 'integer', minimum: { $data: '1/low' } },
+    },
+  }
+  app.patch(
+    '/ranges/:id',
+    { schema: { body }, config: { patch: { formats: ['merge-patch'] } } },
+    async () => ({}),
+  )
+  await t.rejects(async () => app.ready(), {
+    option: 'schema.body',
+    message: /PATCH \/ranges\/:id\).*cannot be compiled .*validatorCompiler of its own/,
+  })
+})
+
 test('a read-only field that is absent may stay absent; adding it is refused', async (t) => {
   const app = Fastify()
   await app.register(restwellPatch, { readOnly: ['/stamp'] })
@@ -803,6 +904,41 @@ test('Accept-Patch on OPTIONS and 405 answered for an unrouted method (as @restw
   const elsewhere = await app.inject({ method: 'DELETE', url: '/v1/authors/7' })
   t.equal(elsewhere.statusCode, 405)
   t.equal(elsewhere.headers['accept-patch'], undefined)
+})
+
+test('an OPTIONS answered with an error carries no Accept-Patch: a 401 looks the same on every path', async (t) => {
+  const app = Fastify()
+  await app.register(restwellErrors)
+  // Stands in for @restwell/auth's hideRoutes: an anonymous request gets 401 on every path.
+  app.addHook('onRequest', async (request) => {
+    if (request.headers.authorization === undefined) throw httpErrors.unauthorized('Who are you?')
+    if (request.is404 && request.method === 'OPTIONS') throw httpErrors.notFound('No route')
+  })
+  await app.register(restwellPatch)
+  app.patch('/books/:id', async () => ({}))
+  app.options('/authors/:id', async () => ({}))
+  app.patch('/authors/:id', async () => ({}))
+  const names = (res: { headers: Record<string, unknown> }) =>
+    Object.keys(res.headers).filter((name) => name !== 'date' && name !== 'content-length')
+  const unknown = await app.inject({ method: 'OPTIONS', url: '/nothing/1' })
+  for (const url of ['/books/1', '/authors/1']) {
+    const res = await app.inject({ method: 'OPTIONS', url })
+    t.equal(res.statusCode, 401, url)
+    t.equal(res.headers['accept-patch'], undefined, url)
+    t.same(names(res), names(unknown), `${url}: the headers of an unknown path's 401`)
+  }
+  const missing = await app.inject({
+    method: 'OPTIONS',
+    url: '/books/1',
+    headers: { authorization: 'Bearer x' },
+  })
+  t.same([missing.statusCode, missing.headers['accept-patch']], [404, undefined], 'nor a 404')
+  const allowed = await app.inject({
+    method: 'OPTIONS',
+    url: '/authors/1',
+    headers: { authorization: 'Bearer x' },
+  })
+  t.same([allowed.statusCode, allowed.headers['accept-patch']], [200, BOTH], 'a 200 does')
 })
 
 test('Accept-Patch wherever Fastify routes the path: router options, encodings, absolute form', async (t) => {

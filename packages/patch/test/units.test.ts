@@ -4,7 +4,13 @@ import { acceptPatchValue, patchFormatOf } from '../src/index.js'
 import { ACCEPT_PATCH_BY_MASK, FORMATS_BY_MASK, formatMask } from '../src/content-type.js'
 import { toJsonForm } from '../src/json.js'
 import { arrayIndex, escapeToken, isProperPrefix, parsePointer } from '../src/pointer.js'
-import { checkResult, parseReadOnly, readOnlyPointers, responseSchemaOf } from '../src/resource.js'
+import {
+  checkResult,
+  parseReadOnly,
+  readOnlyPointers,
+  responseSchemaOf,
+  standardValidator,
+} from '../src/resource.js'
 
 test('patchFormatOf reads the media type of a Content-Type', async (t) => {
   t.equal(patchFormatOf('application/json-patch+json'), 'json-patch')
@@ -158,6 +164,32 @@ test('checkResult reads the problems of any validator', async (t) => {
     { field: 'resource/b', message: 'no', code: 'TYPE' },
   ])
   t.same(detailsOf(false), [])
+})
+
+test('standardValidator: a Standard Schema’s own validate, its issues as the error', async (t) => {
+  for (const schema of [{}, { '~standard': null }, { '~standard': 1 }, { '~standard': {} }]) {
+    t.equal(standardValidator(schema), undefined, JSON.stringify(schema))
+  }
+  const answers: unknown[] = [
+    { value: 1 },
+    null,
+    { issues: [{ message: 'm', path: [{ key: 'a' }, 0] }] },
+  ]
+  const validate = standardValidator({ '~standard': { validate: () => answers.shift() } })!
+  t.same(validate({}), { value: 1 })
+  t.equal(validate({}), null)
+  t.same(validate({}), { error: { issues: [{ message: 'm', path: [{ key: 'a' }, 0] }] } })
+  const refused = standardValidator({
+    '~standard': { validate: () => ({ issues: [{ message: 'm', path: [{ key: 'a' }, 0] }] }) },
+  })!
+  t.throws(() => checkResult(refused, {}), { message: /does not match its schema/ })
+  try {
+    checkResult(refused, {})
+  } catch (error) {
+    t.same((error as { details: unknown }).details, [
+      { field: 'resource/a/0', message: 'm', code: 'INVALID' },
+    ])
+  }
 })
 
 test('toJsonForm: what the serializer sees, copied only where a toJSON value is', async (t) => {

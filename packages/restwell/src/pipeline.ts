@@ -5,6 +5,7 @@
  */
 import {
   addRouteHook,
+  RegistrationError,
   bodilessHead,
   notModifiedHeaders,
   type Pipeline,
@@ -12,6 +13,7 @@ import {
   type RequestStep,
   type RouteEntry,
   requestHook,
+  routeName,
   type SendStep,
   type SerializeStep,
   sendHook,
@@ -136,14 +138,36 @@ export const SEND_ORDER = [
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
 export const NOT_FOUND_SEND_ORDER = ['cors', 'cacheControl', 'acceptPatch'] as const
 
-/** The steps of `order` found in `steps`, in that order. */
-function planOf<Step>(order: readonly string[], steps: ReadonlyMap<string, Step>): Step[] {
+/**
+ * The steps of `order` found in `steps`, in that order. A step under a name `order` does not
+ * list would never run: a registration error naming it, the `phase` and `where` (the route).
+ */
+function planOf<Step>(
+  order: readonly string[],
+  steps: ReadonlyMap<string, Step>,
+  phase: string,
+  where: string,
+): Step[] {
+  for (const name of steps.keys()) {
+    if (!order.includes(name)) throw unlistedStep(name, phase, order, where)
+  }
   const plan: Step[] = []
   for (const name of order) {
     const step = steps.get(name)
     if (step !== undefined) plan.push(step)
   }
   return plan
+}
+
+function unlistedStep(
+  name: string,
+  phase: string,
+  order: readonly string[],
+  where: string,
+): RegistrationError {
+  return new RegistrationError(
+    `restwell: a step "${name}" was handed to the pipeline for the ${phase} phase of ${where}, which lists no such step (only ${order.join(', ')}), so it would never run: hand it over under one of those names, or list it in src/pipeline.ts.`,
+  )
 }
 
 /** What the umbrella itself adds to a route's plan, beside the plugins' steps. */
@@ -163,30 +187,46 @@ export interface RouteExtras {
  * comes with conditional, the HEAD rule on HEAD routes; a route no convention shapes gets no hook.
  */
 export function planRoute(route: RouteEntry, extra: RouteExtras): void {
+  const where = `route ${routeName(route)}`
   const guards = stepsOf(route, 'guard')
-  const guardPlan = planOf(ROUTE_GUARD_ORDER, guards)
+  const guardPlan = planOf(ROUTE_GUARD_ORDER, guards, 'onRequest guard (ROUTE_GUARD_ORDER)', where)
   if (guardPlan.length > 0) {
     const hook = requestHook('restwellGuard', guardPlan)
     addRouteHook(route, 'onRequest', hook, guards.has('auth') ? 'first' : 'last')
   }
-  const requestPlan = planOf(ROUTE_REQUEST_ORDER, stepsOf(route, 'onRequest'))
+  const requestPlan = planOf(
+    ROUTE_REQUEST_ORDER,
+    stepsOf(route, 'onRequest'),
+    'preParsing (ROUTE_REQUEST_ORDER)',
+    where,
+  )
   if (requestPlan.length > 0 || extra.decode !== undefined) {
     const hook = parsingHook('restwellPreParsing', requestPlan, extra.decode)
     addRouteHook(route, 'preParsing', hook, 'first')
   }
-  const preHandlerPlan = planOf(PRE_HANDLER_ORDER, stepsOf(route, 'preHandler'))
+  const preHandlerPlan = planOf(
+    PRE_HANDLER_ORDER,
+    stepsOf(route, 'preHandler'),
+    'preHandler (PRE_HANDLER_ORDER)',
+    where,
+  )
   if (preHandlerPlan.length > 0)
     addRouteHook(route, 'preHandler', requestHook('restwellPreHandler', preHandlerPlan))
   const serialize = new Map(stepsOf(route, 'preSerialization'))
   for (const [name, step] of extra.serialize) serialize.set(name, step)
-  const serializePlan = planOf(SERIALIZE_ORDER, serialize)
+  const serializePlan = planOf(
+    SERIALIZE_ORDER,
+    serialize,
+    'preSerialization (SERIALIZE_ORDER)',
+    where,
+  )
   if (serializePlan.length > 0)
     addRouteHook(route, 'preSerialization', serializeHook('restwellSerialize', serializePlan))
   const steps = new Map(stepsOf(route, 'onSend'))
   for (const [name, step] of extra.send) steps.set(name, step)
   if (steps.has('conditional')) steps.set('notModified', notModifiedHeaders)
   if ([route.method].flat().includes('HEAD')) steps.set('head', bodilessHead)
-  const plan = planOf(SEND_ORDER, steps)
+  const plan = planOf(SEND_ORDER, steps, 'onSend (SEND_ORDER)', where)
   if (plan.length > 0) addRouteHook(route, 'onSend', sendHook('restwellSend', plan), 'first')
 }
 
@@ -199,13 +239,20 @@ export function planRequest(fastify: FastifyInstance, pipeline: Pipeline): () =>
   const plan: RequestStep[] = []
   fastify.addHook('onRequest', requestHook('restwellRequest', plan))
   return () => {
-    plan.push(...planOf(REQUEST_ORDER, pipeline.request))
+    plan.push(
+      ...planOf(REQUEST_ORDER, pipeline.request, 'onRequest (REQUEST_ORDER)', 'every request'),
+    )
   }
 }
 
 /** One root `onSend` hook for the answers of no route: the plan of the not-found path. */
 export function planNotFound(fastify: FastifyInstance, pipeline: Pipeline): void {
-  const plan = planOf(NOT_FOUND_SEND_ORDER, pipeline.notFound)
+  const plan = planOf(
+    NOT_FOUND_SEND_ORDER,
+    pipeline.notFound,
+    'onSend (NOT_FOUND_SEND_ORDER)',
+    'the answers of no route',
+  )
   if (plan.length === 0) return
   const run = sendHook('restwellSendNotFound', plan)
   const hook: onSendHookHandler = function restwellSendNotFound(request, reply, payload, done) {

@@ -7,6 +7,8 @@ import restwellErrors, {
 } from '@restwell/errors'
 import {
   adoptionBatch,
+  asksForAuthentication,
+  checkEveryRoute,
   onEveryRoute,
   type RouteEntry,
   routesOutOfReach,
@@ -50,7 +52,7 @@ import { overloadStep, type PressureProbe, underPressureOptions } from './overlo
 import { planNotFound, planRequest, planRoute } from './pipeline.js'
 import { type RouteLimits, installRateLimits } from './rate-limit.js'
 import { preflightTargetCors } from './preflight-target.js'
-import { routeConfigKey } from './route-config.js'
+import { refuseConfigTypos, routeConfigKey } from './route-config.js'
 
 /**
  * The query parameters the other plugins own, under the names their options give them:
@@ -120,9 +122,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // restwell's plugins and by @fastify/rate-limit, runs over them at the end, as Fastify would
   // have run them had restwell been registered first.
   const adoptEarlierRoutes = adoptionBatch(fastify)
+  // A near miss of a restwell route config key (`paginaton`) would leave its route as if unset.
+  onEveryRoute(fastify, refuseConfigTypos)
   // Routes in encapsulated plugins that loaded earlier are out of reach: never a silent partial.
   const outOfReach = routesOutOfReach(fastify)
   if (outOfReach.length > 0) throw new RoutesOutOfReachError('restwell', outOfReach)
+  // So are routes outside the scope restwell is registered in (an encapsulated plugin), added
+  // before or after it: every route of the app is planned by a restwell, or `ready()` fails.
+  checkEveryRoute(fastify, refuseUnplanned)
 
   // The plugins below hand their steps to the pipeline, which runs them in its order.
   const pipeline = installPipeline(fastify)
@@ -293,6 +300,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     }
     const decode = options.compress === false ? undefined : requestDecoder(route)
     planRoute(route, { send, serialize, decode })
+    ;(route as Planned)[PLANNED] = true
     // What waited for the plan (method override's twins of the route) is added now.
     runWhenPlanned(route)
   })
@@ -348,6 +356,16 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   adoptEarlierRoutes()
 }
 
+/** Set on each route restwell planned (`Symbol.for`: by the ESM or the CJS build). */
+const PLANNED = Symbol.for('restwell.planned')
+type Planned = { [PLANNED]?: true }
+
+/** Fails `ready()` on the routes of the app no restwell planned, named with the fix. */
+function refuseUnplanned(routes: readonly RouteEntry[]): void {
+  const unplanned = routes.filter((route) => (route as Planned)[PLANNED] !== true)
+  if (unplanned.length > 0) throw new RoutesOutOfReachError('restwell', unplanned, 'outside')
+}
+
 /** Registers every restwell plugin with the spec's defaults; `{ <plugin>: false }` turns one off. */
 export const restwell: FastifyPluginAsync<RestwellOptions> = fp(plugin, {
   fastify: '5.x',
@@ -355,18 +373,16 @@ export const restwell: FastifyPluginAsync<RestwellOptions> = fp(plugin, {
 })
 
 /**
- * A route that states an auth requirement (`scopes`, `allow`, `optional`: what only
+ * A route whose `config.auth` asks for authentication (`true` or a requirement: what only
  * `@restwell/auth` checks) while restwell was given no `auth` (it is off until given): nothing
- * would check it, so the route would be public. `config.auth: true` stays allowed: it also tells
- * cache-control that a route authenticates on its own. An app that means to serve every route
- * without authentication says so with `auth: false`.
+ * would check it, so the route would be public. An app that means to serve every route without
+ * authentication says so with `auth: false`.
  */
 function refuseUnguarded(route: RouteEntry): void {
-  const requirement = (route.config as { auth?: unknown } | undefined)?.auth
-  if (typeof requirement !== 'object' || requirement === null) return
+  if (!asksForAuthentication(route)) return
   throw new OptionsError(
     'restwell',
     'auth',
-    `is not given, and route ${routeName(route)} sets a config.auth requirement that nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or pass \`auth: false\` to serve every route without authentication`,
+    `is not given, and route ${routeName(route)} sets config.auth, which nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or drop config.auth (a route that checks credentials itself tells cache-control with \`config.cache: { authenticates: true }\`); \`auth: false\` serves every route without authentication, on purpose`,
   )
 }

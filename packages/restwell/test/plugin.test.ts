@@ -120,7 +120,7 @@ test('a bad option fails registration with a message naming it', async (t) => {
   })
 })
 
-test('a route stating a config.auth requirement while auth is not given is refused: it would be public', async (t) => {
+test('a route whose config.auth asks for authentication while auth is not given is refused: it would be public', async (t) => {
   const guarded = { config: { auth: { scopes: ['books:write'] } } }
   const unset = Fastify()
   await unset.register(restwell)
@@ -128,14 +128,23 @@ test('a route stating a config.auth requirement while auth is not given is refus
     name: 'OptionsError',
     option: 'auth',
     message:
-      /option "auth" is not given, and route POST \/books sets a config\.auth requirement .*public\. Give restwell `auth: \{ verify \}`.*or pass `auth: false`/,
+      /option "auth" is not given, and route POST \/books sets config\.auth, which nothing would check, so the route would be public\. Give restwell `auth: \{ verify \}`.*or drop config\.auth \(a route that checks credentials itself tells cache-control with `config\.cache: \{ authenticates: true \}`\); `auth: false` serves every route without authentication/,
+  })
+  // `true` asks for the plugin's requirement: refused alike, and the route is never served.
+  t.throws(() => unset.get('/secrets', { config: { auth: true } }, async () => ({ secret: 1 })), {
+    option: 'auth',
+    message: /route GET \/secrets sets config\.auth/,
   })
   unset.get('/health', { config: { auth: false } }, async () => ({ ok: true }))
-  // `true` also tells cache-control that the route authenticates on its own: allowed.
-  unset.get('/me', { config: { auth: true } }, async () => ({ me: 1 }))
+  // A route that checks credentials itself says so to cache-control.
+  unset.get('/me', { config: { cache: { authenticates: true } } }, async () => ({ me: 1 }))
+  const me = await unset.inject('/me')
+  t.equal(me.headers['cache-control'], 'private, no-cache')
+  t.match(me.headers.vary, /\bAuthorization\b/)
+  t.equal((await unset.inject('/secrets')).statusCode, 404)
   // A route added before restwell is checked when restwell registers.
   const earlier = Fastify()
-  earlier.delete('/books/:id', guarded, async () => ({}))
+  earlier.delete('/books/:id', { config: { auth: true } }, async () => ({}))
   await t.rejects(async () => earlier.register(restwell), {
     option: 'auth',
     message: /DELETE \/books\/:id/,
@@ -149,7 +158,10 @@ test('a route stating a config.auth requirement while auth is not given is refus
   const on = Fastify()
   await on.register(restwell, { auth: { verify: () => null }, rateLimit: false })
   on.post('/books', guarded, async () => ({ created: true }))
+  on.get('/secrets', { config: { auth: true } }, async () => ({ secret: 1 }))
   t.equal((await on.inject({ method: 'POST', url: '/books', payload: {} })).statusCode, 401)
+  t.equal((await on.inject('/secrets')).statusCode, 401)
+  for (const app of [unset, earlier, off, on]) apps.push(app)
 })
 
 test('over a real socket', async (t) => {

@@ -4,6 +4,7 @@ import { expectTypeOf } from 'expect-type'
 import type { FastifyContextConfig, FastifyPluginAsync, RouteShorthandOptions } from 'fastify'
 import { test } from 'tap'
 import restwellDefault, { type RestwellOptions, restwell } from '../src/index.js'
+import { ROUTE_CONFIG_KEYS, type RouteConfigKey } from '../src/route-config.js'
 
 test('types of restwell', async (t) => {
   expectTypeOf(restwell).toEqualTypeOf<FastifyPluginAsync<RestwellOptions>>()
@@ -21,4 +22,13 @@ test('route options the README documents are typed (checked by tsc)', async (t) 
   }
   expectTypeOf<FastifyContextConfig['cors']>().toEqualTypeOf<false | undefined>()
   t.equal(options.config?.cors, false)
+})
+
+test("ROUTE_CONFIG_KEYS lists every route config key restwell's plugins declare (checked by tsc)", async (t) => {
+  // A plugin's new key fails here until listed, so a near miss of it is caught at registration;
+  // the others are @fastify/swagger's and @fastify/multipart's.
+  expectTypeOf<Exclude<keyof FastifyContextConfig, RouteConfigKey>>().toEqualTypeOf<
+    'swagger' | 'swaggerTransform' | 'multipartOptions'
+  >()
+  t.ok(ROUTE_CONFIG_KEYS.includes('pagination'))
 })

@@ -374,10 +374,11 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     }
     if (carried.unknownPrefix !== undefined && request.is404) {
       if (movedLocation(options.moved, splitUrl(request.url).path) !== undefined) return undefined
+      // `path/0`: the path's first segment, the `/v<N>` prefix (the errors README's `path` part).
       return unknownVersion(
         'notFound',
         `Version ${carried.unknownPrefix} is not supported`,
-        'path/version',
+        'path/0',
       )
     }
     return carried.error
@@ -454,8 +455,10 @@ const plugin: FastifyPluginAsync<VersioningOptions> = async (fastify, rawOptions
     return function restwellVersionHeaders(request, reply) {
       // A 2xx/3xx only: an error is not a representation of the version, and with auth's
       // hideRoutes an anonymous 401 from a route must look like the one from an unknown path.
-      if (options.responseHeader !== false && reply.statusCode < 400) {
-        reply.header(options.responseHeader, String(version))
+      // Run again for an error a later step made of a 2xx (a 416, a 412): the header goes then.
+      if (options.responseHeader !== false) {
+        if (reply.statusCode < 400) reply.header(options.responseHeader, String(version))
+        else reply.removeHeader(options.responseHeader)
       }
       // With the Accept carrier, `Accept` may pick this version and its media type: every answer
       // of the route says so, the plain one too, or a cache serves it for a versioned Accept.

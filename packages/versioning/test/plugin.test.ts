@@ -1,6 +1,6 @@
 import { httpErrors, restwellErrors } from '@restwell/errors'
 import fc from 'fast-check'
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type onSendHookHandler } from 'fastify'
 import { test } from 'tap'
 import { restwellMethodOverride } from '@restwell/method-override'
 import { restwellMethods } from '@restwell/methods'
@@ -76,6 +76,26 @@ test('API-Version on 2xx/3xx only: an error from a versioned route does not stat
   )
   const ok = await app.inject({ url: '/v1/books/7', headers: { authorization: 'x' } })
   t.equal(ok.headers['api-version'], '1')
+})
+
+test('API-Version is removed from an error a later step makes of a 2xx (a 416, a 412)', async (t) => {
+  const app = await build()
+  // After versioning's onRoute hook: this route's send hook runs after versioning's step, as
+  // conditional's does under the umbrella.
+  app.addHook('onRoute', (route) => {
+    const refuse: onSendHookHandler = async (request, reply) => {
+      if (request.headers.range !== undefined && reply.statusCode === 200) {
+        throw httpErrors.rangeNotSatisfiable('no such range')
+      }
+    }
+    route.onSend = [...[route.onSend ?? []].flat(), refuse]
+  })
+  await app.register(versioned(1, async (v1) => v1.get('/ranged', echo('v1'))))
+  const refused = await app.inject({ url: '/v1/ranged', headers: { range: 'bytes=900-' } })
+  t.equal(refused.statusCode, 416)
+  t.equal(refused.headers['api-version'], undefined)
+  const ok = await app.inject('/v1/ranged')
+  t.same([ok.statusCode, ok.headers['api-version']], [200, '1'])
 })
 
 test('URL prefix: /v<N>/ serves that version and states it', async (t) => {
@@ -258,7 +278,7 @@ test('unknown versions: 404 by prefix, 406 by Accept, 400 by query, naming the s
   t.equal(byPrefix.statusCode, 404)
   t.equal(byPrefix.json().error.code, 'UNKNOWN_VERSION')
   t.match(byPrefix.json().error.message, /supported versions: 1, 2/)
-  t.same(byPrefix.json().error.details[0].field, 'path/version')
+  t.same(byPrefix.json().error.details[0].field, 'path/0', 'the first segment of the path')
   const byAccept = await app.inject({
     url: '/books',
     headers: { accept: 'application/vnd.api.v9+json' },

@@ -71,7 +71,7 @@ export async function authorsRoutes(app: FastifyInstance, opts: { db: Database }
     },
     async (request, reply) => {
       const stored = await insertAuthor(db, request.body)
-      sendValidators(request, reply, stored)
+      sendValidators(reply, stored)
       return reply.created(`/v1/authors/${stored.resource.id}`, stored.resource)
     },
   )
@@ -128,7 +128,7 @@ export async function authorsRoutes(app: FastifyInstance, opts: { db: Database }
     },
     async (request, reply) => {
       const stored = await change(request, () => request.body)
-      sendValidators(request, reply, stored)
+      sendValidators(reply, stored)
       return stored.resource
     },
   )
@@ -147,7 +147,7 @@ export async function authorsRoutes(app: FastifyInstance, opts: { db: Database }
     },
     async (request, reply) => {
       const stored = await change(request, (current) => request.applyPatch(current))
-      sendValidators(request, reply, stored)
+      sendValidators(reply, stored)
       return stored.resource
     },
   )

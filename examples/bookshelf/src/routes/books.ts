@@ -18,7 +18,7 @@ import {
 } from '../repository.js'
 import { Book, BookInput, BookStatus, Id, IdParams, Page } from '../schemas.js'
 import { present } from '../labels.js'
-import { checkedVersion, representationTag, stampValidator } from '../validators.js'
+import { checkedVersion, stampValidator } from '../validators.js'
 
 export const READ = { scopes: ['read'] }
 export const WRITE = { scopes: ['write'] }
@@ -67,13 +67,12 @@ export function inclusionOf(request: FastifyRequest): Inclusion {
   return request.softDelete?.include ?? 'active'
 }
 
-/** Sends the stored resource's validators with a write's answer, so the next write can chain. */
-export function sendValidators(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  stored: Stored<unknown>,
-): void {
-  reply.etag(representationTag(stored.stamp.version, request)).lastModified(stored.stamp.updatedAt)
+/**
+ * Sends the stored resource's validators with a write's answer, so the next write can chain
+ * (restwell tags the version for the representation the request gets).
+ */
+export function sendValidators(reply: FastifyReply, stored: Stored<unknown>): void {
+  reply.etag(stored.stamp.version).lastModified(stored.stamp.updatedAt)
 }
 
 async function requireAuthor(db: Queryable, authorId: number, field: string): Promise<void> {
@@ -162,7 +161,7 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
         await requireFreeIsbn(tx, request.body.isbn)
         return insertBook(tx, request.body)
       })
-      sendValidators(request, reply, stored)
+      sendValidators(reply, stored)
       return reply.created(`/v1/books/${stored.resource.id}`, present(stored.resource, request))
     },
   )
@@ -224,7 +223,7 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
         await requireFreeIsbn(tx, request.body.isbn, current.resource.id)
         return updateBook(tx, current.resource.id, request.body)
       })
-      sendValidators(request, reply, stored)
+      sendValidators(reply, stored)
       return present(stored.resource, request)
     },
   )
@@ -264,7 +263,7 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
         const fields: BookFields = next
         return updateBook(tx, current.resource.id, fields, restoring ? 'restore' : 'keep')
       })
-      sendValidators(request, reply, stored)
+      sendValidators(reply, stored)
       return present(stored.resource, request)
     },
   )
@@ -288,7 +287,7 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
           ? Promise.resolve(current)
           : softDeleteBook(tx, current.resource.id),
       )
-      sendValidators(request, reply, stored)
+      sendValidators(reply, stored)
       return present(stored.resource, request)
     },
   )

@@ -1,9 +1,8 @@
 /** /v2/books: version 2 of the book representation (the author embedded, `published` grouped). */
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../db.js'
-import { findBookV2, listBooksV2 } from '../repository.js'
+import { bookV2Stamps, findBookV2, listBooksV2 } from '../repository.js'
 import { BookV2, IdParams, Page } from '../schemas.js'
-import { stampValidator } from '../validators.js'
 import { BOOK_PAGINATION, BookQuery, notFound, pageOf, READ } from './books.js'
 
 export async function v2Routes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
@@ -43,13 +42,17 @@ export async function v2Routes(app: FastifyInstance, opts: { db: Database }): Pr
       },
       config: {
         conditional: {
-          // A v2 representation's tag must differ from v1's: the version plus `v2`.
+          // The author is embedded: the tag is made of both rows' versions, so renaming the
+          // author changes it, and Last-Modified is the later of both. `v2` first: the same URL
+          // (`/books/1`) answers version 1 or 2 by Accept, and the two must not share a tag.
           getValidator: async (request) => {
-            const validator = await stampValidator(async (r) => {
-              const found = await findBookV2(db, (r.params as IdParams).id)
-              return found === undefined || found.deleted ? undefined : found.stamp
-            })(request)
-            return validator === null ? null : { ...validator, etag: `${validator.etag}-v2` }
+            const stamps = await bookV2Stamps(db, (request.params as IdParams).id)
+            return stamps === undefined
+              ? null
+              : {
+                  etag: ['v2', stamps.book.version, stamps.author.version],
+                  lastModified: [stamps.book.updatedAt, stamps.author.updatedAt],
+                }
           },
         },
         auth: READ,
