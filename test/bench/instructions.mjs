@@ -20,6 +20,7 @@ import { owner } from './profile.mjs'
 const SERVERS = {
   node: ['node'],
   fastify: ['fastify'],
+  'fastify-special': ['fastify-special'],
   restwell: ['restwell', 'all'],
   'restwell-optout': ['restwell', 'optout'],
   official: ['fastify-official'],
