@@ -315,9 +315,11 @@ export async function build() {
       // restwell's page: its links name the first and last pages too
       const body = pageBody(page, limit)
       const at = (p) => `/items?page=${p}&limit=${limit}`
-      const { self, next } = body.links
-      const links = { self, first: at(1), ...(page > 1 ? { prev: at(page - 1) } : {}) }
-      body.links = { ...links, ...(next ? { next } : {}), last: at(body.meta.totalPages) }
+      const links = { self: body.links.self, first: at(1) }
+      if (page > 1) links.prev = at(page - 1)
+      if (body.links.next !== undefined) links.next = body.links.next
+      links.last = at(body.meta.totalPages)
+      body.links = links
       return body
     },
   )
