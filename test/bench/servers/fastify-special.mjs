@@ -1,17 +1,18 @@
 // Fastify hand-specialized: bare Fastify, the same routes and response schemas, with one root
 // `onRequest` and one root `onSend` hook that write by hand what restwell sends and checks on
-// each workload, with what does not depend on the request decided once: the request id, CORS,
-// the rate counter and its headers, a remembered Accept check (406), method override's twin,
-// 405 + Allow, the PATCH's media type (415) and If-Match (412), Vary, Cache-Control,
-// Accept-Ranges, the ETag from the version or a sha1 of the bytes, 304 on If-None-Match, the
-// page's Link, gzip with restwell's cache of compressed bodies, and the batch. No plugin suite
-// on Fastify can do the same work for less: it is their ceiling.
+// each workload, with what does not depend on the request decided once: the overload check,
+// the request id, CORS, the rate counter and its headers, a remembered Accept check (406),
+// method override's twin, 405 + Allow, the PATCH's media type (415) and If-Match (412), Vary,
+// Cache-Control, Accept-Ranges, the ETag from the version or a sha1 of the bytes, 304 on
+// If-None-Match, the page's Link, gzip with restwell's cache of compressed bodies, and the
+// batch. No plugin suite on Fastify can do the same work for less: it is their ceiling.
 //
 // One hook more, `preSerialization`, on the two routes whose validator is known from the
 // payload (the item's version, the page's item versions): it decides the 304, and finds a page
 // already compressed, before the body is serialized, as restwell does. `onRequest` has no
 // payload yet, `onSend` has it serialized already.
 import { createHash } from 'node:crypto'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { gzipSync } from 'node:zlib'
 import Fastify from 'fastify'
 import {
@@ -69,6 +70,34 @@ const compressedPages = new Map()
 const EARLY = Symbol('fastify-special.early')
 const skipSerialization = () => ''
 
+/**
+ * restwell's overload check (`@fastify/under-pressure` as the umbrella sets it up): every second
+ * the memory, the event loop's mean delay (10 ms resolution) and its utilization are sampled; a
+ * request while the delay is over 1 s is refused with 503. Under the counter the limit is
+ * lifted, as restwell's server lifts it there (the samples still run).
+ */
+const RESOLUTION_MS = 10
+const MAX_DELAY_MS = process.env.RESTWELL_BENCH_COUNTING ? 0 : 1000
+const RETRY_AFTER = '10'
+let loopDelay = 0
+
+function watchLoad() {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
+  histogram.enable()
+  let elu = performance.eventLoopUtilization()
+  const timer = setInterval(() => {
+    process.memoryUsage()
+    loopDelay = Math.max(0, histogram.mean / 1e6 - RESOLUTION_MS)
+    histogram.reset()
+    elu = performance.eventLoopUtilization(elu)
+  }, 1000)
+  timer.unref()
+  return () => {
+    clearInterval(timer)
+    histogram.disable()
+  }
+}
+
 /** An error in restwell's form; the root headers are on the reply already. */
 function fail(reply, status, code, message) {
   return reply
@@ -91,11 +120,16 @@ function notAllowed(request, reply, allow) {
 
 /** The root `onRequest` hook: what every answer carries, and the checks before any work. */
 function onRequest(request, reply, done) {
-  const rate = countRequest(request.ip)
   reply
     .header('x-request-id', request.id)
     .header('access-control-allow-origin', '*')
     .header('access-control-expose-headers', EXPOSED)
+  if (MAX_DELAY_MS > 0 && loopDelay > MAX_DELAY_MS) {
+    reply.header('retry-after', RETRY_AFTER)
+    return fail(reply, 503, 'OVERLOADED', 'Server overloaded (eventLoopDelay); retry later')
+  }
+  const rate = countRequest(request.ip)
+  reply
     .header('x-ratelimit-limit', RATE_LIMIT)
     .header('x-ratelimit-remaining', rate.remaining)
     .header('x-ratelimit-reset', rate.reset)
@@ -276,6 +310,8 @@ export async function build() {
     { parseAs: 'string' },
     app.getDefaultJsonParser('error', 'error'),
   )
+  const stopWatching = watchLoad()
+  app.addHook('onClose', async () => stopWatching())
   app.decorateReply(EARLY, null)
   app.addHook('onRequest', onRequest)
   app.addHook('onSend', onSend)
