@@ -20,6 +20,7 @@ import { owner } from './profile.mjs'
 const SERVERS = {
   node: ['node'],
   fastify: ['fastify'],
+  'fastify-special': ['fastify-special'],
   restwell: ['restwell', 'all'],
   'restwell-optout': ['restwell', 'optout'],
   official: ['fastify-official'],
@@ -116,6 +117,22 @@ function layerOfCode(name) {
   return LAYERS.fastify
 }
 
+/**
+ * Whether a chain is V8's slow path for the tick object: the literal defined in the runtime,
+ * called from `process.nextTick` (or from no JavaScript frame the chain reaches). The same path
+ * taken from another function is that function's.
+ */
+function isTickLiteral(chain, resolve) {
+  if (!chain.some((f) => f.includes('Runtime_DefineKeyedOwnPropertyInLiteral'))) return false
+  for (const frame of chain) {
+    const name = resolve(frame)
+    if (name?.startsWith('JS:')) {
+      return /^JS:\S*nextTick node:internal\/process\/task_queues:/.test(name)
+    }
+  }
+  return true
+}
+
 /** Instructions per request by layer, and the heaviest JavaScript functions with what they called. */
 export function chargeByLayer(functions, resolve, requests) {
   const layers = new Map()
@@ -124,8 +141,7 @@ export function chargeByLayer(functions, resolve, requests) {
   for (const { chain, cost } of functions) {
     let layer
     if (COMPILER.test(chain[0])) layer = LAYERS.compiler
-    else if (chain.some((f) => f.includes('Runtime_DefineKeyedOwnPropertyInLiteral')))
-      layer = LAYERS.literal
+    else if (isTickLiteral(chain, resolve)) layer = LAYERS.literal
     else if (chain.some((f) => GC.test(f))) layer = LAYERS.gc
     else {
       for (const frame of chain) {

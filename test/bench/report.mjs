@@ -157,6 +157,13 @@ export function evaluateTargets(summary) {
       other: 'official',
       only: LIKE_FOR_LIKE_OFFICIAL,
     }),
+    cpuRatioTarget({
+      id: 'vs-special',
+      text: 'restwell (all on) vs Fastify hand-specialized, every workload',
+      threshold: 0.9,
+      summary,
+      other: 'fastify-special',
+    }),
     cpuOverheadTarget({
       id: 'optout',
       text: `a route opted out of everything, over bare Fastify (${OPT_OUT_WORKLOAD})`,
@@ -198,9 +205,14 @@ const lpad = (s, n) => String(s).padStart(n)
 
 /** Server CPU µs per request, user (JavaScript, Node) / system (kernel), per stack compared. */
 function printCpuSplit({ summary, workloads }, log) {
-  const ids = ['node', 'fastify', 'restwell', 'restwell-optout', 'official'].filter(
-    (id) => summary[id],
-  )
+  const ids = [
+    'node',
+    'fastify',
+    'fastify-special',
+    'restwell',
+    'restwell-optout',
+    'official',
+  ].filter((id) => summary[id])
   if (ids.length === 0) return
   log(
     `\n${pad('server CPU µs per request, user / system', 38)}${ids.map((id) => lpad(id, 16)).join('')}`,
@@ -311,6 +323,7 @@ const COLORS = {
   node: '#7f8c8d',
   fastify: '#2c3e50',
   'fastify-headers': '#95a5a6',
+  'fastify-special': '#8e44ad',
   restwell: '#27ae60',
   'restwell-optout': '#82e0aa',
   official: '#2980b9',

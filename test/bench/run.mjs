@@ -11,6 +11,7 @@ import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { WORKLOAD_IDS, WORKLOADS } from './data.mjs'
+import { parityProblems } from './parity.mjs'
 import { printProfile } from './profile.mjs'
 import { probe } from './probe.mjs'
 import {
@@ -40,6 +41,7 @@ export const SERVERS = [
     file: 'fastify',
     variant: 'headers',
   },
+  { id: 'fastify-special', label: 'Fastify hand-specialized', file: 'fastify-special' },
   { id: 'restwell', label: 'Fastify + restwell (all on)', file: 'restwell', variant: 'all' },
   {
     id: 'restwell-optout',
@@ -85,7 +87,8 @@ const HELP = `Usage: pnpm bench [-- options]   (or: node test/bench/run.mjs [opt
   --no-write           print only; write no JSON/SVG/Markdown
   --help
 
-Exits 1 when a server fails to start or answers a workload with a status other than expected.`
+Exits 1 when a server fails to start, answers a workload with a status other than expected, or
+writes restwell's conventions by hand (node, fastify-special) unlike restwell.`
 
 function parseArgs(argv) {
   const opts = {
@@ -397,7 +400,7 @@ async function prepareServer(server, opts, round) {
         bytes: response.bytes.length,
         found,
         status: response.status,
-        headerNames: Object.keys(response.headers),
+        responseHeaders: response.headers,
       })
     }
     return { server, ready, plans, problems, runs: [] }
@@ -405,29 +408,6 @@ async function prepareServer(server, opts, round) {
     await stopServer(ready)
     throw error
   }
-}
-
-/**
- * The raw node server writes by hand the conventions restwell applies: on every workload both
- * answer to spec, each header restwell sends must be sent by node too, or the yardstick is unfair.
- */
-function parityProblems(entries) {
-  const node = entries.find((e) => e.server.id === 'node')
-  const restwell = entries.find((e) => e.server.id === 'restwell')
-  if (node === undefined || restwell === undefined) return []
-  const problems = []
-  for (const [id, theirs] of restwell.plans) {
-    const mine = node.plans.get(id)
-    // Both to spec only: a workload node declares absent (no batch endpoint) is not compared.
-    if (mine === undefined || mine.expected.absent || theirs.status !== theirs.workload.spec) {
-      continue
-    }
-    const missing = theirs.headerNames.filter((n) => !mine.headerNames.includes(n))
-    if (missing.length > 0) {
-      problems.push(`node ${id}: does not write restwell's ${missing.join(', ')} by hand`)
-    }
-  }
-  return problems
 }
 
 /** One workload on one started server: a warm-up, then the measured run with its CPU time. */

@@ -48,6 +48,7 @@ export {
   shareLookupConstraint,
 } from './route-lookup.js'
 export { developerWarning, WARNING_TYPE } from './warning.js'
+export { TICK_OBJECT } from './tick-shape.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
 export {

@@ -18,61 +18,34 @@ import {
   pageBody,
   readPageQuery,
 } from '../data.mjs'
-import { RATE_LIMIT_MAX } from './limits.mjs'
+import {
+  ACCEPT_PATCH,
+  acceptsJson,
+  COLLECTION_ALLOW,
+  countRequest,
+  EXPOSED,
+  errorBody,
+  ITEM_ALLOW,
+  JSON_TYPE,
+  pageLinks,
+  RATE_LIMIT,
+  requestId,
+} from './by-hand.mjs'
 
-const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
-const ACCEPT_PATCH = 'application/json-patch+json, application/merge-patch+json'
-const COLLECTION_ALLOW = 'GET, HEAD, OPTIONS'
 const HASHED_PREFIX = `${HASHED_ITEMS}/`
-const EXPOSED = [
-  'ETag',
-  'Location',
-  'Link',
-  'X-Total-Count',
-  'Retry-After',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'X-Request-Id',
-  'Content-Range',
-  'Accept-Ranges',
-  'Allow',
-  'Accept',
-  'Accept-Encoding',
-  'Accept-Patch',
-  'API-Version',
-  'Deprecation',
-  'Sunset',
-  'WWW-Authenticate',
-].join(', ')
-const SAFE_ID = /^[A-Za-z0-9._:@+=/-]{1,128}$/
-const JSON_TYPE = 'application/json; charset=utf-8'
-
-/** A fixed one-minute window per client address, as restwell's in-memory limiter counts. */
-const WINDOW_MS = 60_000
-const windows = new Map()
 
 /** The headers every answer gets, or a 429 already sent (then undefined). */
 function commonHeaders(req, res) {
-  const incoming = req.headers['x-request-id']
-  const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID()
-  const now = Date.now()
-  const key = req.socket.remoteAddress
-  let window = windows.get(key)
-  if (window === undefined || window.resetAt <= now) {
-    window = { count: 0, resetAt: now + WINDOW_MS }
-    windows.set(key, window)
-  }
-  window.count++
+  const rate = countRequest(req.socket.remoteAddress)
   const headers = {
-    'x-request-id': id,
+    'x-request-id': requestId(req.headers),
     'access-control-allow-origin': '*',
     'access-control-expose-headers': EXPOSED,
-    'x-ratelimit-limit': String(RATE_LIMIT_MAX),
-    'x-ratelimit-remaining': String(Math.max(0, RATE_LIMIT_MAX - window.count)),
-    'x-ratelimit-reset': String(Math.ceil((window.resetAt - now) / 1000)),
+    'x-ratelimit-limit': RATE_LIMIT,
+    'x-ratelimit-remaining': rate.remaining,
+    'x-ratelimit-reset': rate.reset,
   }
-  if (window.count > RATE_LIMIT_MAX) {
+  if (rate.limited) {
     headers['retry-after'] = headers['x-ratelimit-reset']
     error(res, headers, 429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded')
     return undefined
@@ -89,16 +62,8 @@ function sendBytes(res, status, bytes, headers) {
   res.end(res.req.method === 'HEAD' ? undefined : bytes)
 }
 
-function error(res, headers, status, code, message, details = []) {
-  const body = {
-    error: {
-      code,
-      message,
-      details,
-      requestId: headers['x-request-id'],
-      timestamp: new Date().toISOString(),
-    },
-  }
+function error(res, headers, status, code, message) {
+  const body = errorBody(code, message, headers['x-request-id'])
   headers['cache-control'] = 'no-store'
   headers.vary = 'Accept'
   sendBytes(res, status, Buffer.from(JSON.stringify(body)), headers)
@@ -108,19 +73,6 @@ function error(res, headers, status, code, message, details = []) {
 function notAllowed(req, res, headers, method) {
   const message = `Method ${method} is not allowed on ${req.url}`
   return error(res, headers, 405, 'METHOD_NOT_ALLOWED', message)
-}
-
-/** True when `Accept` allows JSON (absent, `*\/*`, `application/*`, `application/json`). */
-function acceptsJson(accept) {
-  if (accept === undefined) return true
-  for (const part of accept.split(',')) {
-    const semi = part.indexOf(';')
-    const range = (semi === -1 ? part : part.slice(0, semi)).trim().toLowerCase()
-    if (range === 'application/json' || range === '*/*' || range === 'application/*') {
-      if (semi === -1 || !/;\s*q=0(\.0*)?\s*(;|$)/.test(part)) return true
-    }
-  }
-  return false
 }
 
 function readBody(req) {
@@ -172,14 +124,7 @@ function sendRepresentation(req, res, headers, bytes, etag) {
 function getPage(req, res, headers, query) {
   const { page, limit } = readPageQuery(Object.fromEntries(query))
   const body = pageBody(page, limit)
-  const last = Math.ceil(ITEMS.length / limit)
-  const link = (p, rel) => `</items?page=${p}&limit=${limit}>; rel="${rel}"`
-  headers.link = [
-    link(1, 'first'),
-    ...(page > 1 ? [link(page - 1, 'prev')] : []),
-    ...(page < last ? [link(page + 1, 'next')] : []),
-    link(last, 'last'),
-  ].join(', ')
+  headers.link = pageLinks(page, limit, ITEMS.length)
   headers['x-total-count'] = String(ITEMS.length)
   const bytes = Buffer.from(JSON.stringify(body))
   const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')
