@@ -22,7 +22,8 @@ export {
   type ResolvedCacheControlOptions,
   resolveCacheControlOptions,
 } from './options.js'
-export { NO_STORE } from './plugin.js'
+export { cacheControl } from './convention.js'
+export { NO_STORE } from './policy.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary } from '@restwell/core'
 export { restwellCacheControl }
 export default restwellCacheControl

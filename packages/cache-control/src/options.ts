@@ -69,3 +69,6 @@ export function resolveCacheControlOptions(
     varyAuthorization: options.varyAuthorization ?? true,
   }
 }
+
+/** A route's `config.cache`, validated. */
+export type ValidCacheRouteConfig = Static<typeof CacheRouteConfigSchema>

@@ -106,3 +106,33 @@ export {
   registeredTwice,
   registerOnce,
 } from './registration.js'
+export {
+  type AnyConvention,
+  type AppPhase,
+  type AppSteps,
+  type Contributions,
+  type Convention,
+  type ConventionSpec,
+  defineConvention,
+  isConvention,
+  PHASES,
+  type Phase,
+  type RouteContext,
+  type RouteDescription,
+  type RoutePhase,
+  type RouteSteps,
+  type SetupContext,
+  type StepOf,
+  type WithPhase,
+} from './convention.js'
+export {
+  conventionPlugin,
+  type InstalledConvention,
+  installConvention,
+  installedConventions,
+  mergeContributions,
+  notFoundSendHook,
+  type OptionsInput,
+  pipelineRouteSteps,
+} from './run.js'
+export type { StepKey } from './plan.js'

@@ -13,7 +13,14 @@ import type {
   preParsingHookHandler,
   preSerializationHookHandler,
 } from 'fastify'
+import type { AnyConvention } from './convention.js'
 import type { RouteEntry } from './routes.js'
+
+/**
+ * What a pipeline keys a step by: the convention that declared it, or, for a plugin not yet
+ * declared as a convention, the name its plugin hands it over under.
+ */
+export type StepKey = AnyConvention | string
 
 /**
  * A step of the send phase: gets the payload, returns the one to send on (`undefined` keeps it)
@@ -48,14 +55,14 @@ export type SerializeStep = SendStep
 /** What a pipeline collects from the plugins registered under it. */
 export interface Pipeline {
   /** Steps for answers of no route (404, 405, automatic OPTIONS, refusals before routing). */
-  readonly notFound: Map<string, SendStep>
+  readonly notFound: Map<StepKey, SendStep>
   /** Steps every request runs before routing decides anything else (request id, CORS, limits). */
-  readonly request: Map<string, RequestStep>
+  readonly request: Map<StepKey, RequestStep>
   /**
    * Steps of the not-found handler's `preHandler` (what a route's `reply.callNotFound()` runs),
    * once a not-found handler has taken them (`notFoundPreHandler`).
    */
-  notFoundPreHandler?: Map<string, RequestStep>
+  notFoundPreHandler?: Map<StepKey, RequestStep>
   /**
    * Set once the plugins under the pipeline are registered and the plans are made: a plugin
    * registered later could hand over no step (`registerOnce` refuses it).
@@ -315,7 +322,7 @@ export function useRouteStep<P extends keyof PhaseSteps>(
 export function notFoundPreHandler(fastify: FastifyInstance): onRequestHookHandler | undefined {
   const pipeline = pipelineOf(fastify)
   if (pipeline === undefined) return undefined
-  const steps = new Map<string, RequestStep>()
+  const steps = new Map<StepKey, RequestStep>()
   pipeline.notFoundPreHandler = steps
   let run: onRequestHookHandler | undefined
   return function restwellNotFoundPreHandler(request, reply, done) {
@@ -339,9 +346,9 @@ export function forgetNotFoundPreHandler(fastify: FastifyInstance): void {
  */
 export function useNotFoundPreHandlerStep(
   fastify: FastifyInstance,
-  name: string,
+  name: StepKey,
   step: RequestStep,
-  hookName = name,
+  hookName = typeof name === 'string' ? name : name.name,
 ): void {
   const steps = pipelineOf(fastify)?.notFoundPreHandler
   if (steps !== undefined) steps.set(name, step)

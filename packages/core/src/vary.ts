@@ -73,15 +73,22 @@ function merge(current: string, names: readonly string[]): string {
   // long, so a linear look-up in `keys` is bounded.
   const out: string[] = []
   const keys: string[] = []
+  if (!keepList(current, out, keys)) return '*'
+  // A name holding a comma is a list of names, as it would be once sent (RFC 9110 §5.6.1).
+  for (const name of names) if (!keepList(name, out, keys)) return '*'
+  return out.join(', ')
+}
+
+/** Adds each element of a comma-separated list to `out`; false for `*`. */
+function keepList(list: string, out: string[], keys: string[]): boolean {
   let start = 0
-  while (start <= current.length) {
-    let comma = current.indexOf(',', start)
-    if (comma === -1) comma = current.length
-    if (!keep(current.slice(start, comma), out, keys)) return '*'
+  while (start <= list.length) {
+    let comma = list.indexOf(',', start)
+    if (comma === -1) comma = list.length
+    if (!keep(list.slice(start, comma), out, keys)) return false
     start = comma + 1
   }
-  for (const name of names) if (!keep(name, out, keys)) return '*'
-  return out.join(', ')
+  return true
 }
 
 /** Adds one field name to `out` unless present; false for `*`, which absorbs everything. */

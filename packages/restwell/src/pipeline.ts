@@ -3,30 +3,43 @@
  * plugins hand their steps to it (`@restwell/core`'s `installPipeline`); each route's plan is
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
+import { cacheControl } from '@restwell/cache-control'
 import {
   addRouteHook,
-  RegistrationError,
   bodilessHead,
   notModifiedHeaders,
+  type Phase,
   type Pipeline,
   parsingHook,
+  pipelineRouteSteps,
+  RegistrationError,
   type RequestStep,
   type RouteEntry,
+  type RoutePhase,
   requestHook,
   routeName,
   type SendStep,
   type SerializeStep,
+  type StepKey,
   sendHook,
   serializeHook,
   stepsOf,
+  type WithPhase,
 } from '@restwell/core'
 import type { FastifyInstance, onSendHookHandler, preParsingHookHandler } from 'fastify'
+
+/**
+ * One phase's order: the conventions that have a step in it (a convention listed in a phase it
+ * has no step in is a type error), or, for a plugin not yet declared as a convention, the name
+ * it hands its step over under.
+ */
+type Order<P extends Phase> = readonly (WithPhase<P> | string)[]
 
 /**
  * What every request runs first, route or not, in order: one root `onRequest` hook, before the
  * root hooks the app adds after restwell.
  */
-export const REQUEST_ORDER = [
+export const REQUEST_ORDER: Order<'request'> = [
   // The request id on every answer; requests refused before anything runs (closing, Expect, Host).
   'request',
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
@@ -43,7 +56,7 @@ export const REQUEST_ORDER = [
   'auth',
   // 405, automatic OPTIONS and 501 on the not-found path, before the body is read.
   'methods',
-] as const
+]
 
 /**
  * Who may make a request of the route, in order: one route `onRequest` hook. With an auth
@@ -51,12 +64,12 @@ export const REQUEST_ORDER = [
  * request; a route's own limit alone comes after them, where `@fastify/rate-limit` puts it, so
  * its `keyGenerator` may read what they found.
  */
-export const ROUTE_GUARD_ORDER = [
+export const ROUTE_GUARD_ORDER: Order<'guard'> = [
   // The route's own rate limit (`config.rateLimit`) first: a client failing authentication is counted.
   'rateLimit',
   // The route's auth requirement: 401/403 before the route's own hooks and anything it reveals.
   'auth',
-] as const
+]
 
 /**
  * The route's own steps before its body is read, in order: one route `preParsing` hook, so they
@@ -64,20 +77,20 @@ export const ROUTE_GUARD_ORDER = [
  * anonymous client learns nothing of the route's representations), then the body is decoded
  * (gzip, br, deflate) before the route's own `preParsing` hooks see it.
  */
-export const ROUTE_REQUEST_ORDER = [
+export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // ?include=deleted read before anything looks at the query.
   'softDelete',
   // 406/415/300 and the representation chosen.
   'negotiation',
   // 415 for a body that is not a patch format this route takes.
   'patch',
-] as const
+]
 
 /**
  * The route's steps once the body is read, in order: one route `preHandler` hook after the
  * route's own.
  */
-export const PRE_HANDLER_ORDER = [
+export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
   // the route's own hooks found (the principal).
   'rateLimit',
@@ -85,13 +98,13 @@ export const PRE_HANDLER_ORDER = [
   'softDelete',
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
   'conditional',
-] as const
+]
 
 /**
  * The serialization phase, in order: one route `preSerialization` hook after the route's own,
  * which see the value the handler returned.
  */
-export const SERIALIZE_ORDER = [
+export const SERIALIZE_ORDER: Order<'serialize'> = [
   // Soft-deleted fields shaped, before any serializer turns the body to text.
   'softDelete',
   // A paginated route answers a page: an array is refused here.
@@ -102,13 +115,13 @@ export const SERIALIZE_ORDER = [
   'conditional',
   // Large bodies compressed while the serializer's output is known.
   'compress',
-] as const
+]
 
 /**
  * The send phase of an answer from a route, in order. One `onSend` hook per route runs it,
  * before the route's own `onSend` hooks and Fastify's hook that drops a HEAD body.
  */
-export const SEND_ORDER = [
+export const SEND_ORDER: Order<'send'> = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
   'cors',
   // Accept-Patch on an OPTIONS route's answers and on a 405.
@@ -128,46 +141,61 @@ export const SEND_ORDER = [
   // A compressed body's ETag names its coding (RFC 9110 §8.8.3).
   'conditionalCoding',
   // Cache-Control and the rest of Vary, by the final status.
-  'cacheControl',
+  cacheControl,
   // The one 304 rule: representation metadata goes, whatever step added it (RFC 9110 §15.4.5).
   'notModified',
   // HEAD of a 204 or 304 goes without Content-Length (RFC 9110 §8.6).
   'head',
-] as const
+]
 
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
-export const NOT_FOUND_SEND_ORDER = ['cors', 'cacheControl', 'acceptPatch'] as const
+export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = ['cors', cacheControl, 'acceptPatch']
 
 /**
  * The steps of `order` found in `steps`, in that order. A step under a name `order` does not
  * list would never run: a registration error naming it, the `phase` and `where` (the route).
  */
 function planOf<Step>(
-  order: readonly string[],
-  steps: ReadonlyMap<string, Step>,
+  order: Order<never>,
+  steps: ReadonlyMap<StepKey, Step>,
   phase: string,
   where: string,
 ): Step[] {
-  for (const name of steps.keys()) {
-    if (!order.includes(name)) throw unlistedStep(name, phase, order, where)
+  for (const key of steps.keys()) {
+    if (!order.includes(key)) throw unlistedStep(key, phase, order, where)
   }
   const plan: Step[] = []
-  for (const name of order) {
-    const step = steps.get(name)
+  for (const key of order) {
+    const step = steps.get(key as StepKey)
     if (step !== undefined) plan.push(step)
   }
   return plan
 }
 
+/** How a step's key is named in a message: a convention by its name. */
+const keyName = (key: StepKey | WithPhase<never>): string =>
+  typeof key === 'string' ? key : key.name
+
 function unlistedStep(
-  name: string,
+  key: StepKey,
   phase: string,
-  order: readonly string[],
+  order: Order<never>,
   where: string,
 ): RegistrationError {
   return new RegistrationError(
-    `restwell: a step "${name}" was handed to the pipeline for the ${phase} phase of ${where}, which lists no such step (only ${order.join(', ')}), so it would never run: hand it over under one of those names, or list it in src/pipeline.ts.`,
+    `restwell: a step "${keyName(key)}" was handed to the pipeline for the ${phase} phase of ${where}, which lists no such step (only ${order.map(keyName).join(', ')}), so it would never run: hand it over under one of those names, or list it in src/pipeline.ts.`,
   )
+}
+
+/** A route's steps of one phase: those handed over by name, and those of declared conventions. */
+function routeSteps<Step>(
+  legacy: ReadonlyMap<string, Step>,
+  declared: ReadonlyMap<RoutePhase, ReadonlyMap<StepKey, unknown>>,
+  phase: RoutePhase,
+): Map<StepKey, Step> {
+  const steps = new Map<StepKey, Step>(legacy)
+  for (const [key, step] of declared.get(phase) ?? []) steps.set(key, step as Step)
+  return steps
 }
 
 /** What the umbrella itself adds to a route's plan, beside the plugins' steps. */
@@ -186,9 +214,15 @@ export interface RouteExtras {
  * route's own, the guard hook where `ROUTE_GUARD_ORDER` says, the others after. The 304 rule
  * comes with conditional, the HEAD rule on HEAD routes; a route no convention shapes gets no hook.
  */
-export function planRoute(route: RouteEntry, extra: RouteExtras): void {
+export function planRoute(
+  pipeline: Pipeline,
+  instance: FastifyInstance,
+  route: RouteEntry,
+  extra: RouteExtras,
+): void {
   const where = `route ${routeName(route)}`
-  const guards = stepsOf(route, 'guard')
+  const declared = pipelineRouteSteps(pipeline, instance, route)
+  const guards = routeSteps(stepsOf(route, 'guard'), declared, 'guard')
   const guardPlan = planOf(ROUTE_GUARD_ORDER, guards, 'onRequest guard (ROUTE_GUARD_ORDER)', where)
   if (guardPlan.length > 0) {
     const hook = requestHook('restwellGuard', guardPlan)
@@ -196,7 +230,7 @@ export function planRoute(route: RouteEntry, extra: RouteExtras): void {
   }
   const requestPlan = planOf(
     ROUTE_REQUEST_ORDER,
-    stepsOf(route, 'onRequest'),
+    routeSteps(stepsOf(route, 'onRequest'), declared, 'beforeBody'),
     'preParsing (ROUTE_REQUEST_ORDER)',
     where,
   )
@@ -206,13 +240,13 @@ export function planRoute(route: RouteEntry, extra: RouteExtras): void {
   }
   const preHandlerPlan = planOf(
     PRE_HANDLER_ORDER,
-    stepsOf(route, 'preHandler'),
+    routeSteps(stepsOf(route, 'preHandler'), declared, 'beforeHandler'),
     'preHandler (PRE_HANDLER_ORDER)',
     where,
   )
   if (preHandlerPlan.length > 0)
     addRouteHook(route, 'preHandler', requestHook('restwellPreHandler', preHandlerPlan))
-  const serialize = new Map(stepsOf(route, 'preSerialization'))
+  const serialize = routeSteps(stepsOf(route, 'preSerialization'), declared, 'serialize')
   for (const [name, step] of extra.serialize) serialize.set(name, step)
   const serializePlan = planOf(
     SERIALIZE_ORDER,
@@ -222,7 +256,7 @@ export function planRoute(route: RouteEntry, extra: RouteExtras): void {
   )
   if (serializePlan.length > 0)
     addRouteHook(route, 'preSerialization', serializeHook('restwellSerialize', serializePlan))
-  const steps = new Map(stepsOf(route, 'onSend'))
+  const steps = routeSteps(stepsOf(route, 'onSend'), declared, 'send')
   for (const [name, step] of extra.send) steps.set(name, step)
   if (steps.has('conditional')) steps.set('notModified', notModifiedHeaders)
   if ([route.method].flat().includes('HEAD')) steps.set('head', bodilessHead)

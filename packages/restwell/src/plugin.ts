@@ -16,7 +16,7 @@ import {
   snapshotRoutes,
   routeName,
 } from '@restwell/core'
-import restwellCacheControl from '@restwell/cache-control'
+import { cacheControl } from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
 import restwellMethodOverride, {
   DEFAULT_OVERRIDE_HEADER,
@@ -33,13 +33,17 @@ import restwellSoftDelete from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import {
   contributeSend,
+  installConvention,
+  installedConventions,
   installPipeline,
+  mergeContributions,
   type SendStep,
   type SerializeStep,
+  type SetupContext,
   useNotFoundSendStep,
   useRootRequestStep,
 } from '@restwell/core'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveCompression, takeRouteCompression } from './compress.js'
 import { type CompressionSettings, compression } from './compression.js'
@@ -134,6 +138,15 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // The plugins below hand their steps to the pipeline, which runs them in its order.
   const pipeline = installPipeline(fastify)
   const makeRequestPlan = planRequest(fastify, pipeline)
+  const context: SetupContext = {
+    pipeline: true,
+    has: (name) => (options as Record<string, unknown>)[name] !== false,
+    optionsOf: (name) => {
+      const given = (options as Record<string, unknown>)[name]
+      return given === false ? undefined : given
+    },
+    contributions: () => mergeContributions(installedConventions(pipeline)),
+  }
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
   if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
@@ -270,7 +283,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // Cache-Control on every response: its onSend hook reads the final status (after
   // conditional's 304/412 and compression) and never overwrites a policy already set.
   if (options.cacheControl !== false) {
-    await fastify.register(restwellCacheControl, options.cacheControl ?? {})
+    await installConvention(fastify, cacheControl, options.cacheControl ?? {}, context)
   }
 
   // 10. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
@@ -288,7 +301,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
-  onEveryRoute(fastify, function restwellPlan(route) {
+  onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
     limits?.plan(fastify, route)
     const send = new Map<string, SendStep>()
     const serialize = new Map<string, SerializeStep>()
@@ -299,7 +312,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       if (steps.early !== undefined) serialize.set('compress', steps.early)
     }
     const decode = options.compress === false ? undefined : requestDecoder(route)
-    planRoute(route, { send, serialize, decode })
+    planRoute(pipeline, this, route, { send, serialize, decode })
     ;(route as Planned)[PLANNED] = true
     // What waited for the plan (method override's twins of the route) is added now.
     runWhenPlanned(route)

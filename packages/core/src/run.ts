@@ -1,0 +1,301 @@
+/**
+ * Runs declared conventions: one alone (`conventionPlugin`, a hook of its own per phase), or many
+ * under a pipeline (`installConvention`, their steps collected per route for one hook per phase).
+ */
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyPluginOptions,
+  onSendHookHandler,
+  preHandlerHookHandler,
+} from 'fastify'
+import fp from 'fastify-plugin'
+import type {
+  AnyConvention,
+  AppPhase,
+  Contributions,
+  Phase,
+  RouteContext,
+  RoutePhase,
+  RouteSteps,
+  SetupContext,
+} from './convention.js'
+import {
+  addRouteHook,
+  type Pipeline,
+  parsingHook,
+  pipelineOf,
+  type RequestStep,
+  requestHook,
+  type SendStep,
+  sendHook,
+  useNotFoundPreHandlerStep,
+} from './plan.js'
+import { registerOnce } from './registration.js'
+import { onEveryRoute, type RouteEntry } from './routes.js'
+import { routeName, servedMethods } from './twins.js'
+
+/** The options a convention's plugin takes: what its `options` function is given. */
+export type OptionsInput<C> = C extends { options: (raw: infer I) => unknown }
+  ? NonNullable<I> extends FastifyPluginOptions
+    ? NonNullable<I>
+    : FastifyPluginOptions
+  : never
+
+/** A convention installed in an instance, with what it was given and made. */
+export interface InstalledConvention {
+  readonly convention: AnyConvention
+  readonly options: unknown
+  readonly settings: unknown
+}
+
+const NO_CONTRIBUTIONS: Contributions = {
+  queryParameters: [],
+  requestHeaders: [],
+  responseHeaders: [],
+}
+
+/** The union of what `conventions` contribute (each name once, in order). */
+export function mergeContributions(
+  entries: ReadonlyArray<{ convention: AnyConvention; options: unknown }>,
+): Contributions {
+  const lists: Record<keyof Contributions, Set<string>> = {
+    queryParameters: new Set(),
+    requestHeaders: new Set(),
+    responseHeaders: new Set(),
+  }
+  for (const { convention, options } of entries) {
+    const own = convention.contributes?.(options) ?? NO_CONTRIBUTIONS
+    for (const key of Object.keys(lists) as (keyof Contributions)[]) {
+      for (const value of own[key] ?? []) lists[key].add(value)
+    }
+  }
+  return {
+    queryParameters: [...lists.queryParameters],
+    requestHeaders: [...lists.requestHeaders],
+    responseHeaders: [...lists.responseHeaders],
+  }
+}
+
+/** What `route` gives the convention: its methods, name and validated own settings. */
+function routeContext(
+  convention: AnyConvention,
+  instance: FastifyInstance,
+  route: RouteEntry,
+): RouteContext<unknown> | undefined {
+  const key = convention.routeConfigKey ?? convention.name
+  const raw = (route.config as Record<string, unknown> | undefined)?.[key]
+  if (raw === false) return undefined
+  const name = routeName(route)
+  const config =
+    raw === undefined || convention.routeConfig === undefined
+      ? raw
+      : convention.routeConfig(raw, `${convention.plugin} (config.${key} of ${name})`)
+  return { route, instance, methods: servedMethods(route), config, name }
+}
+
+/** The steps `convention` adds to `route`, each checked against the phases it declares. */
+export function routeStepsOf(
+  installed: InstalledConvention,
+  instance: FastifyInstance,
+  route: RouteEntry,
+): RouteSteps | undefined {
+  const { convention } = installed
+  if (convention.route === undefined) return undefined
+  const context = routeContext(convention, instance, route)
+  if (context === undefined) return undefined
+  const steps = convention.route(context, installed.settings) ?? undefined
+  if (steps === undefined) return undefined
+  for (const phase of Object.keys(steps) as Phase[]) {
+    if (!convention.phases.includes(phase)) {
+      throw new TypeError(
+        `${convention.plugin}: route ${context.name} got a ${phase} step, a phase the convention does not declare (phases: ${convention.phases.join(', ')})`,
+      )
+    }
+  }
+  return steps
+}
+
+/** The convention's app-wide steps, checked against the phases it declares. */
+export function appStepsOf(installed: InstalledConvention): Partial<Record<AppPhase, unknown>> {
+  const { convention } = installed
+  const steps = convention.app?.(installed.settings) ?? {}
+  for (const phase of Object.keys(steps) as Phase[]) {
+    if (!convention.phases.includes(phase)) {
+      throw new TypeError(
+        `${convention.plugin}: an app step for ${phase}, a phase the convention does not declare (phases: ${convention.phases.join(', ')})`,
+      )
+    }
+  }
+  return steps
+}
+
+/** The hook phase of Fastify each route phase runs in. */
+const ROUTE_HOOKS = {
+  guard: 'onRequest',
+  beforeBody: 'preParsing',
+  beforeHandler: 'preHandler',
+  serialize: 'preSerialization',
+  send: 'onSend',
+} as const satisfies Record<RoutePhase, string>
+
+/** The route's hook that runs one step of `phase`, named after the convention. */
+function hookOf(phase: RoutePhase, name: string, step: RequestStep | SendStep): unknown {
+  if (phase === 'beforeBody') return parsingHook(name, [step as RequestStep])
+  if (phase === 'serialize' || phase === 'send') return sendHook(name, [step as SendStep])
+  return requestHook(name, [step as RequestStep])
+}
+
+/** Runs `step` before the not-found handler only (a root `preHandler` hook). */
+function notFoundHandlerHook(name: string, step: RequestStep): preHandlerHookHandler {
+  const run = requestHook(name, [step])
+  const hook: preHandlerHookHandler = function (request, reply, done) {
+    if (request.is404) run.call(this, request, reply, done)
+    else done()
+  }
+  return Object.defineProperty(hook, 'name', { value: name })
+}
+
+/** Runs `step` on the answers of no route only (a root `onSend` hook). */
+export function notFoundSendHook(name: string, step: SendStep): onSendHookHandler {
+  const run = sendHook(name, [step])
+  const hook: onSendHookHandler = function (request, reply, payload, done) {
+    if (request.is404) run.call(this, request, reply, payload, done)
+    else done(null, payload)
+  }
+  return Object.defineProperty(hook, 'name', { value: name })
+}
+
+/** The context a convention's setup gets when it runs alone. */
+function aloneContext(convention: AnyConvention, options: unknown): SetupContext {
+  return {
+    pipeline: false,
+    has: () => false,
+    optionsOf: () => undefined,
+    contributions: () => mergeContributions([{ convention, options }]),
+  }
+}
+
+/**
+ * The plugin that runs `convention` alone on a bare Fastify app: its options validated, its setup
+ * run once, its app-wide steps from root hooks, and each route's steps from hooks of that route
+ * (after the route's own hooks of the phase, unless the convention's `alone` says before).
+ *
+ * @param convention a value made by `defineConvention`
+ * @example
+ * export const restwellCacheControl = conventionPlugin(cacheControl)
+ * await app.register(restwellCacheControl, { policy: { maxAge: 60 } })
+ */
+export function conventionPlugin<C extends AnyConvention>(
+  convention: C,
+): FastifyPluginAsync<OptionsInput<C>> {
+  const plugin = async (fastify: FastifyInstance, raw: unknown): Promise<void> => {
+    registerOnce(fastify, convention.plugin, convention.name)
+    const options = convention.options(raw)
+    const settings = await convention.setup(fastify, options, aloneContext(convention, options))
+    const installed: InstalledConvention = { convention, options, settings }
+    const app = appStepsOf(installed)
+    const hookName = `${convention.name}Alone`
+    if (app.request !== undefined) {
+      fastify.addHook('onRequest', requestHook(hookName, [app.request as RequestStep]))
+    }
+    if (app.notFoundHandler !== undefined) {
+      fastify.addHook(
+        'preHandler',
+        notFoundHandlerHook(hookName, app.notFoundHandler as RequestStep),
+      )
+    }
+    if (app.notFoundSend !== undefined) {
+      fastify.addHook('onSend', notFoundSendHook(hookName, app.notFoundSend as SendStep))
+    }
+    if (convention.route === undefined) return
+    onEveryRoute(fastify, function conventionRoute(this: FastifyInstance, route) {
+      const steps = routeStepsOf(installed, this, route)
+      if (steps === undefined) return
+      for (const phase of Object.keys(ROUTE_HOOKS) as RoutePhase[]) {
+        const step = steps[phase]
+        if (step === undefined) continue
+        const where = (convention.alone as Record<string, 'first' | 'last'> | undefined)?.[phase]
+        addRouteHook(route, ROUTE_HOOKS[phase], hookOf(phase, hookName, step), where ?? 'last')
+      }
+    })
+  }
+  return fp(plugin, { fastify: '5.x', name: convention.plugin }) as FastifyPluginAsync<
+    OptionsInput<C>
+  >
+}
+
+/** A pipeline's conventions, by the instance it was installed on. */
+const INSTALLED = Symbol.for('restwell.pipeline.conventions')
+type WithInstalled = Pipeline & { [INSTALLED]?: InstalledConvention[] }
+
+/** The conventions installed under `pipeline`, in the order they were installed. */
+export function installedConventions(pipeline: Pipeline): readonly InstalledConvention[] {
+  return (pipeline as WithInstalled)[INSTALLED] ?? []
+}
+
+/**
+ * Installs `convention` under the pipeline of `fastify` (the umbrella's): its options validated
+ * and its setup run once, in a plugin of its name (so `hasPlugin` sees it); its steps are then
+ * the pipeline's to order. `context` is what the pipeline tells every convention's setup.
+ */
+export async function installConvention(
+  fastify: FastifyInstance,
+  convention: AnyConvention,
+  raw: unknown,
+  context: SetupContext,
+): Promise<InstalledConvention> {
+  const pipeline = pipelineOf(fastify)
+  if (pipeline === undefined) {
+    throw new TypeError(
+      `${convention.plugin}: installConvention needs a pipeline (installPipeline)`,
+    )
+  }
+  const options = convention.options(raw)
+  let settings: unknown
+  await fastify.register(
+    fp(
+      async (instance: FastifyInstance) => {
+        registerOnce(instance, convention.plugin, convention.name)
+        settings = await convention.setup(instance, options, context)
+      },
+      { fastify: '5.x', name: convention.plugin },
+    ),
+  )
+  const installed: InstalledConvention = { convention, options, settings }
+  const holder = pipeline as WithInstalled
+  holder[INSTALLED] ??= []
+  holder[INSTALLED].push(installed)
+  const app = appStepsOf(installed)
+  if (app.request !== undefined) pipeline.request.set(convention, app.request as RequestStep)
+  if (app.notFoundSend !== undefined)
+    pipeline.notFound.set(convention, app.notFoundSend as SendStep)
+  if (app.notFoundHandler !== undefined) {
+    useNotFoundPreHandlerStep(fastify, convention, app.notFoundHandler as RequestStep)
+  }
+  return installed
+}
+
+/** The steps every installed convention adds to `route`, per phase, by convention. */
+export function pipelineRouteSteps(
+  pipeline: Pipeline,
+  instance: FastifyInstance,
+  route: RouteEntry,
+): Map<RoutePhase, Map<AnyConvention, RequestStep | SendStep>> {
+  const out = new Map<RoutePhase, Map<AnyConvention, RequestStep | SendStep>>()
+  for (const installed of installedConventions(pipeline)) {
+    const steps = routeStepsOf(installed, instance, route)
+    if (steps === undefined) continue
+    for (const phase of Object.keys(steps) as RoutePhase[]) {
+      const step = steps[phase]
+      if (step === undefined) continue
+      let byConvention = out.get(phase)
+      if (byConvention === undefined) {
+        byConvention = new Map()
+        out.set(phase, byConvention)
+      }
+      byConvention.set(installed.convention, step)
+    }
+  }
+  return out
+}

@@ -1,0 +1,376 @@
+import {
+  type AnyConvention,
+  conventionPlugin,
+  defineConvention,
+  installConvention,
+  installedConventions,
+  installPipeline,
+  isConvention,
+  mergeContributions,
+  notFoundPreHandler,
+  PHASES,
+  type Phase,
+  pipelineRouteSteps,
+  type RouteContext,
+  type SetupContext,
+} from '@restwell/core'
+import type { FastifyInstance } from 'fastify'
+import { test } from 'tap'
+import { app } from './helpers.js'
+
+interface Seen {
+  order: string[]
+  contexts: RouteContext<unknown>[]
+}
+
+/** A convention with a step in every phase, each writing its name to `seen.order`. */
+function everyPhase(seen: Seen, alone?: Record<string, 'first' | 'last'>) {
+  const mark = (name: string) => () => {
+    seen.order.push(name)
+    return undefined
+  }
+  return defineConvention({
+    name: 'marks',
+    plugin: '@test/marks',
+    phases: [...PHASES],
+    routeConfigKey: 'mark',
+    options: (raw: { prefix?: string }) => ({ prefix: raw.prefix ?? '' }),
+    routeConfig: (raw: unknown, where: string) => {
+      if (typeof raw !== 'object' || raw === null) throw new TypeError(`${where}: not an object`)
+      return raw as { skip?: boolean }
+    },
+    setup: (fastify: FastifyInstance, options: { prefix: string }, context: SetupContext) => {
+      fastify.decorate('markPrefix', options.prefix)
+      return { options, context }
+    },
+    app: () => ({
+      request: mark('request'),
+      notFoundHandler: mark('notFoundHandler'),
+      notFoundSend: mark('notFoundSend'),
+    }),
+    route: (context) => {
+      seen.contexts.push(context)
+      if ((context.config as { skip?: boolean } | undefined)?.skip === true) return undefined
+      return {
+        guard: mark('guard'),
+        beforeBody: mark('beforeBody'),
+        beforeHandler: mark('beforeHandler'),
+        serialize: mark('serialize'),
+        send: mark('send'),
+      }
+    },
+    contributes: (options) => ({ queryParameters: [`${options.prefix}q`] }),
+    ...(alone === undefined ? {} : { alone }),
+  })
+}
+
+test('defineConvention: a frozen value marked as declared, with a key per phase', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const convention = everyPhase(seen)
+  t.ok(isConvention(convention))
+  t.notOk(isConvention({ name: 'x' }))
+  t.notOk(isConvention(null))
+  t.ok(Object.isFrozen(convention))
+  t.same(Object.keys(convention.has).sort(), [...PHASES].sort())
+  const base = {
+    name: 'x',
+    plugin: '@test/x',
+    options: () => ({}),
+    setup: () => ({}),
+  }
+  t.throws(
+    () => defineConvention({ ...base, phases: ['send', 'sent' as Phase] }),
+    /@test\/x: unknown phase "sent"/,
+  )
+  t.throws(
+    () => defineConvention({ ...base, phases: ['send', 'send'] }),
+    /@test\/x: a phase is listed twice/,
+  )
+})
+
+test('conventionPlugin: alone, its steps run from hooks of their own, in the order of a request', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const fastify = app()
+  await fastify.register(conventionPlugin(everyPhase(seen)), { prefix: 'p-' })
+  fastify.post('/things', { config: { mark: {} } }, async () => ({ ok: true }))
+  fastify.get('/skipped', { config: { mark: { skip: true } } }, async () => 'skipped')
+  fastify.get('/off', { config: { mark: false } }, async () => 'off')
+  await fastify.ready()
+  t.equal(
+    (fastify as unknown as { markPrefix: string }).markPrefix,
+    'p-',
+    'setup ran on the instance',
+  )
+  t.ok(fastify.hasPlugin('@test/marks'), 'the plugin is named')
+
+  await fastify.inject({ method: 'POST', url: '/things', payload: {} })
+  t.same(seen.order, ['request', 'guard', 'beforeBody', 'beforeHandler', 'serialize', 'send'])
+
+  seen.order.length = 0
+  await fastify.inject('/skipped')
+  t.same(seen.order, ['request'], 'a route the convention does nothing on gets no hook')
+
+  seen.order.length = 0
+  await fastify.inject('/nowhere')
+  t.same(
+    seen.order,
+    ['request', 'notFoundHandler', 'notFoundSend'],
+    'the answers of no route get its not-found steps',
+  )
+
+  const routes = seen.contexts.map((c) => c.name)
+  t.same(routes, ['POST /things', 'GET /skipped', 'HEAD /skipped'], 'config false: not called')
+  const post = seen.contexts[0] as RouteContext<unknown>
+  t.same(post.methods, ['POST'])
+  t.same(post.config, {})
+  t.equal(post.route.url, '/things')
+})
+
+test('conventionPlugin: a route config the convention refuses fails registration, naming the route', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const fastify = app()
+  await fastify.register(conventionPlugin(everyPhase(seen)), {})
+  t.throws(
+    () => fastify.get('/x', { config: { mark: 'yes' } as never }, async () => 'x'),
+    /@test\/marks \(config\.mark of GET \/x\): not an object/,
+  )
+})
+
+test("conventionPlugin: `alone: 'first'` puts the hook before the route's own", async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const fastify = app()
+  await fastify.register(conventionPlugin(everyPhase(seen, { send: 'first', guard: 'first' })), {})
+  const own = (name: string) => async () => {
+    seen.order.push(name)
+  }
+  fastify.get(
+    '/x',
+    {
+      onRequest: own('own onRequest'),
+      preHandler: own('own preHandler'),
+      onSend: async (_request, _reply, payload) => {
+        seen.order.push('own onSend')
+        return payload
+      },
+    },
+    async () => ({ x: 1 }),
+  )
+  await fastify.inject('/x')
+  t.same(seen.order, [
+    'request',
+    'guard',
+    'own onRequest',
+    'beforeBody',
+    'own preHandler',
+    'beforeHandler',
+    'serialize',
+    'send',
+    'own onSend',
+  ])
+})
+
+test('conventionPlugin: a step in a phase the convention does not declare fails, naming it', async (t) => {
+  const wrong = defineConvention({
+    name: 'wrong',
+    plugin: '@test/wrong',
+    phases: ['send'],
+    options: () => ({}),
+    setup: () => ({}),
+    route: () => ({ guard: () => undefined }) as never,
+  })
+  const fastify = app()
+  await fastify.register(conventionPlugin(wrong), {})
+  t.throws(
+    () => fastify.get('/x', async () => 'x'),
+    /@test\/wrong: route GET \/x got a guard step, a phase the convention does not declare \(phases: send\)/,
+  )
+  const wrongApp = defineConvention({
+    name: 'wrongApp',
+    plugin: '@test/wrong-app',
+    phases: ['send'],
+    options: () => ({}),
+    setup: () => ({}),
+    app: () => ({ request: () => undefined }) as never,
+  })
+  await t.rejects(
+    async () => app().register(conventionPlugin(wrongApp), {}).ready(),
+    /@test\/wrong-app: an app step for request, a phase the convention does not declare/,
+  )
+})
+
+test('conventionPlugin: registered twice on one scope chain fails with the fix', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const plugin = conventionPlugin(everyPhase(seen))
+  const fastify = app()
+  await fastify.register(plugin, {})
+  await t.rejects(
+    async () => fastify.register(plugin, {}).ready(),
+    /@test\/marks: registered twice/,
+  )
+})
+
+test("conventionPlugin: alone, the setup's context knows no other convention", async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const convention = everyPhase(seen)
+  let context: SetupContext | undefined
+  const spy = defineConvention({
+    ...convention,
+    setup: (fastify: FastifyInstance, options: { prefix: string }, given: SetupContext) => {
+      context = given
+      return convention.setup(fastify, options, given)
+    },
+  })
+  await app().register(conventionPlugin(spy), { prefix: 'x-' }).ready()
+  const given = context as SetupContext
+  t.equal(given.pipeline, false)
+  t.equal(given.has('marks'), false)
+  t.equal(given.optionsOf('marks'), undefined)
+  t.same(given.contributions(), {
+    queryParameters: ['x-q'],
+    requestHeaders: [],
+    responseHeaders: [],
+  })
+})
+
+test('installConvention: under a pipeline, the steps are collected for the pipeline to order', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const convention = everyPhase(seen)
+  const fastify = app()
+  const pipeline = installPipeline(fastify)
+  const context: SetupContext = {
+    pipeline: true,
+    has: () => true,
+    optionsOf: () => undefined,
+    contributions: () => mergeContributions(installedConventions(pipeline)),
+  }
+  const installed = await installConvention(fastify, convention, { prefix: 'u-' }, context)
+  t.equal(installed.convention, convention)
+  t.same(installed.options, { prefix: 'u-' })
+  t.same(installedConventions(pipeline), [installed])
+  t.ok(pipeline.request.has(convention), 'its request step, keyed by the convention')
+  t.ok(pipeline.notFound.has(convention))
+  t.ok(fastify.hasPlugin('@test/marks'))
+  t.equal((fastify as unknown as { markPrefix: string }).markPrefix, 'u-', 'set up on the instance')
+
+  let steps: ReturnType<typeof pipelineRouteSteps> | undefined
+  fastify.addHook('onRoute', function (route) {
+    steps = pipelineRouteSteps(pipeline, this, route)
+  })
+  fastify.get('/x', async () => 'x')
+  t.same([...(steps?.keys() ?? [])], ['guard', 'beforeBody', 'beforeHandler', 'serialize', 'send'])
+  t.ok(steps?.get('send')?.has(convention))
+  fastify.get('/y', { config: { mark: false } }, async () => 'y')
+  t.equal(steps?.size, 0, 'config false: no steps')
+  t.same(context.contributions().queryParameters, ['u-q'])
+  await fastify.ready()
+})
+
+test('installConvention: a not-found handler step goes where the not-found handler takes it', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const convention = everyPhase(seen)
+  const fastify = app()
+  const pipeline = installPipeline(fastify)
+  const preHandler = notFoundPreHandler(fastify)
+  t.ok(preHandler)
+  const context: SetupContext = {
+    pipeline: true,
+    has: () => true,
+    optionsOf: () => undefined,
+    contributions: () => mergeContributions([]),
+  }
+  await installConvention(fastify, convention, {}, context)
+  t.ok(pipeline.notFoundPreHandler?.has(convention))
+})
+
+test('installConvention: without a pipeline it says so', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const context: SetupContext = {
+    pipeline: true,
+    has: () => true,
+    optionsOf: () => undefined,
+    contributions: () => mergeContributions([]),
+  }
+  await t.rejects(
+    installConvention(app(), everyPhase(seen) as AnyConvention, {}, context),
+    /@test\/marks: installConvention needs a pipeline/,
+  )
+})
+
+test('mergeContributions: each name once, in order; nothing from a convention that gives none', async (t) => {
+  const one = defineConvention({
+    name: 'one',
+    plugin: '@test/one',
+    phases: [],
+    options: () => ({}),
+    setup: () => ({}),
+    contributes: () => ({ requestHeaders: ['a', 'b'], responseHeaders: ['x'] }),
+  })
+  const two = defineConvention({
+    name: 'two',
+    plugin: '@test/two',
+    phases: [],
+    options: () => ({}),
+    setup: () => ({}),
+    contributes: () => ({ requestHeaders: ['b', 'c'] }),
+  })
+  const none = defineConvention({
+    name: 'none',
+    plugin: '@test/none',
+    phases: [],
+    options: () => ({}),
+    setup: () => ({}),
+  })
+  t.same(
+    mergeContributions([
+      { convention: one, options: {} },
+      { convention: none, options: {} },
+      { convention: two, options: {} },
+    ]),
+    { queryParameters: [], requestHeaders: ['a', 'b', 'c'], responseHeaders: ['x'] },
+  )
+})
+
+test('a convention with no route steps, or a phase left undefined, adds no hook', async (t) => {
+  const appOnly = defineConvention({
+    name: 'appOnly',
+    plugin: '@test/app-only',
+    phases: ['request'],
+    options: () => ({}),
+    setup: () => ({}),
+    app: () => ({ request: () => undefined }),
+  })
+  const sparse = defineConvention({
+    name: 'sparse',
+    plugin: '@test/sparse',
+    phases: ['guard', 'send'],
+    options: () => ({}),
+    setup: () => ({}),
+    route: () => ({ guard: undefined, send: () => undefined }),
+  })
+  const alone = app()
+  await alone.register(conventionPlugin(appOnly), {})
+  await alone.register(conventionPlugin(sparse), {})
+  alone.get('/x', async () => 'x')
+  await alone.ready()
+  const hooks = alone.printRoutes({ includeHooks: true, commonPrefix: false })
+  t.match(hooks, /\(onSend\) \["sparseAlone\(\)"\]/)
+  t.notMatch(hooks, /sparseAlone\(\)"\][^\n]*\n[^\n]*\(onRequest\)/)
+
+  const fastify = app()
+  const pipeline = installPipeline(fastify)
+  t.same(installedConventions(pipeline), [], 'none installed yet')
+  const context: SetupContext = {
+    pipeline: true,
+    has: () => true,
+    optionsOf: () => undefined,
+    contributions: () => mergeContributions([]),
+  }
+  await installConvention(fastify, appOnly, {}, context)
+  await installConvention(fastify, sparse, {}, context)
+  let steps: ReturnType<typeof pipelineRouteSteps> | undefined
+  fastify.addHook('onRoute', function (route) {
+    steps = pipelineRouteSteps(pipeline, this, route)
+  })
+  fastify.get('/x', async () => 'x')
+  t.same([...(steps?.keys() ?? [])], ['send'])
+})
