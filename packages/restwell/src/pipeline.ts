@@ -4,6 +4,7 @@
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import { cacheControl } from '@restwell/cache-control'
+import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
   bodilessHead,
@@ -79,7 +80,7 @@ export const ROUTE_GUARD_ORDER: Order<'guard'> = [
  */
 export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // ?include=deleted read before anything looks at the query.
-  'softDelete',
+  softDelete,
   // 406/415/300 and the representation chosen.
   'negotiation',
   // 415 for a body that is not a patch format this route takes.
@@ -95,7 +96,7 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // the route's own hooks found (the principal).
   'rateLimit',
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
-  'softDelete',
+  softDelete,
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
   'conditional',
 ]
@@ -106,7 +107,7 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
  */
 export const SERIALIZE_ORDER: Order<'serialize'> = [
   // Soft-deleted fields shaped, before any serializer turns the body to text.
-  'softDelete',
+  softDelete,
   // A paginated route answers a page: an array is refused here.
   'pagination',
   // XML, HAL, JSON:API and Siren bodies made from the value.
@@ -133,7 +134,7 @@ export const SEND_ORDER: Order<'send'> = [
   // A route that answers a patch with 204 drops its body before anything hashes or compresses it.
   'patch',
   // A hard DELETE's 200 becomes a 204 without a body, likewise.
-  'softDelete',
+  softDelete,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
   'conditional',
   // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or not.

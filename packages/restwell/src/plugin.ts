@@ -29,7 +29,7 @@ import restwellNegotiation from '@restwell/negotiation'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
 import restwellReroute from '@restwell/reroute'
-import restwellSoftDelete from '@restwell/soft-delete'
+import { softDelete } from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import {
   contributeSend,
@@ -297,7 +297,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     })
   }
   if (options.softDelete !== false) {
-    await fastify.register(restwellSoftDelete, options.softDelete ?? {})
+    await installConvention(fastify, softDelete, options.softDelete ?? {}, context)
   }
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.

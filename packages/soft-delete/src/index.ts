@@ -26,5 +26,6 @@ export {
   sqlCondition,
   toIsoUtc,
 } from './resource.js'
+export { softDelete } from './convention.js'
 export { restwellSoftDelete }
 export default restwellSoftDelete

@@ -10,6 +10,7 @@ import {
   markDeleted,
   readInclusion,
   represent,
+  softDelete,
   representAll,
   restore,
   sqlCondition,
@@ -188,4 +189,13 @@ test('property: isRestoreBody never throws', async () => {
     fc.property(fc.anything(), (body) => typeof isRestoreBody(body) === 'boolean'),
     { numRuns: 2000 },
   )
+})
+
+test('the convention contributes the query parameters it reads', async (t) => {
+  t.same(softDelete.contributes?.(softDelete.options({})), {
+    queryParameters: ['deleted', 'include'],
+  })
+  t.same(softDelete.contributes?.(softDelete.options({ param: 'trash', includeParam: false })), {
+    queryParameters: ['trash'],
+  })
 })
