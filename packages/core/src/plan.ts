@@ -346,9 +346,9 @@ export function forgetNotFoundPreHandler(fastify: FastifyInstance): void {
  */
 export function useNotFoundPreHandlerStep(
   fastify: FastifyInstance,
-  name: StepKey,
+  name: string,
   step: RequestStep,
-  hookName = typeof name === 'string' ? name : name.name,
+  hookName = name,
 ): void {
   const steps = pipelineOf(fastify)?.notFoundPreHandler
   if (steps !== undefined) steps.set(name, step)

@@ -29,7 +29,6 @@ import {
   requestHook,
   type SendStep,
   sendHook,
-  useNotFoundPreHandlerStep,
 } from './plan.js'
 import { registerOnce } from './registration.js'
 import { onEveryRoute, type RouteEntry } from './routes.js'
@@ -166,65 +165,6 @@ export function notFoundSendHook(name: string, step: SendStep): onSendHookHandle
   return Object.defineProperty(hook, 'name', { value: name })
 }
 
-/** The context a convention's setup gets when it runs alone. */
-function aloneContext(convention: AnyConvention, options: unknown): SetupContext {
-  return {
-    pipeline: false,
-    has: () => false,
-    optionsOf: () => undefined,
-    contributions: () => mergeContributions([{ convention, options }]),
-  }
-}
-
-/**
- * The plugin that runs `convention` alone on a bare Fastify app: its options validated, its setup
- * run once, its app-wide steps from root hooks, and each route's steps from hooks of that route
- * (after the route's own hooks of the phase, unless the convention's `alone` says before).
- *
- * @param convention a value made by `defineConvention`
- * @example
- * export const restwellCacheControl = conventionPlugin(cacheControl)
- * await app.register(restwellCacheControl, { policy: { maxAge: 60 } })
- */
-export function conventionPlugin<C extends AnyConvention>(
-  convention: C,
-): FastifyPluginAsync<OptionsInput<C>> {
-  const plugin = async (fastify: FastifyInstance, raw: unknown): Promise<void> => {
-    registerOnce(fastify, convention.plugin, convention.name)
-    const options = convention.options(raw)
-    const settings = await convention.setup(fastify, options, aloneContext(convention, options))
-    const installed: InstalledConvention = { convention, options, settings }
-    const app = appStepsOf(installed)
-    const hookName = `${convention.name}Alone`
-    if (app.request !== undefined) {
-      fastify.addHook('onRequest', requestHook(hookName, [app.request as RequestStep]))
-    }
-    if (app.notFoundHandler !== undefined) {
-      fastify.addHook(
-        'preHandler',
-        notFoundHandlerHook(hookName, app.notFoundHandler as RequestStep),
-      )
-    }
-    if (app.notFoundSend !== undefined) {
-      fastify.addHook('onSend', notFoundSendHook(hookName, app.notFoundSend as SendStep))
-    }
-    if (convention.route === undefined) return
-    onEveryRoute(fastify, function conventionRoute(this: FastifyInstance, route) {
-      const steps = routeStepsOf(installed, this, route)
-      if (steps === undefined) return
-      for (const phase of Object.keys(ROUTE_HOOKS) as RoutePhase[]) {
-        const step = steps[phase]
-        if (step === undefined) continue
-        const where = (convention.alone as Record<string, 'first' | 'last'> | undefined)?.[phase]
-        addRouteHook(route, ROUTE_HOOKS[phase], hookOf(phase, hookName, step), where ?? 'last')
-      }
-    })
-  }
-  return fp(plugin, { fastify: '5.x', name: convention.plugin }) as FastifyPluginAsync<
-    OptionsInput<C>
-  >
-}
-
 /** A pipeline's conventions, by the instance it was installed on. */
 const INSTALLED = Symbol.for('restwell.pipeline.conventions')
 type WithInstalled = Pipeline & { [INSTALLED]?: InstalledConvention[] }
@@ -235,9 +175,104 @@ export function installedConventions(pipeline: Pipeline): readonly InstalledConv
 }
 
 /**
- * Installs `convention` under the pipeline of `fastify` (the umbrella's): its options validated
- * and its setup run once, in a plugin of its name (so `hasPlugin` sees it); its steps are then
- * the pipeline's to order. `context` is what the pipeline tells every convention's setup.
+ * Sets `convention` up on `fastify`: registered once, its options validated, its setup run.
+ * Under `pipeline` its steps are handed over for the pipeline to order; alone they run from
+ * hooks of their own: the app-wide ones from root hooks, each route's from hooks of that route
+ * (after the route's own hooks of the phase, unless the convention's `alone` says before).
+ */
+async function setUp(
+  fastify: FastifyInstance,
+  convention: AnyConvention,
+  raw: unknown,
+  context: SetupContext,
+  pipeline: Pipeline | undefined,
+): Promise<InstalledConvention> {
+  registerOnce(fastify, convention.plugin, convention.name)
+  const options = convention.options(raw)
+  const settings = await convention.setup(fastify, options, context)
+  const installed: InstalledConvention = { convention, options, settings }
+  const app = appStepsOf(installed)
+  if (pipeline !== undefined) {
+    const holder = pipeline as WithInstalled
+    holder[INSTALLED] ??= []
+    holder[INSTALLED].push(installed)
+    if (app.request !== undefined) pipeline.request.set(convention, app.request as RequestStep)
+    if (app.notFoundSend !== undefined) {
+      pipeline.notFound.set(convention, app.notFoundSend as SendStep)
+    }
+    const notFoundHandler = app.notFoundHandler as RequestStep | undefined
+    if (notFoundHandler !== undefined) {
+      // Into the not-found handler that took the pipeline's steps, or a root hook of its own.
+      const taken = pipeline.notFoundPreHandler
+      if (taken !== undefined) taken.set(convention, notFoundHandler)
+      else fastify.addHook('preHandler', notFoundHandlerHook(convention.name, notFoundHandler))
+    }
+    return installed
+  }
+  const hookName = `${convention.name}Alone`
+  if (app.request !== undefined) {
+    fastify.addHook('onRequest', requestHook(hookName, [app.request as RequestStep]))
+  }
+  if (app.notFoundHandler !== undefined) {
+    fastify.addHook('preHandler', notFoundHandlerHook(hookName, app.notFoundHandler as RequestStep))
+  }
+  if (app.notFoundSend !== undefined) {
+    fastify.addHook('onSend', notFoundSendHook(hookName, app.notFoundSend as SendStep))
+  }
+  if (convention.route === undefined) return installed
+  onEveryRoute(fastify, function conventionRoute(this: FastifyInstance, route) {
+    const steps = routeStepsOf(installed, this, route)
+    if (steps === undefined) return
+    for (const phase of Object.keys(ROUTE_HOOKS) as RoutePhase[]) {
+      const step = steps[phase]
+      if (step === undefined) continue
+      const where = (convention.alone as Record<string, 'first' | 'last'> | undefined)?.[phase]
+      addRouteHook(route, ROUTE_HOOKS[phase], hookOf(phase, hookName, step), where ?? 'last')
+    }
+  })
+  return installed
+}
+
+/**
+ * The plugin of `convention`: on a bare Fastify app it runs the convention alone, from hooks of
+ * its own; registered where a pipeline collects steps (inside the umbrella), it hands them over.
+ *
+ * @param convention a value made by `defineConvention`
+ * @example
+ * export const restwellCacheControl = conventionPlugin(cacheControl)
+ * await app.register(restwellCacheControl, { policy: { maxAge: 60 } })
+ */
+export function conventionPlugin<C extends AnyConvention>(
+  convention: C,
+): FastifyPluginAsync<OptionsInput<C>> {
+  const plugin = async (fastify: FastifyInstance, raw: unknown): Promise<void> => {
+    const pipeline = pipelineOf(fastify)
+    const context: SetupContext =
+      pipeline === undefined
+        ? {
+            pipeline: false,
+            has: () => false,
+            optionsOf: () => undefined,
+            contributions: () =>
+              mergeContributions([{ convention, options: convention.options(raw) }]),
+          }
+        : {
+            pipeline: true,
+            has: () => false,
+            optionsOf: () => undefined,
+            contributions: () => mergeContributions(installedConventions(pipeline)),
+          }
+    await setUp(fastify, convention, raw, context, pipeline)
+  }
+  return fp(plugin, { fastify: '5.x', name: convention.plugin }) as FastifyPluginAsync<
+    OptionsInput<C>
+  >
+}
+
+/**
+ * Installs `convention` under the pipeline of `fastify` (the umbrella's), in a plugin of its
+ * name (so `hasPlugin` sees it): its steps are the pipeline's to order. `context` is what the
+ * pipeline tells every convention's setup.
  */
 export async function installConvention(
   fastify: FastifyInstance,
@@ -251,29 +286,16 @@ export async function installConvention(
       `${convention.plugin}: installConvention needs a pipeline (installPipeline)`,
     )
   }
-  const options = convention.options(raw)
-  let settings: unknown
+  let installed: InstalledConvention | undefined
   await fastify.register(
     fp(
       async (instance: FastifyInstance) => {
-        registerOnce(instance, convention.plugin, convention.name)
-        settings = await convention.setup(instance, options, context)
+        installed = await setUp(instance, convention, raw, context, pipeline)
       },
       { fastify: '5.x', name: convention.plugin },
     ),
   )
-  const installed: InstalledConvention = { convention, options, settings }
-  const holder = pipeline as WithInstalled
-  holder[INSTALLED] ??= []
-  holder[INSTALLED].push(installed)
-  const app = appStepsOf(installed)
-  if (app.request !== undefined) pipeline.request.set(convention, app.request as RequestStep)
-  if (app.notFoundSend !== undefined)
-    pipeline.notFound.set(convention, app.notFoundSend as SendStep)
-  if (app.notFoundHandler !== undefined) {
-    useNotFoundPreHandlerStep(fastify, convention, app.notFoundHandler as RequestStep)
-  }
-  return installed
+  return installed as InstalledConvention
 }
 
 /** The steps every installed convention adds to `route`, per phase, by convention. */

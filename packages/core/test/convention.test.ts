@@ -374,3 +374,33 @@ test('a convention with no route steps, or a phase left undefined, adds no hook'
   fastify.get('/x', async () => 'x')
   t.same([...(steps?.keys() ?? [])], ['send'])
 })
+
+test('conventionPlugin: registered where a pipeline collects steps, it hands them over', async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const convention = everyPhase(seen)
+  let context: SetupContext | undefined
+  const spy = defineConvention({
+    ...convention,
+    setup: (fastify: FastifyInstance, options: { prefix: string }, given: SetupContext) => {
+      context = given
+      return convention.setup(fastify, options, given)
+    },
+  })
+  const fastify = app()
+  const pipeline = installPipeline(fastify)
+  await fastify.register(conventionPlugin(spy), { prefix: 'in-' })
+  await fastify.ready()
+  t.ok(pipeline.request.has(spy), 'its request step is the pipeline’s')
+  t.equal(installedConventions(pipeline)[0]?.convention, spy)
+  const given = context as SetupContext
+  t.equal(given.pipeline, true)
+  t.equal(given.has('other'), false)
+  t.equal(given.optionsOf('other'), undefined)
+  t.same(given.contributions().queryParameters, ['in-q'])
+  await fastify.inject('/nowhere')
+  t.same(
+    seen.order,
+    ['notFoundHandler'],
+    'its other steps are for the pipeline to plan; with no not-found handler taking it, its not-found step runs from a root hook',
+  )
+})
