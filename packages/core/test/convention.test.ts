@@ -8,6 +8,7 @@ import {
   isConvention,
   mergeContributions,
   notFoundPreHandler,
+  optionNaming,
   PHASES,
   type Phase,
   pipelineRouteSteps,
@@ -403,4 +404,20 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
     ['notFoundHandler'],
     'its other steps are for the pipeline to plan; with no not-found handler taking it, its not-found step runs from a root hook',
   )
+})
+
+test('optionNaming: the umbrella and its option when the umbrella installed it, else the plugin', async (t) => {
+  const convention = { name: 'cors', plugin: '@restwell/cors' }
+  const context: SetupContext = {
+    pipeline: true,
+    has: () => true,
+    optionsOf: () => undefined,
+    contributions: () => mergeContributions([]),
+  }
+  const alone = optionNaming(convention, context)
+  t.equal(alone.plugin, '@restwell/cors')
+  t.equal(alone.option('origin'), 'origin')
+  const umbrella = optionNaming(convention, { ...context, umbrella: 'restwell' })
+  t.equal(umbrella.plugin, 'restwell')
+  t.equal(umbrella.option('origin'), 'cors.origin')
 })
