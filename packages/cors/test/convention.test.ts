@@ -49,7 +49,6 @@ function contextOf(contributed: Contributions, umbrella?: string): SetupContext 
     pipeline: true,
     ...(umbrella === undefined ? {} : { umbrella }),
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => contributed,
   }
 }

@@ -167,7 +167,6 @@ test('under a pipeline: its steps are handed over; installed by the umbrella, er
     pipeline: true,
     umbrella: 'restwell',
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await installConvention(app, rateLimit, { max: 5 }, context)

@@ -170,10 +170,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     pipeline: true,
     umbrella: 'restwell',
     has: (name) => (options as Record<string, unknown>)[name] !== false,
-    optionsOf: (name) => {
-      const given = (options as Record<string, unknown>)[name]
-      return given === false ? undefined : given
-    },
     contributions: () => {
       const declared = mergeContributions(installedConventions(pipeline))
       return {
