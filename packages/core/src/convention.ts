@@ -86,8 +86,6 @@ export interface Contributions {
 
 /** What a convention's setup may ask of the pipeline it is installed in. */
 export interface SetupContext {
-  /** Whether the convention named `name` is installed beside this one (always false alone). */
-  has(name: string): boolean
   /**
    * What every convention of the pipeline contributes, this one's included (alone: this one's).
    * Known only once every convention is installed: read it from a step or a route function.

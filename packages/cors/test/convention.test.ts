@@ -48,7 +48,6 @@ function contextOf(contributed: Contributions, umbrella?: string): SetupContext 
   return {
     pipeline: true,
     ...(umbrella === undefined ? {} : { umbrella }),
-    has: () => true,
     contributions: () => contributed,
   }
 }

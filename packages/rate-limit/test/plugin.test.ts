@@ -166,7 +166,6 @@ test('under a pipeline: its steps are handed over; installed by the umbrella, er
   const context: SetupContext = {
     pipeline: true,
     umbrella: 'restwell',
-    has: () => true,
     contributions: () => mergeContributions([]),
   }
   await installConvention(app, rateLimit, { max: 5 }, context)

@@ -169,7 +169,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   const context: SetupContext = {
     pipeline: true,
     umbrella: 'restwell',
-    has: (name) => (options as Record<string, unknown>)[name] !== false,
     contributions: () => {
       const declared = mergeContributions(installedConventions(pipeline))
       return {
