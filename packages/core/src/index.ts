@@ -107,6 +107,7 @@ export {
   registerOnce,
 } from './registration.js'
 export {
+  type AlonePlacement,
   type AnyConvention,
   type AppPhase,
   type AppSteps,
