@@ -4,6 +4,7 @@
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import { cacheControl } from '@restwell/cache-control'
+import { negotiation } from '@restwell/negotiation'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -82,7 +83,7 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // ?include=deleted read before anything looks at the query.
   softDelete,
   // 406/415/300 and the representation chosen.
-  'negotiation',
+  negotiation,
   // 415 for a body that is not a patch format this route takes.
   'patch',
 ]
@@ -111,7 +112,7 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
   // A paginated route answers a page: an array is refused here.
   'pagination',
   // XML, HAL, JSON:API and Siren bodies made from the value.
-  'negotiation',
+  negotiation,
   // Preconditions of a read decided on the value (304/412 without serializing).
   'conditional',
   // Large bodies compressed while the serializer's output is known.
@@ -130,7 +131,7 @@ export const SEND_ORDER: Order<'send'> = [
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
   'versioning',
   // Vary: Accept…, Content-Language of the representation chosen.
-  'negotiation',
+  negotiation,
   // A route that answers a patch with 204 drops its body before anything hashes or compresses it.
   'patch',
   // A hard DELETE's 200 becomes a 204 without a body, likewise.

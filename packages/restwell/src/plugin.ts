@@ -25,7 +25,7 @@ import restwellMethodOverride, {
 } from '@restwell/method-override'
 import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
-import restwellNegotiation from '@restwell/negotiation'
+import { negotiation } from '@restwell/negotiation'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
 import restwellReroute from '@restwell/reroute'
@@ -260,11 +260,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
   //    plugin adds global hooks every route would pay for.
   if (options.negotiation !== false) {
-    await fastify.register(restwellNegotiation, {
-      multipart: false,
-      versionParam: versionQueryParameter(options),
-      ...options.negotiation,
-    })
+    await installConvention(
+      fastify,
+      negotiation,
+      { multipart: false, versionParam: versionQueryParameter(options), ...options.negotiation },
+      context,
+    )
   }
 
   // 9. conditional before compress: its first onSend hashes the identity bytes and decides
