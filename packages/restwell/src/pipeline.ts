@@ -5,6 +5,7 @@
  */
 import { cacheControl } from '@restwell/cache-control'
 import { negotiation } from '@restwell/negotiation'
+import { patch } from '@restwell/patch'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -85,7 +86,7 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // 406/415/300 and the representation chosen.
   negotiation,
   // 415 for a body that is not a patch format this route takes.
-  'patch',
+  patch,
 ]
 
 /**
@@ -126,14 +127,13 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
 export const SEND_ORDER: Order<'send'> = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
   'cors',
-  // Accept-Patch on an OPTIONS route's answers and on a 405.
-  'acceptPatch',
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
   'versioning',
   // Vary: Accept…, Content-Language of the representation chosen.
   negotiation,
-  // A route that answers a patch with 204 drops its body before anything hashes or compresses it.
-  'patch',
+  // Accept-Patch on an OPTIONS 2xx and a 405; a route that answers a patch with 204 drops its
+  // body before anything hashes or compresses it.
+  patch,
   // A hard DELETE's 200 becomes a 204 without a body, likewise.
   softDelete,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
@@ -151,7 +151,7 @@ export const SEND_ORDER: Order<'send'> = [
 ]
 
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
-export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = ['cors', cacheControl, 'acceptPatch']
+export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = ['cors', cacheControl, patch]
 
 /**
  * The steps of `order` found in `steps`, in that order. A step under a name `order` does not

@@ -27,7 +27,7 @@ import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
 import { negotiation } from '@restwell/negotiation'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
-import restwellPatch from '@restwell/patch'
+import { patch } from '@restwell/patch'
 import restwellReroute from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
@@ -288,7 +288,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
 
   // 10. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
-  if (options.patch !== false) await fastify.register(restwellPatch, options.patch ?? {})
+  if (options.patch !== false) {
+    await installConvention(fastify, patch, options.patch ?? {}, context)
+  }
 
   // 11. collections: pagination and soft delete set up the routes that ask for them.
   if (options.pagination !== false) {
