@@ -271,7 +271,6 @@ test("conventionPlugin: alone, the setup's context knows no other convention", a
   const given = context as SetupContext
   t.equal(given.pipeline, false)
   t.equal(given.has('marks'), false)
-  t.equal(given.optionsOf('marks'), undefined)
   t.same(given.contributions(), {
     queryParameters: ['x-q'],
     requestHeaders: [],
@@ -287,7 +286,6 @@ test('installConvention: under a pipeline, the steps are collected for the pipel
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions(installedConventions(pipeline)),
   }
   const installed = await installConvention(fastify, convention, { prefix: 'u-' }, context)
@@ -322,7 +320,6 @@ test('installConvention: a not-found handler step goes where the not-found handl
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, convention, {}, context)
@@ -334,7 +331,6 @@ test('installConvention: without a pipeline it says so', async (t) => {
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await t.rejects(
@@ -409,7 +405,6 @@ test('a convention with no route steps, or a phase left undefined, adds no hook'
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, appOnly, {}, context)
@@ -442,7 +437,6 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
   const given = context as SetupContext
   t.equal(given.pipeline, true)
   t.equal(given.has('other'), false)
-  t.equal(given.optionsOf('other'), undefined)
   t.same(given.contributions().queryParameters, ['in-q'])
   await fastify.inject('/nowhere')
   t.same(
