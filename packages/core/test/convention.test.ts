@@ -404,3 +404,28 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
     'its other steps are for the pipeline to plan; with no not-found handler taking it, its not-found step runs from a root hook',
   )
 })
+
+test('conventionPlugin: a convention with no phase may come after the pipeline made its plans; one with steps may not', async (t) => {
+  const routesOnly = defineConvention({
+    name: 'routesOnly',
+    plugin: '@test/routes-only',
+    phases: [],
+    options: (raw: { path?: string }) => ({ path: raw.path ?? '/status' }),
+    setup: (fastify: FastifyInstance, options: { path: string }) => {
+      fastify.get(options.path, async () => 'ok')
+      return options
+    },
+  })
+  const fastify = app()
+  installPipeline(fastify).sealed = true
+  await fastify.register(conventionPlugin(routesOnly), {})
+  t.equal((await fastify.inject('/status')).body, 'ok', 'its setup ran')
+
+  const seen: Seen = { order: [], contexts: [] }
+  const late = app()
+  installPipeline(late).sealed = true
+  await t.rejects(
+    async () => late.register(conventionPlugin(everyPhase(seen)), {}).ready(),
+    /@test\/marks: registered after restwell, which has made every route's plan/,
+  )
+})
