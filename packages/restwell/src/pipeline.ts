@@ -4,6 +4,7 @@
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import { cacheControl } from '@restwell/cache-control'
+import { errors } from '@restwell/errors'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -42,7 +43,7 @@ type Order<P extends Phase> = readonly (WithPhase<P> | string)[]
  */
 export const REQUEST_ORDER: Order<'request'> = [
   // The request id on every answer; requests refused before anything runs (closing, Expect, Host).
-  'request',
+  errors,
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
   'cors',
   // Method override sets the method its twin route was reached for: what follows sees it.

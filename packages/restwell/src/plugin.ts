@@ -1,6 +1,7 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
-import restwellErrors, {
+import {
   DEFAULT_REQUEST_ID_HEADER,
+  errors,
   OptionsError,
   RoutesOutOfReachError,
   validateOptions,
@@ -149,7 +150,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
-  if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
+  if (options.errors !== false) {
+    await installConvention(fastify, errors, options.errors ?? {}, context)
+  }
 
   // 2. CORS: one onRequest hook adds the headers to every answer and answers a preflight
   //    before rate limits and auth see it. It runs before the override and versioning steps, so
