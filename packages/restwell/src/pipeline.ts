@@ -5,6 +5,7 @@
  */
 import { cacheControl } from '@restwell/cache-control'
 import { errors } from '@restwell/errors'
+import { methods } from '@restwell/methods'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -57,7 +58,7 @@ export const REQUEST_ORDER: Order<'request'> = [
   // HTTPS only; with hideRoutes an unknown path asks for a token like a route.
   'auth',
   // 405, automatic OPTIONS and 501 on the not-found path, before the body is read.
-  'methods',
+  methods,
 ]
 
 /**

@@ -24,7 +24,7 @@ import restwellMethodOverride, {
   DEFAULT_OVERRIDE_METHODS,
   DEFAULT_OVERRIDE_QUERY,
 } from '@restwell/method-override'
-import restwellMethods from '@restwell/methods'
+import { methods } from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
 import restwellNegotiation from '@restwell/negotiation'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
@@ -257,7 +257,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
 
   // 7. methods: 405/OPTIONS/501 on the not-found path only.
-  if (options.methods !== false) await fastify.register(restwellMethods, options.methods ?? {})
+  if (options.methods !== false) {
+    await installConvention(fastify, methods, options.methods ?? {}, context)
+  }
 
   // 8. negotiation: 406/415 before the handler, the representation chosen before conditional
   //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
