@@ -17,6 +17,7 @@ import {
   snapshotRoutes,
   routeName,
 } from '@restwell/core'
+import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
 import restwellMethodOverride, {
@@ -250,8 +251,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
   //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
   if (options.auth !== undefined && options.auth !== false) {
-    // Imported here, as jobs and batch below: off unless configured, so not loaded otherwise.
-    await fastify.register(import('@restwell/auth'), options.auth)
+    await installConvention(fastify, auth, options.auth, context)
   } else if (options.auth === undefined) {
     onEveryRoute(fastify, refuseUnguarded)
   }
@@ -327,13 +327,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 12. with @fastify/swagger registered, describe what restwell adds to every route: after
   //     every plugin that changes a route's schema (patch, pagination, soft delete), before
   //     jobs adds its status routes (described too).
-  const auth = options.auth === undefined || options.auth === false ? undefined : options.auth
+  const authOptions =
+    options.auth === undefined || options.auth === false ? undefined : options.auth
   const conditional = options.conditional === false ? undefined : options.conditional
   await installOpenapi(fastify, {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
-    auth: auth !== undefined,
-    authByDefault: auth?.defaultProtected ?? true,
-    hideRoutes: auth?.hideRoutes ?? auth?.defaultProtected ?? true,
+    auth: authOptions !== undefined,
+    authByDefault: authOptions?.defaultProtected ?? true,
+    hideRoutes: authOptions?.hideRoutes ?? authOptions?.defaultProtected ?? true,
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
     requirePrecondition: conditional?.requirePrecondition ?? false,
