@@ -26,7 +26,7 @@ import restwellMethodOverride, {
   DEFAULT_OVERRIDE_QUERY,
 } from '@restwell/method-override'
 import { methods } from '@restwell/methods'
-import restwellNaming from '@restwell/naming'
+import { naming } from '@restwell/naming'
 import restwellNegotiation from '@restwell/negotiation'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
@@ -353,7 +353,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.
-  if (options.naming !== false) await fastify.register(restwellNaming, options.naming ?? {})
+  if (options.naming !== false) {
+    await installConvention(fastify, naming, options.naming ?? {}, context)
+  }
   if (options.jobs !== undefined && options.jobs !== false) {
     await fastify.register(import('@restwell/jobs'), options.jobs)
   }
