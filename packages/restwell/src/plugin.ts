@@ -357,7 +357,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await installConvention(fastify, naming, options.naming ?? {}, context)
   }
   if (options.jobs !== undefined && options.jobs !== false) {
-    await fastify.register(import('@restwell/jobs'), options.jobs)
+    // Imported here, as batch below: off unless configured, so not loaded otherwise.
+    const { jobs } = await import('@restwell/jobs')
+    await installConvention(fastify, jobs, options.jobs, context)
   }
   // 14. batch: its operations are injected, so they pass every hook above, the rate limit
   //     included; they may not use this app's method override header or parameter.
