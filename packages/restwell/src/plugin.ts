@@ -367,11 +367,18 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     const override = options.methodOverride
     const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
     const query = override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY)
-    await fastify.register(import('@restwell/batch'), {
-      ...options.batch,
-      forbiddenHeaders: [...(options.batch.forbiddenHeaders ?? []), ...(header ? [header] : [])],
-      forbiddenQuery: [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])],
-    })
+    const { batch } = await import('@restwell/batch')
+    const forbiddenHeaders = [
+      ...(options.batch.forbiddenHeaders ?? []),
+      ...(header ? [header] : []),
+    ]
+    const forbiddenQuery = [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])]
+    await installConvention(
+      fastify,
+      batch,
+      { ...options.batch, forbiddenHeaders, forbiddenQuery },
+      context,
+    )
   }
   // Every plugin that hands over request steps is registered: the root hook's plan is made.
   makeRequestPlan()
