@@ -143,6 +143,12 @@ function versionQueryParameter(options: RestwellOptions): string | false {
   return versioning?.queryParameter ?? 'version'
 }
 
+/** `first`, then the names of `then` that `first` does not hold in any case. */
+function withoutCaseTwins(first: readonly string[], then: readonly string[]): string[] {
+  const held = new Set(first.map((name) => name.toLowerCase()))
+  return [...first, ...then.filter((name) => !held.has(name.toLowerCase()))]
+}
+
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
   // Registered once, and alone: no official plugin doing a job restwell does is there too.
@@ -176,7 +182,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       return {
         queryParameters: declared.queryParameters,
         requestHeaders: [...undeclared.requestHeaders, ...declared.requestHeaders],
-        responseHeaders: [...undeclared.responseHeaders, ...declared.responseHeaders],
+        // A name the defaults hold keeps their place and spelling (`X-Request-Id`, `Allow`).
+        responseHeaders: withoutCaseTwins(undeclared.responseHeaders, declared.responseHeaders),
       }
     },
   }
