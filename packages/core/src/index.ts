@@ -62,6 +62,7 @@ export {
   remembered,
 } from './header-list.js'
 export { appendLink, safePath } from './link.js'
+export { isModuleNotFound } from './peer.js'
 export {
   adoptionBatch,
   checkEveryRoute,
