@@ -135,5 +135,6 @@ export {
   notFoundSendHook,
   type OptionsInput,
   pipelineRouteSteps,
+  routeDescriptionOf,
 } from './run.js'
 export type { StepKey } from './plan.js'

@@ -86,6 +86,8 @@ export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
   'Deprecation',
   'Sunset',
   'WWW-Authenticate',
+  // A replayed answer to a retried Idempotency-Key (@restwell/idempotency).
+  'Idempotent-Replayed',
 ]
 
 const DEFAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']

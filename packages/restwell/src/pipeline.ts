@@ -4,6 +4,7 @@
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import { cacheControl } from '@restwell/cache-control'
+import { idempotency } from '@restwell/idempotency'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -95,6 +96,10 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
   // the route's own hooks found (the principal).
   'rateLimit',
+  // The Idempotency-Key looked up (replay, 409, 422) after auth and the limits counted the
+  // retry, once the body is read (its fingerprint), before any precondition: a replay is the
+  // first answer, whatever the resource's validators are now.
+  idempotency,
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
   softDelete,
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
@@ -137,6 +142,8 @@ export const SEND_ORDER: Order<'send'> = [
   softDelete,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
   'conditional',
+  // A first answer stored (its identity bytes, ETag and Location), a replay sent as stored.
+  idempotency,
   // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or not.
   'compress',
   // A compressed body's ETag names its coding (RFC 9110 §8.8.3).

@@ -18,6 +18,7 @@ import {
 } from '@restwell/core'
 import { cacheControl } from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
+import { idempotency } from '@restwell/idempotency'
 import restwellMethodOverride, {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
@@ -37,6 +38,7 @@ import {
   installedConventions,
   installPipeline,
   mergeContributions,
+  routeDescriptionOf,
   type SendStep,
   type SerializeStep,
   type SetupContext,
@@ -100,6 +102,7 @@ function exposedHeaderNames(
     ['x-total-count', pagination === false ? false : (pagination?.totalHeader ?? 'x-total-count')],
     ['api-version', versioning === false ? false : (versioning?.responseHeader ?? 'api-version')],
     ['x-request-id', requestIdHeader],
+    ['idempotent-replayed', options.idempotency === false ? false : 'Idempotent-Replayed'],
   ])
 }
 
@@ -166,6 +169,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
         ...(requestIdHeader === false ? [] : [requestIdHeader]),
         // request bodies are decompressed (gzip, br, deflate): never a safelisted header
         ...(options.compress === false ? [] : ['content-encoding']),
+        ...(options.idempotency === false ? [] : ['idempotency-key']),
       ],
       exposedHeaderNames: exposedHeaderNames(options, requestIdHeader),
     })
@@ -299,6 +303,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.softDelete !== false) {
     await installConvention(fastify, softDelete, options.softDelete ?? {}, context)
   }
+  if (options.idempotency !== false) {
+    await installConvention(fastify, idempotency, options.idempotency ?? {}, context)
+  }
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
@@ -344,6 +351,10 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       ? {}
       : { jobs: options.jobs.basePath ?? '/jobs' }),
     ...(options.openapi?.transform === undefined ? {} : { transform: options.openapi.transform }),
+    conventions: (instance, route) =>
+      installedConventions(pipeline).flatMap(
+        (installed) => routeDescriptionOf(installed, instance, route) ?? [],
+      ),
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.
