@@ -9,6 +9,7 @@ import {
   IdempotencyRouteConfigSchema,
   resolveIdempotencyOptions,
 } from './options.js'
+import { KEY_HEADER } from './key.js'
 import { routeSettings, setupIdempotency } from './setup.js'
 import { captureAnswer, lookUpKey, markingHandler, PLUGIN } from './steps.js'
 
@@ -34,7 +35,7 @@ export const idempotency = defineConvention({
     return { beforeHandler: lookUpKey(route), send: captureAnswer }
   },
   contributes: () => ({
-    requestHeaders: ['Idempotency-Key'],
+    requestHeaders: [KEY_HEADER],
     responseHeaders: ['Idempotent-Replayed'],
   }),
   describe: (context, settings) => {

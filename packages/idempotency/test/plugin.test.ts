@@ -615,7 +615,7 @@ test('describe: the header (required or not), 400/409/422, 503 with Redis, the e
   t.match(redis?.responses?.[3], [503, /unavailable/])
   t.equal(await describe({}, ['POST']), undefined, 'a route that takes no key')
   t.same(idempotency.contributes?.(idempotency.options({})), {
-    requestHeaders: ['Idempotency-Key'],
+    requestHeaders: ['idempotency-key'],
     responseHeaders: ['Idempotent-Replayed'],
   })
 })
