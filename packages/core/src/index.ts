@@ -71,6 +71,7 @@ export {
   remembered,
 } from './header-list.js'
 export { appendLink, safePath } from './link.js'
+export { isModuleNotFound } from './peer.js'
 export {
   adoptionBatch,
   checkEveryRoute,
@@ -147,5 +148,6 @@ export {
   notFoundSendHook,
   type OptionsInput,
   pipelineRouteSteps,
+  routeDescriptionOf,
 } from './run.js'
 export type { StepKey } from './plan.js'

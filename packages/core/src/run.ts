@@ -17,6 +17,7 @@ import type {
   Contributions,
   Phase,
   RouteContext,
+  RouteDescription,
   RoutePhase,
   RouteSteps,
   SetupContext,
@@ -114,6 +115,22 @@ export function routeStepsOf(
     }
   }
   return steps
+}
+
+/**
+ * How `installed` describes `route` in the OpenAPI document (its `describe`, given the route's
+ * validated config), or undefined: nothing to add, or the route sets `config.<key>: false`.
+ */
+export function routeDescriptionOf(
+  installed: InstalledConvention,
+  instance: FastifyInstance,
+  route: RouteEntry,
+): RouteDescription | undefined {
+  const { convention } = installed
+  if (convention.describe === undefined) return undefined
+  const context = routeContext(convention, instance, route)
+  if (context === undefined) return undefined
+  return convention.describe(context, installed.settings) ?? undefined
 }
 
 /** The convention's app-wide steps, checked against the phases it declares. */

@@ -14,6 +14,8 @@ import {
   type Phase,
   pipelineRouteSteps,
   type RouteContext,
+  routeDescriptionOf,
+  type RouteEntry,
   type RoutePhase,
   type SetupContext,
 } from '@restwell/core'
@@ -368,6 +370,40 @@ test('mergeContributions: each name once, in order; nothing from a convention th
     ]),
     { queryParameters: [], requestHeaders: ['a', 'b', 'c'], responseHeaders: ['x'] },
   )
+})
+
+test('routeDescriptionOf: the convention describes a route by its validated config; false or none says nothing', async (t) => {
+  const fastify = app()
+  const described = defineConvention({
+    name: 'described',
+    plugin: '@test/described',
+    phases: [],
+    options: () => ({ suffix: '!' }),
+    routeConfig: (raw: unknown, where: string) => ({ raw, where }),
+    setup: (_fastify: FastifyInstance, options: { suffix: string }) => options,
+    describe: (context, settings) =>
+      context.config === undefined
+        ? undefined
+        : { responses: [[409, `${context.name} ${String(context.config.raw)}${settings.suffix}`]] },
+  })
+  const installed = { convention: described, options: {}, settings: { suffix: '!' } }
+  const route = (config?: unknown) =>
+    ({
+      method: 'POST',
+      url: '/books',
+      routePath: '/books',
+      path: '/books',
+      prefix: '',
+      handler: async () => null,
+      ...(config === undefined ? {} : { config: { described: config } }),
+    }) as RouteEntry
+  t.same(routeDescriptionOf(installed, fastify, route('yes')), {
+    responses: [[409, 'POST /books yes!']],
+  })
+  t.equal(routeDescriptionOf(installed, fastify, route()), undefined, 'describe said nothing')
+  t.equal(routeDescriptionOf(installed, fastify, route(false)), undefined, 'config false')
+  const silent = { ...installed, convention: { ...described, describe: undefined } }
+  t.equal(routeDescriptionOf(silent, fastify, route('yes')), undefined, 'no describe')
 })
 
 test('a convention with no route steps, or a phase left undefined, adds no hook', async (t) => {

@@ -59,6 +59,11 @@ export const ErrorCode = {
   INVALID_UTF8: 'INVALID_UTF8',
   // an `Expect` other than 100-continue (@restwell/errors)
   EXPECTATION_FAILED: 'EXPECTATION_FAILED',
+  // @restwell/idempotency
+  INVALID_IDEMPOTENCY_KEY: 'INVALID_IDEMPOTENCY_KEY',
+  IDEMPOTENCY_KEY_REQUIRED: 'IDEMPOTENCY_KEY_REQUIRED',
+  IDEMPOTENCY_KEY_IN_USE: 'IDEMPOTENCY_KEY_IN_USE',
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
 } as const
 
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode]

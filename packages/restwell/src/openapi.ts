@@ -7,6 +7,8 @@ import type { ErrorFormat } from '@restwell/errors'
 import {
   isPlainSchema,
   overrideTwinOf,
+  type RouteDescription,
+  type RouteEntry,
   versionPairOf,
   type SchemaAccess,
   schemaAccess,
@@ -114,6 +116,11 @@ export interface OpenapiPlan {
   /** `@restwell/jobs`' `basePath`, when it is registered. [none] */
   jobs?: string
   /**
+   * What the declared conventions say of one route (their `describe`), given the instance the
+   * route is added in. [nothing]
+   */
+  conventions?(instance: FastifyInstance, route: RouteEntry): readonly RouteDescription[]
+  /**
    * The app's `transform` of `@fastify/swagger` (e.g. fastify-type-provider-zod's
    * `jsonSchemaTransform`): restwell's route transforms take the place of the global one, so
    * they run it first. Without it, a route with a type provider's schemas is left to the app's
@@ -141,7 +148,11 @@ function headerProps(entries: [string, string][]): Json {
 }
 
 /** The error and conditional responses one route can produce, with their descriptions. */
-export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<number, string> {
+export function routeResponses(
+  route: RouteOptions,
+  plan: OpenapiPlan,
+  described: readonly RouteDescription[] = [],
+): Map<number, string> {
   const methods = methodsOf(route)
   const config = configOf(route)
   const out = new Map<number, string>()
@@ -209,6 +220,11 @@ export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<numb
   }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
   if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
+  // A status another convention answers too keeps both meanings.
+  for (const [status, description] of described.flatMap((one) => one.responses ?? [])) {
+    const before = out.get(status)
+    out.set(status, before === undefined ? description : `${before}; or: ${description}`)
+  }
   return out
 }
 
@@ -240,8 +256,9 @@ export function describeRoute(
   route: RouteOptions,
   plan: OpenapiPlan,
   access: SchemaAccess = EVERY_PART,
+  described: readonly RouteDescription[] = [],
 ): void {
-  const schema = describedSchema(route.schema, route, plan, access)
+  const schema = describedSchema(route.schema, route, plan, access, described)
   if (schema !== undefined) route.schema = schema
 }
 
@@ -251,6 +268,7 @@ function describedSchema(
   route: RouteOptions,
   plan: OpenapiPlan,
   access: SchemaAccess,
+  described: readonly RouteDescription[],
 ): Json | undefined {
   if (given !== undefined && !isPlainSchema(given)) return undefined
   const schema: Json = { ...given }
@@ -259,7 +277,7 @@ function describedSchema(
   const config = configOf(route)
   const conditional = plan.conditional && config.conditional !== false
   if (access.response && (schema.response === undefined || isPlainSchema(schema.response))) {
-    schema.response = describeResponses(route, plan, schema.response, conditional)
+    schema.response = describeResponses(route, plan, schema.response, conditional, described)
   }
   const requestHeaders: [string, string][] = []
   if (conditional && methods.includes('GET')) {
@@ -275,6 +293,9 @@ function describedSchema(
       ['if-match', 'The ETag the client last saw: 412 when the resource changed since'],
       ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
     )
+  }
+  for (const [name, description] of described.flatMap((one) => one.requestHeaders ?? [])) {
+    requestHeaders.push([name.toLowerCase(), description])
   }
   const headers = schema.headers
   if (
@@ -299,6 +320,7 @@ function describeResponses(
   plan: OpenapiPlan,
   given: Json | undefined,
   conditional: boolean,
+  described: readonly RouteDescription[],
 ): Json {
   const response: Json = { ...given }
   const contentType = plan.errors === 'problem' ? 'application/problem+json' : 'application/json'
@@ -310,12 +332,19 @@ function describeResponses(
     if (named && Number(status) >= 400 && plan.errors !== false)
       response[status] = { ...own, content: errorBody }
   }
-  for (const [status, description] of routeResponses(route, plan)) {
+  for (const [status, description] of routeResponses(route, plan, described)) {
     if (response[status] !== undefined) continue
     response[status] =
       status < 400 || plan.errors === false
         ? { description, type: 'null' }
         : { description, content: errorBody }
+  }
+  // What a success of the route carries because of a convention, on each success it names.
+  const successHeaders = described.flatMap((one) => one.responseHeaders ?? [])
+  for (const [status, own] of Object.entries(response)) {
+    if (successHeaders.length === 0 || !/^2\d\d$/.test(status) || !isPlainSchema(own)) continue
+    const headers = successHeaders.map(([name, d]): [string, string] => [name.toLowerCase(), d])
+    response[status] = { ...own, headers: { ...asObject(own.headers), ...headerProps(headers) } }
   }
   const ok = response[200] ?? { description: 'OK' }
   // A 200 schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
@@ -398,6 +427,7 @@ export function swaggerTransformFor(
   own: unknown,
   describe: typeof describeInDocument,
   headServed: (url: string) => boolean = () => false,
+  described: readonly RouteDescription[] = [],
 ): SwaggerTransform {
   const documentPlan = documentPlanOf(plan)
   return (input) => {
@@ -408,12 +438,13 @@ export function swaggerTransformFor(
     if (document === undefined) return before
     const { route } = input
     const given = before.schema ?? input.schema
-    const described = describedSchema(given, route, plan, EVERY_PART) ?? (given as Json | undefined)
+    const schema =
+      describedSchema(given, route, plan, EVERY_PART, described) ?? (given as Json | undefined)
     const url = before.url ?? input.url
     const served = headServed(route.url)
     return {
       ...before,
-      schema: describe(document, described, route, url, documentPlan, served),
+      schema: describe(document, schema, route, url, documentPlan, served),
     }
   }
 }
@@ -458,7 +489,8 @@ export async function installOpenapi(
       heads.add(route.url)
     }
     const access = schemaAccess(this, route)
-    describeRoute(route, plan, access)
+    const described = plan.conventions?.(this, route) ?? []
+    describeRoute(route, plan, access, described)
     const config = configOf(route)
     const own = config.swaggerTransform
     // `false`: the route shows its schema as given; ours already (a config object reused); a
@@ -476,7 +508,7 @@ export async function installOpenapi(
     // it, such a route keeps the app's.
     if (typeof own !== 'function' && plan.transform === undefined && !jsonSchemaOnly(route.schema))
       return
-    const transform = swaggerTransformFor(plan, own, describeInDocument, headServed)
+    const transform = swaggerTransformFor(plan, own, describeInDocument, headServed, described)
     ours.add(transform)
     route.config = { ...route.config, swaggerTransform: transform } as RouteOptions['config']
   })

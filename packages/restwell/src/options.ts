@@ -5,6 +5,7 @@ import type { CacheControlOptions } from '@restwell/cache-control'
 import { type CorsOptions, CorsOptionsSchema } from '@restwell/cors'
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { ErrorsOptions } from '@restwell/errors'
+import type { IdempotencyOptions } from '@restwell/idempotency'
 import type { JobsOptions } from '@restwell/jobs'
 import type { MethodOverrideOptions } from '@restwell/method-override'
 import type { MethodsOptions } from '@restwell/methods'
@@ -37,6 +38,7 @@ export const PLUGIN_KEYS = [
   'patch',
   'pagination',
   'softDelete',
+  'idempotency',
   'naming',
   'jobs',
   'batch',
@@ -65,6 +67,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     patch: Type.Optional(pluginSetting),
     pagination: Type.Optional(pluginSetting),
     softDelete: Type.Optional(pluginSetting),
+    idempotency: Type.Optional(pluginSetting),
     naming: Type.Optional(pluginSetting),
     jobs: Type.Optional(pluginSetting),
     batch: Type.Optional(pluginSetting),
@@ -104,6 +107,7 @@ export interface OpenapiSettings {
  * @param patch `@restwell/patch` options, or false. [{}]
  * @param pagination `@restwell/pagination` options, or false. [{}]
  * @param softDelete `@restwell/soft-delete` options, or false. [{}]
+ * @param idempotency `@restwell/idempotency` options, or false (routes take a key where `config.idempotency` says). [{}]
  * @param naming `@restwell/naming` options, or false. [{ mode: 'warn' }]
  * @param jobs `@restwell/jobs` options; off unless given (it adds the job status routes). [off]
  * @param batch `@restwell/batch` options; off unless given (it adds `POST /batch`). [off]
@@ -125,6 +129,7 @@ export interface RestwellOptions {
   patch?: PatchOptions | false
   pagination?: PaginationOptions | false
   softDelete?: SoftDeleteOptions | false
+  idempotency?: IdempotencyOptions | false
   naming?: NamingOptions | false
   jobs?: JobsOptions | false
   batch?: BatchOptions | false

@@ -7,6 +7,7 @@ import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
 import { cors } from '@restwell/cors'
 import { errors } from '@restwell/errors'
+import { idempotency } from '@restwell/idempotency'
 import { methods } from '@restwell/methods'
 import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
@@ -103,6 +104,10 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
   // the route's own hooks found (the principal).
   rateLimit,
+  // The Idempotency-Key looked up (replay, 409, 422) after auth and the limits counted the
+  // retry, once the body is read (its fingerprint), before any precondition: a replay is the
+  // first answer, whatever the resource's validators are now.
+  idempotency,
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
   softDelete,
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
@@ -144,6 +149,8 @@ export const SEND_ORDER: Order<'send'> = [
   softDelete,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
   'conditional',
+  // A first answer stored (its identity bytes, ETag and Location), a replay sent as stored.
+  idempotency,
   // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or not.
   'compress',
   // A compressed body's ETag names its coding (RFC 9110 §8.8.3).

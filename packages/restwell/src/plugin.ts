@@ -21,6 +21,7 @@ import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
 import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
 import restwellConditional from '@restwell/conditional'
+import { idempotency } from '@restwell/idempotency'
 import restwellMethodOverride, {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
@@ -42,6 +43,7 @@ import {
   installedConventions,
   installPipeline,
   mergeContributions,
+  routeDescriptionOf,
   type SendStep,
   type SerializeStep,
   type SetupContext,
@@ -286,6 +288,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.softDelete !== false) {
     await installConvention(fastify, softDelete, options.softDelete ?? {}, context)
   }
+  if (options.idempotency !== false) {
+    await installConvention(fastify, idempotency, options.idempotency ?? {}, context)
+  }
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
@@ -331,6 +336,10 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       ? {}
       : { jobs: options.jobs.basePath ?? '/jobs' }),
     ...(options.openapi?.transform === undefined ? {} : { transform: options.openapi.transform }),
+    conventions: (instance, route) =>
+      installedConventions(pipeline).flatMap(
+        (installed) => routeDescriptionOf(installed, instance, route) ?? [],
+      ),
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.

@@ -12,6 +12,7 @@ export const ROUTE_CONFIG_KEYS = [
   'cache',
   'conditional',
   'cors',
+  'idempotency',
   'naming',
   'negotiation',
   'pagination',

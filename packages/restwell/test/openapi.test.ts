@@ -446,4 +446,26 @@ test('describeRoute adds to the parts it is allowed to, and copies plain objects
   const odd = route({ response: map })
   describeRoute(odd, plan)
   t.equal(odd.schema?.response, map, 'a response map that is not a plain object')
+
+  // What conventions describe: a status another says too keeps both meanings; a part one
+  // leaves out adds nothing; a success of the route gains its headers.
+  const created = { 201: { type: 'object' }, 400: { description: 'Own' } }
+  const keyed = route({ response: created }, 'POST')
+  describeRoute(keyed, plan, undefined, [
+    {},
+    {
+      responses: [
+        [404, 'No such key'],
+        [422, 'Reused'],
+      ],
+      requestHeaders: [['Idempotency-Key', 'A key']],
+      responseHeaders: [['Idempotent-Replayed', 'true on a replay']],
+    },
+  ])
+  const keyedResponse = keyed.schema?.response as Record<string, { description?: string }>
+  t.equal(keyedResponse[404]?.description, 'Not Found; or: No such key')
+  t.equal(keyedResponse[422]?.description, 'Reused')
+  t.equal(keyedResponse[400]?.description, 'Own', "the route's own description wins")
+  t.match(keyedResponse[201], { headers: { 'idempotent-replayed': { description: /replay/ } } })
+  t.match(keyed.schema?.headers, { properties: { 'idempotency-key': { description: 'A key' } } })
 })
