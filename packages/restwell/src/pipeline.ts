@@ -4,6 +4,7 @@
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import { cacheControl } from '@restwell/cache-control'
+import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -46,7 +47,7 @@ export const REQUEST_ORDER: Order<'request'> = [
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
   'cors',
   // Method override sets the method its twin route was reached for: what follows sees it.
-  'reroute',
+  reroute,
   // What the version carriers refuse (400, 406, an unknown /v<N> prefix) before any other work.
   'versioning',
   // Overload sheds load before any other work.

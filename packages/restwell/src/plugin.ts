@@ -18,17 +18,18 @@ import {
 } from '@restwell/core'
 import { cacheControl } from '@restwell/cache-control'
 import restwellConditional from '@restwell/conditional'
-import restwellMethodOverride, {
+import {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
   DEFAULT_OVERRIDE_QUERY,
+  methodOverride,
 } from '@restwell/method-override'
 import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
 import restwellNegotiation from '@restwell/negotiation'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
-import restwellReroute from '@restwell/reroute'
+import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import {
@@ -210,8 +211,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    for) and before methods (which needs it). Twins are added once a route's plan is made
   //    (`runWhenPlanned` below).
   if (options.methodOverride !== false) {
-    await fastify.register(restwellReroute)
-    await fastify.register(restwellMethodOverride, options.methodOverride ?? {})
+    await installConvention(fastify, reroute, {}, context)
+    await installConvention(fastify, methodOverride, options.methodOverride ?? {}, context)
   }
   if (options.versioning !== false) {
     await fastify.register(restwellVersioning, options.versioning ?? {})
