@@ -6,6 +6,7 @@
 import { cacheControl } from '@restwell/cache-control'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
+import { versioning } from '@restwell/versioning'
 import {
   addRouteHook,
   bodilessHead,
@@ -48,8 +49,9 @@ export const REQUEST_ORDER: Order<'request'> = [
   'cors',
   // Method override sets the method its twin route was reached for: what follows sees it.
   reroute,
-  // What the version carriers refuse (400, 406, an unknown /v<N> prefix) before any other work.
-  'versioning',
+  // What the version carriers refuse (400, 406, an unknown /v<N> prefix) and a moved path's
+  // 301/308, before any other work.
+  versioning,
   // Overload sheds load before any other work.
   'overload',
   // The root rate limit, before auth: a client failing authentication is counted too.
@@ -129,7 +131,7 @@ export const SEND_ORDER: Order<'send'> = [
   // Accept-Patch on an OPTIONS route's answers and on a 405.
   'acceptPatch',
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
-  'versioning',
+  versioning,
   // Vary: Accept…, Content-Language of the representation chosen.
   'negotiation',
   // A route that answers a patch with 204 drops its body before anything hashes or compresses it.

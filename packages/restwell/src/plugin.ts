@@ -31,7 +31,7 @@ import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
-import restwellVersioning from '@restwell/versioning'
+import { versioning } from '@restwell/versioning'
 import {
   contributeSend,
   installConvention,
@@ -215,7 +215,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     await installConvention(fastify, methodOverride, options.methodOverride ?? {}, context)
   }
   if (options.versioning !== false) {
-    await fastify.register(restwellVersioning, options.versioning ?? {})
+    await installConvention(fastify, versioning, options.versioning ?? {}, context)
   }
 
   // 4. overload: shed load before doing any other work. under-pressure samples the process
