@@ -251,13 +251,11 @@ export function conventionPlugin<C extends AnyConvention>(
       pipeline === undefined
         ? {
             pipeline: false,
-            has: () => false,
             contributions: () =>
               mergeContributions([{ convention, options: convention.options(raw) }]),
           }
         : {
             pipeline: true,
-            has: () => false,
             contributions: () => mergeContributions(installedConventions(pipeline)),
           }
     await setUp(fastify, convention, raw, context, pipeline)
