@@ -184,11 +184,23 @@ export interface ConventionSpec<
     settings: Settings,
   ) => RouteDescription | undefined
   /**
-   * Alone, where its hook of a phase goes among the route's own hooks of that phase: after them
-   * (`'last'`, the default: registration order is run order) or before them.
+   * Where it may be registered again: once per scope chain (`'chain'`, the default), or once
+   * per instance, a child scope again with options of its own (`'instance'`).
    */
-  readonly alone?: { readonly [K in Extract<P, RoutePhase>]?: 'first' | 'last' }
+  readonly scope?: 'chain' | 'instance'
+  /** Alone, where its hook of each route phase goes (see `AlonePlacement`). */
+  readonly alone?: { readonly [K in Extract<P, RoutePhase>]?: AlonePlacement<K> }
 }
+
+/**
+ * Alone, where a convention's hook of a route phase goes among the route's own hooks of that
+ * phase: after them (`'last'`, the default: registration order is run order) or before them
+ * (`'first'`). A `beforeBody` step may run before the route's own `onRequest` hooks instead
+ * (`'onRequest'`), so that every hook of the route sees what it decided.
+ */
+export type AlonePlacement<K extends RoutePhase> = K extends 'beforeBody'
+  ? 'first' | 'last' | 'onRequest'
+  : 'first' | 'last'
 
 /** A declared convention: what `conventionPlugin` and a pipeline run. */
 export interface Convention<

@@ -108,6 +108,7 @@ export {
   registerOnce,
 } from './registration.js'
 export {
+  type AlonePlacement,
   type AnyConvention,
   type AppPhase,
   type AppSteps,

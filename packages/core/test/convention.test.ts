@@ -1,4 +1,5 @@
 import {
+  type AlonePlacement,
   type AnyConvention,
   conventionPlugin,
   defineConvention,
@@ -13,6 +14,7 @@ import {
   type Phase,
   pipelineRouteSteps,
   type RouteContext,
+  type RoutePhase,
   type SetupContext,
 } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
@@ -25,7 +27,7 @@ interface Seen {
 }
 
 /** A convention with a step in every phase, each writing its name to `seen.order`. */
-function everyPhase(seen: Seen, alone?: Record<string, 'first' | 'last'>) {
+function everyPhase(seen: Seen, alone?: { [K in RoutePhase]?: AlonePlacement<K> }) {
   const mark = (name: string) => () => {
     seen.order.push(name)
     return undefined
@@ -207,6 +209,51 @@ test('conventionPlugin: registered twice on one scope chain fails with the fix',
   await t.rejects(
     async () => fastify.register(plugin, {}).ready(),
     /@test\/marks: registered twice/,
+  )
+})
+
+test("conventionPlugin: `alone: { beforeBody: 'onRequest' }` runs it before the route's own onRequest hooks", async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const fastify = app()
+  await fastify.register(conventionPlugin(everyPhase(seen, { beforeBody: 'onRequest' })), {})
+  fastify.get(
+    '/x',
+    {
+      onRequest: async () => {
+        seen.order.push('own onRequest')
+      },
+    },
+    async () => ({ x: 1 }),
+  )
+  await fastify.inject('/x')
+  t.same(seen.order.slice(0, 4), ['request', 'beforeBody', 'own onRequest', 'guard'])
+})
+
+test("conventionPlugin: `scope: 'instance'` may be registered again in a child scope", async (t) => {
+  const made: string[] = []
+  const scoped = defineConvention({
+    name: 'scoped',
+    plugin: '@test/scoped',
+    phases: ['send'],
+    options: (raw: { label?: string }) => ({ label: raw.label ?? 'root' }),
+    setup: (_fastify: FastifyInstance, options: { label: string }) => {
+      made.push(options.label)
+      return options
+    },
+    scope: 'instance',
+  })
+  const plugin = conventionPlugin(scoped)
+  const fastify = app()
+  await fastify.register(plugin, {})
+  await fastify.register(async (child) => {
+    await child.register(plugin, { label: 'child' })
+  })
+  await fastify.ready()
+  t.same(made, ['root', 'child'])
+  await t.rejects(
+    async () => app().register(plugin, {}).register(plugin, {}).ready(),
+    /@test\/scoped: registered twice/,
+    'twice on one instance is refused still',
   )
 })
 

@@ -5,7 +5,9 @@
  */
 import { cacheControl } from '@restwell/cache-control'
 import { cors } from '@restwell/cors'
+import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
+import { patch } from '@restwell/patch'
 import { rateLimit } from '@restwell/rate-limit'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
@@ -88,9 +90,9 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // ?include=deleted read before anything looks at the query.
   softDelete,
   // 406/415/300 and the representation chosen.
-  'negotiation',
+  negotiation,
   // 415 for a body that is not a patch format this route takes.
-  'patch',
+  patch,
 ]
 
 /**
@@ -117,7 +119,7 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
   // A paginated route answers a page: an array is refused here.
   'pagination',
   // XML, HAL, JSON:API and Siren bodies made from the value.
-  'negotiation',
+  negotiation,
   // Preconditions of a read decided on the value (304/412 without serializing).
   'conditional',
   // Large bodies compressed while the serializer's output is known.
@@ -131,14 +133,13 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
 export const SEND_ORDER: Order<'send'> = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
   cors,
-  // Accept-Patch on an OPTIONS route's answers and on a 405.
-  'acceptPatch',
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
   versioning,
   // Vary: Accept…, Content-Language of the representation chosen.
-  'negotiation',
-  // A route that answers a patch with 204 drops its body before anything hashes or compresses it.
-  'patch',
+  negotiation,
+  // Accept-Patch on an OPTIONS 2xx and a 405; a route that answers a patch with 204 drops its
+  // body before anything hashes or compresses it.
+  patch,
   // A hard DELETE's 200 becomes a 204 without a body, likewise.
   softDelete,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
@@ -156,7 +157,7 @@ export const SEND_ORDER: Order<'send'> = [
 ]
 
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
-export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, 'acceptPatch']
+export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, patch]
 
 /**
  * The steps of `order` found in `steps`, in that order. A step under a name `order` does not

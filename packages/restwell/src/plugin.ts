@@ -27,10 +27,10 @@ import {
 } from '@restwell/method-override'
 import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
-import restwellNegotiation from '@restwell/negotiation'
+import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
-import restwellPatch from '@restwell/patch'
+import { patch } from '@restwell/patch'
 import { rateLimit } from '@restwell/rate-limit'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
@@ -233,11 +233,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
   //    plugin adds global hooks every route would pay for.
   if (options.negotiation !== false) {
-    await fastify.register(restwellNegotiation, {
-      multipart: false,
-      versionParam: versionQueryParameter(options),
-      ...options.negotiation,
-    })
+    await installConvention(
+      fastify,
+      negotiation,
+      { multipart: false, versionParam: versionQueryParameter(options), ...options.negotiation },
+      context,
+    )
   }
 
   // 9. conditional before compress: its first onSend hashes the identity bytes and decides
@@ -260,7 +261,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
 
   // 10. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
-  if (options.patch !== false) await fastify.register(restwellPatch, options.patch ?? {})
+  if (options.patch !== false) {
+    await installConvention(fastify, patch, options.patch ?? {}, context)
+  }
 
   // 11. collections: pagination and soft delete set up the routes that ask for them.
   if (options.pagination !== false) {
