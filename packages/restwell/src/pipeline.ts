@@ -13,7 +13,9 @@ import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import { patch } from '@restwell/patch'
 import { rateLimit } from '@restwell/rate-limit'
+import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
+import { versioning } from '@restwell/versioning'
 import {
   addRouteHook,
   bodilessHead,
@@ -55,9 +57,10 @@ export const REQUEST_ORDER: Order<'request'> = [
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
   cors,
   // Method override sets the method its twin route was reached for: what follows sees it.
-  'reroute',
-  // What the version carriers refuse (400, 406, an unknown /v<N> prefix) before any other work.
-  'versioning',
+  reroute,
+  // What the version carriers refuse (400, 406, an unknown /v<N> prefix) and a moved path's
+  // 301/308, before any other work.
+  versioning,
   // Overload sheds load before any other work.
   overload,
   // The root rate limit, before auth: a client failing authentication is counted too.
@@ -139,7 +142,7 @@ export const SEND_ORDER: Order<'send'> = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
   cors,
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
-  'versioning',
+  versioning,
   // Vary: Accept…, Content-Language of the representation chosen.
   negotiation,
   // Accept-Patch on an OPTIONS 2xx and a 405; a route that answers a patch with 204 drops its

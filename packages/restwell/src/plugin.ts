@@ -22,10 +22,11 @@ import { cacheControl } from '@restwell/cache-control'
 import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
 import restwellConditional from '@restwell/conditional'
 import { idempotency } from '@restwell/idempotency'
-import restwellMethodOverride, {
+import {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
   DEFAULT_OVERRIDE_QUERY,
+  methodOverride,
 } from '@restwell/method-override'
 import { methods } from '@restwell/methods'
 import { naming } from '@restwell/naming'
@@ -34,9 +35,9 @@ import { overload } from '@restwell/overload'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import { patch } from '@restwell/patch'
 import { rateLimit } from '@restwell/rate-limit'
-import restwellReroute from '@restwell/reroute'
+import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
-import restwellVersioning from '@restwell/versioning'
+import { versioning } from '@restwell/versioning'
 import {
   type Contributions,
   installConvention,
@@ -210,11 +211,11 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    for) and before methods (which needs it). Twins are added once a route's plan is made
   //    (`runWhenPlanned` below).
   if (options.methodOverride !== false) {
-    await fastify.register(restwellReroute)
-    await fastify.register(restwellMethodOverride, options.methodOverride ?? {})
+    await installConvention(fastify, reroute, {}, context)
+    await installConvention(fastify, methodOverride, options.methodOverride ?? {}, context)
   }
   if (options.versioning !== false) {
-    await fastify.register(restwellVersioning, options.versioning ?? {})
+    await installConvention(fastify, versioning, options.versioning ?? {}, context)
   }
 
   // 4. overload: shed load before doing any other work. under-pressure samples the process
