@@ -4,7 +4,7 @@
  * one convention alone; `installPipeline` (the umbrella's) runs many, in the order of its lists.
  */
 import type { FastifyInstance } from 'fastify'
-import type { RequestStep, SendStep } from './plan.js'
+import type { BodyStep, RequestStep, SendStep } from './plan.js'
 import type { RouteEntry } from './routes.js'
 
 /**
@@ -40,10 +40,22 @@ export const PHASES: readonly Phase[] = [
   'notFoundSend',
 ]
 
-/** The kind of step each phase runs: a request step before the handler, a send step after. */
+/**
+ * The kind of step each phase runs: a request step before the handler (before the body is read,
+ * a body step too, which may replace the body stream), a send step after.
+ */
 export type StepOf<P extends Phase> = P extends 'serialize' | 'send' | 'notFoundSend'
   ? SendStep
-  : RequestStep
+  : P extends 'beforeBody'
+    ? RequestStep | BodyStep
+    : RequestStep
+
+/**
+ * Where a convention used alone puts its hook of a phase among the route's own hooks of that
+ * phase: after them (`'last'`: registration order is run order) or before them (`'first'`: the
+ * hooks conventions put first run in registration order too, before the route's own).
+ */
+export type Placement = 'first' | 'last'
 
 /** What a convention adds to one route: at most one step per phase it declares. */
 export type RouteSteps<P extends Phase = Phase> = {
@@ -128,8 +140,11 @@ export interface ConventionSpec<
   readonly plugin: string
   /** The phases it has steps in; the pipeline lists it in each. */
   readonly phases: readonly P[]
-  /** The route config key of its own settings (`config.<key>`, `false` turning it off there). [name] */
-  readonly routeConfigKey?: string
+  /**
+   * The route config key of its own settings (`config.<key>`, `false` turning it off there), or
+   * `false` when it reads none (its route settings are route options of its own). [name]
+   */
+  readonly routeConfigKey?: string | false
   /** Validates the app's options and resolves their defaults; throws `OptionsError` naming the field. */
   readonly options: (raw: Input) => Options
   /** Validates a route's own settings; `where` names the route for the message. */
@@ -155,10 +170,13 @@ export interface ConventionSpec<
     settings: Settings,
   ) => RouteDescription | undefined
   /**
-   * Alone, where its hook of a phase goes among the route's own hooks of that phase: after them
-   * (`'last'`, the default: registration order is run order) or before them.
+   * Alone, where its hook of a phase goes among the route's own hooks of that phase (`Placement`,
+   * `'last'` by default), or a function of the route's methods that says (a HEAD route's send
+   * hook must come before Fastify's, which drops the body).
    */
-  readonly alone?: { readonly [K in Extract<P, RoutePhase>]?: 'first' | 'last' }
+  readonly alone?: {
+    readonly [K in Extract<P, RoutePhase>]?: Placement | ((methods: readonly string[]) => Placement)
+  }
 }
 
 /** A declared convention: what `conventionPlugin` and a pipeline run. */

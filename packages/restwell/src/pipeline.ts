@@ -7,6 +7,7 @@ import { cacheControl } from '@restwell/cache-control'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
+  type BodyStep,
   bodilessHead,
   notModifiedHeaders,
   type Phase,
@@ -27,7 +28,7 @@ import {
   stepsOf,
   type WithPhase,
 } from '@restwell/core'
-import type { FastifyInstance, onSendHookHandler, preParsingHookHandler } from 'fastify'
+import type { FastifyInstance, onSendHookHandler } from 'fastify'
 
 /**
  * One phase's order: the conventions that have a step in it (a convention listed in a phase it
@@ -206,7 +207,7 @@ export interface RouteExtras {
   /** Serialization steps (compression's cached body), by name in `SERIALIZE_ORDER`. */
   readonly serialize: ReadonlyMap<string, SerializeStep>
   /** The request body's decoder, run after the `ROUTE_REQUEST_ORDER` steps. */
-  readonly decode?: preParsingHookHandler | undefined
+  readonly decode?: BodyStep | undefined
 }
 
 /**
@@ -236,7 +237,8 @@ export function planRoute(
     where,
   )
   if (requestPlan.length > 0 || extra.decode !== undefined) {
-    const hook = parsingHook('restwellPreParsing', requestPlan, extra.decode)
+    const steps = extra.decode === undefined ? requestPlan : [...requestPlan, extra.decode]
+    const hook = parsingHook('restwellPreParsing', steps)
     addRouteHook(route, 'preParsing', hook, 'first')
   }
   const preHandlerPlan = planOf(
