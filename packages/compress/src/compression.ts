@@ -1,15 +1,14 @@
 /**
- * Response compression as a step of the pipeline (gzip, br, deflate), so each coding's ETag, the
- * cache and HEAD's `Content-Length` come after it. Compressed bodies are cached by route,
- * Content-Type, `Accept-Encoding` and the digest of the identity bytes (least recently used go
- * first); a digest known before serialization (item versions) skips serializing the page.
+ * Response compression (gzip, br, deflate) as a send step after the ETag of the identity bytes
+ * is known. Compressed bodies are cached by route, Content-Type, `Accept-Encoding` and the digest
+ * of the identity bytes (least recently used go first); a digest known before serialization
+ * (item versions) skips serializing the page.
  */
 import { createRequire } from 'node:module'
-import { Readable, pipeline } from 'node:stream'
+import { pipeline, Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import zlib, { constants } from 'node:zlib'
-import negotiate from '@fastify/accept-negotiator'
-import type { RouteEntry, SendStep } from '@restwell/core'
+import { withCoding } from '@restwell/conditional'
 import {
   appendVary,
   declareCompression,
@@ -17,30 +16,17 @@ import {
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
+  remembered,
+  type SendStep,
   type SerializeStep,
-  servedMethods,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type MimeDb from 'mime-db'
+import { preferredCoding } from './accept-encoding.js'
+import type { Coding, CompressionSettings } from './options.js'
 
 /** Longest `Accept-Encoding` value used in a key; a longer one is compressed, not cached. */
 export const MAX_CACHED_ACCEPT_ENCODING = 256
-
-export type Coding = 'br' | 'gzip' | 'deflate'
-
-/** One route's compression, resolved once. */
-export interface CompressionSettings {
-  /** Smallest body (bytes) worth compressing. */
-  threshold: number
-  /** Largest body compressed in one synchronous call; larger ones (and streams) stream. */
-  syncThreshold: number
-  /** Codings offered, in the server's order of preference. */
-  encodings: readonly Coding[]
-  gzipLevel: number
-  brotliQuality: number
-  /** Total bytes of compressed bodies kept (shared by every route); 0: no cache. */
-  cacheBytes: number
-}
 
 /** Media types worth compressing (`@fastify/compress`'s test), before mime-db is asked. */
 const COMPRESSIBLE =
@@ -67,46 +53,48 @@ export function isCompressible(type: string): boolean {
   return verdict
 }
 
-/**
- * `Accept-Encoding` with its `*` members replaced by the offered codings the header does not
- * name, each with the wildcard's parameters (RFC 9110 §12.5.3: `*` matches any coding not
- * listed). Names are compared case-insensitively, `x-gzip` as `gzip`; members are otherwise
- * kept as sent. Linear; never throws.
- */
-export function expandAcceptEncoding(header: string, offered: readonly string[]): string {
-  const members = header.split(',')
-  const named = new Set<string>()
-  for (const member of members) {
-    const name = member.split(';', 1)[0]!.trim().toLowerCase()
-    named.add(name === 'x-gzip' ? 'gzip' : name)
-  }
-  const out: string[] = []
-  for (const member of members) {
-    const semicolon = member.indexOf(';')
-    const name = (semicolon === -1 ? member : member.slice(0, semicolon)).trim()
-    if (name !== '*') {
-      out.push(member)
-      continue
-    }
-    const params = semicolon === -1 ? '' : member.slice(semicolon)
-    for (const coding of offered) {
-      if (!named.has(coding)) {
-        named.add(coding)
-        out.push(` ${coding}${params}`)
-      }
-    }
-  }
-  return out.join(',').trim()
+/** The Content-Type a reply's body is judged by: JSON when none is set yet. */
+function typeOf(reply: FastifyReply): string {
+  const type = reply.getHeader('content-type')
+  return typeof type === 'string' ? type : 'application/json'
 }
 
-/** `x-gzip` is `gzip` (RFC 9110 §8.4.1.3); codings are case-insensitive. */
-const X_GZIP = /x-gzip/g
-
 interface Entry {
-  coding: string
+  coding: Coding
   body: Buffer
   /** The Content-Type it was stored with. */
   type: unknown
+}
+
+/** The compressed bodies kept for identical answers, shared by every route of one registration. */
+export interface BodyCache {
+  readonly maxBytes: number
+  readonly entries: Map<string, Entry>
+  bytes: number
+  /** Routes given an id so far (the id keys a route's entries). */
+  routes: number
+}
+
+/** An empty cache of at most `maxBytes` of compressed bodies (0: nothing is kept). */
+export function bodyCache(maxBytes: number): BodyCache {
+  return { maxBytes, entries: new Map(), bytes: 0, routes: 0 }
+}
+
+/** Entries and bytes held (for tests and diagnostics). */
+export function cacheSize(cache: BodyCache): { entries: number; bytes: number } {
+  return { entries: cache.entries.size, bytes: cache.bytes }
+}
+
+function keep(cache: BodyCache, key: string, entry: Entry): void {
+  if (cache.maxBytes === 0 || entry.body.length > cache.maxBytes) return
+  cache.entries.set(key, entry)
+  cache.bytes += entry.body.length
+  // The entry just kept fits the budget alone, so the oldest others go until it is met.
+  while (cache.bytes > cache.maxBytes) {
+    const oldest = cache.entries.keys().next().value as string
+    cache.bytes -= (cache.entries.get(oldest) as Entry).body.length
+    cache.entries.delete(oldest)
+  }
 }
 
 /** The entry found before serialization (and its key), for the send step to send. */
@@ -117,26 +105,39 @@ type Pending = FastifyReply & {
   [IDENTITY_DIGEST]?: string
 }
 
-/** The serializer of a body that is answered from the cache. */
-const skipSerialization = (): string => ''
-
-/** What a route gets: the send step, and the early lookup of GET routes when caching. */
-export interface RouteCompression {
-  send: SendStep
-  early: SerializeStep | undefined
+/**
+ * Declares the reply slots the steps use (one hidden class for every reply), and that answers
+ * may be compressed (`declareCompression`): `@restwell/conditional` then adds
+ * `Vary: Accept-Encoding` to the 200, 206 and 304 of routes that may be compressed.
+ */
+export function declareCompressionState(fastify: FastifyInstance): void {
+  fastify.decorateReply(EARLY as unknown as string, undefined)
+  declareState(fastify, 'reply', IDENTITY_DIGEST)
+  declareCompression(fastify)
 }
 
-export interface Compression {
-  /**
-   * Declares the reply slots the steps use (one hidden class for every reply), and
-   * `reply.compress` (null), the mark compression plugins leave: `@restwell/conditional` then
-   * adds `Vary: Accept-Encoding` to the 200, 206 and 304 of routes that may be compressed.
-   */
-  decorate(fastify: FastifyInstance): void
-  /** A route's steps under `settings`; the key names it in the cache. */
-  forRoute(route: RouteEntry, settings: CompressionSettings): RouteCompression
-  /** Entries and bytes held (for tests and diagnostics). */
-  size(): { entries: number; bytes: number }
+/**
+ * Marks the reply's body as encoded in `coding`: `Content-Encoding`, `Vary: Accept-Encoding`,
+ * and the ETag of a 200 or 206 given the coding's suffix with no `Accept-Ranges` (each content
+ * coding is a representation of its own, RFC 9110 §8.8.3; ranges are of the identity bytes).
+ */
+function encoded(reply: FastifyReply, coding: Coding): void {
+  appendVary(reply, 'Accept-Encoding')
+  reply.header('content-encoding', coding)
+  const status = reply.statusCode
+  if (status !== 200 && status !== 206) return
+  reply.removeHeader('accept-ranges')
+  const etag = reply.getHeader('etag')
+  if (typeof etag === 'string' && etag.endsWith('"')) reply.header('etag', withCoding(etag, coding))
+}
+
+/** Sends a stored body with the headers compression sets; it is now the newest. */
+function serve(cache: BodyCache, reply: FastifyReply, key: string, hit: Entry): Buffer {
+  if (cache.entries.delete(key)) cache.entries.set(key, hit)
+  if (hit.type !== undefined) reply.header('content-type', hit.type)
+  encoded(reply, hit.coding)
+  reply.header('content-length', hit.body.length)
+  return hit.body
 }
 
 /** The `Accept-Encoding` value to key on, or undefined when this answer is not cached. */
@@ -189,165 +190,177 @@ function compressors(settings: CompressionSettings) {
   }
 }
 
-export function compression(maxBytes: number): Compression {
-  const entries = new Map<string, Entry>()
-  let bytes = 0
-  let routes = 0
+/** One route's compression, decided once when the route is added. */
+export interface RouteCompression {
+  /** Names the route in the cache's keys. */
+  readonly id: string
+  readonly cache: BodyCache
+  readonly settings: CompressionSettings
+  readonly compressors: ReturnType<typeof compressors>
+  /** The coding chosen per `Accept-Encoding` value (null: identity). */
+  readonly chosen: Map<string, Coding | null>
+}
 
-  function keep(key: string, entry: Entry): void {
-    if (maxBytes === 0 || entry.body.length > maxBytes) return
-    entries.set(key, entry)
-    bytes += entry.body.length
-    // The entry just kept fits the budget alone, so the oldest others go until it is met.
-    while (bytes > maxBytes) {
-      const oldest = entries.keys().next().value as string
-      bytes -= (entries.get(oldest) as Entry).body.length
-      entries.delete(oldest)
-    }
-  }
-
-  /** Sends a stored body with the headers compression sets; it is now the newest. */
-  function serve(reply: FastifyReply, key: string, hit: Entry): Buffer {
-    if (entries.delete(key)) entries.set(key, hit)
-    appendVary(reply, 'Accept-Encoding')
-    if (hit.type !== undefined) reply.header('content-type', hit.type)
-    reply.header('content-encoding', hit.coding)
-    reply.header('content-length', hit.body.length)
-    return hit.body
-  }
-
-  function forRoute(route: RouteEntry, settings: CompressionSettings): RouteCompression {
-    const id = String(++routes)
-    const caching = maxBytes > 0
-    const { sync, stream } = compressors(settings)
-    const offered = [...settings.encodings]
-    const chosen = new Map<string, Coding | null>()
-
-    /** The coding to answer `header` with, remembered per value; null for none. */
-    function codingFor(header: string): Coding | null {
-      let coding = chosen.get(header)
-      if (coding === undefined) {
-        const wanted = header.includes('*') ? expandAcceptEncoding(header, offered) : header
-        coding = negotiate(wanted.toLowerCase().replace(X_GZIP, 'gzip'), offered) as Coding | null
-        if (chosen.size < 256) chosen.set(header, coding)
-      }
-      return coding
-    }
-
-    function streamed(reply: FastifyReply, coding: Coding, body: Readable): Readable {
-      appendVary(reply, 'Accept-Encoding')
-      reply.header('content-encoding', coding)
-      reply.removeHeader('content-length')
-      const zipped = stream[coding]()
-      return pipeline(body, zipped, (error) => {
-        if (error !== undefined && error !== null && error.message !== 'Premature close') {
-          reply.log.warn({ err: error }, 'restwell: compression of a streamed body failed')
-        }
-      }) as unknown as Readable
-    }
-
-    /** A web Response from the handler: its status and headers on the reply, its body compressed. */
-    function fromResponse(reply: FastifyReply, response: Response, coding: Coding): unknown {
-      reply.code(response.status)
-      for (const [name, value] of response.headers) reply.header(name, value)
-      if (response.body === null) return null
-      const type = reply.getHeader('content-type')
-      const body = Readable.fromWeb(response.body as WebReadableStream)
-      if (isCompressible(typeof type === 'string' ? type : 'application/json')) {
-        return streamed(reply, coding, body)
-      }
-      return body
-    }
-
-    const send: SendStep = (request, reply, payload) => {
-      const early = (reply as Pending)[EARLY]
-      if (early !== undefined) {
-        ;(reply as Pending)[EARLY] = undefined
-        // Conditional may have made it a 304 since: then there is nothing to send.
-        if (reply.statusCode === 200) return serve(reply, early.key, early.hit)
-      }
-      const accept = request.headers['accept-encoding']
-      if (accept === undefined || payload === null || payload === undefined) return undefined
-      const status = reply.statusCode
-      const encoded = reply.getHeader('content-encoding')
-      if (
-        status === 206 ||
-        status === 204 ||
-        status === 304 ||
-        (encoded !== undefined && encoded !== 'identity') ||
-        request.headers['x-no-compression'] !== undefined ||
-        reply.hasHeader('content-range')
-      ) {
-        return undefined
-      }
-      const type = reply.getHeader('content-type')
-      if (!isCompressible(typeof type === 'string' ? type : 'application/json')) return undefined
-      const coding = codingFor(accept)
-      if (coding === null) return undefined
-      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) {
-        if (Object.prototype.toString.call(payload) === '[object Response]') {
-          return fromResponse(reply, payload as Response, coding)
-        }
-        if (typeof (payload as Readable).pipe === 'function') {
-          return streamed(reply, coding, payload as Readable)
-        }
-        if (typeof payload === 'object' && isWebStream(payload)) {
-          return streamed(reply, coding, Readable.fromWeb(payload))
-        }
-        return undefined
-      }
-      const size = Buffer.byteLength(payload)
-      if (size < settings.threshold) return undefined
-      if (size > settings.syncThreshold) return streamed(reply, coding, Readable.from([payload]))
-      const cacheKey = caching ? cacheableAccept(request, reply) : undefined
-      let key: string | undefined
-      if (cacheKey !== undefined) {
-        const digest = (reply as Pending)[IDENTITY_DIGEST] ?? identityDigest(payload)
-        key = keyOf(id, type, cacheKey, digest)
-        const hit = entries.get(key)
-        if (hit !== undefined) return serve(reply, key, hit)
-      }
-      const body = sync[coding](Buffer.isBuffer(payload) ? payload : Buffer.from(payload))
-      appendVary(reply, 'Accept-Encoding')
-      reply.header('content-encoding', coding)
-      reply.header('content-length', body.length)
-      if (key !== undefined) keep(key, { coding, body, type })
-      return body
-    }
-
-    const methods = servedMethods(route)
-    const early: SerializeStep | undefined =
-      caching && methods.includes('GET')
-        ? function restwellCompressEarly(request, reply) {
-            const digest = (reply as Pending)[IDENTITY_DIGEST]
-            if (
-              digest?.startsWith(ITEMS_DIGEST_PREFIX) &&
-              request.method === 'GET' &&
-              request.headers.range === undefined
-            ) {
-              const accept = cacheableAccept(request, reply)
-              if (accept !== undefined) {
-                const key = keyOf(id, undefined, accept, digest)
-                const hit = entries.get(key)
-                if (hit !== undefined) {
-                  ;(reply as Pending)[EARLY] = { key, hit }
-                  reply.serializer(skipSerialization)
-                }
-              }
-            }
-            return undefined
-          }
-        : undefined
-    return { send, early }
-  }
-
+/** The compression of a route under `settings`, its entries kept in `cache`. */
+export function routeCompression(
+  cache: BodyCache,
+  settings: CompressionSettings,
+): RouteCompression {
   return {
-    decorate(fastify) {
-      fastify.decorateReply(EARLY as unknown as string, undefined)
-      declareState(fastify, 'reply', IDENTITY_DIGEST)
-      declareCompression(fastify)
-    },
-    forRoute,
-    size: () => ({ entries: entries.size, bytes }),
+    id: String(++cache.routes),
+    cache,
+    settings,
+    compressors: compressors(settings),
+    chosen: new Map(),
+  }
+}
+
+/** The coding to answer `header` with, remembered per value; null for none. */
+function codingFor(route: RouteCompression, header: string): Coding | null {
+  return remembered(route.chosen, header, (value) =>
+    preferredCoding(value, route.settings.encodings),
+  )
+}
+
+function streamed(reply: FastifyReply, route: RouteCompression, coding: Coding, body: Readable) {
+  encoded(reply, coding)
+  reply.removeHeader('content-length')
+  return pipeline(body, route.compressors.stream[coding](), (error) => {
+    if (error !== undefined && error !== null && error.message !== 'Premature close') {
+      reply.log.warn({ err: error }, 'restwell: compression of a streamed body failed')
+    }
+  }) as unknown as Readable
+}
+
+/** A web Response from the handler: its status and headers on the reply, its body compressed. */
+function fromResponse(
+  reply: FastifyReply,
+  route: RouteCompression,
+  response: Response,
+  coding: Coding,
+): unknown {
+  reply.code(response.status)
+  for (const [name, value] of response.headers) reply.header(name, value)
+  if (response.body === null) return null
+  const body = Readable.fromWeb(response.body as WebReadableStream)
+  return isCompressible(typeOf(reply)) ? streamed(reply, route, coding, body) : body
+}
+
+/**
+ * A body that is not bytes: a Response, a Node or a web stream, compressed as it streams; what
+ * else a hook made of it is left to Fastify.
+ */
+function streamedBody(
+  reply: FastifyReply,
+  route: RouteCompression,
+  coding: Coding,
+  payload: unknown,
+): unknown {
+  if (Object.prototype.toString.call(payload) === '[object Response]') {
+    return fromResponse(reply, route, payload as Response, coding)
+  }
+  if (typeof (payload as Readable).pipe === 'function') {
+    return streamed(reply, route, coding, payload as Readable)
+  }
+  if (typeof payload === 'object' && isWebStream(payload as object)) {
+    return streamed(reply, route, coding, Readable.fromWeb(payload as WebReadableStream))
+  }
+  return undefined
+}
+
+/** Bytes: compressed in one call (or streamed when large), from the cache when kept there. */
+function compressedBytes(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: RouteCompression,
+  coding: Coding,
+  payload: string | Buffer,
+): Buffer | Readable | undefined {
+  const size = Buffer.byteLength(payload)
+  const { settings, cache } = route
+  if (size < settings.threshold) return undefined
+  if (size > settings.syncThreshold) {
+    return streamed(reply, route, coding, Readable.from([payload]))
+  }
+  const accept = cache.maxBytes > 0 ? cacheableAccept(request, reply) : undefined
+  let key: string | undefined
+  if (accept !== undefined) {
+    const digest = (reply as Pending)[IDENTITY_DIGEST] ?? identityDigest(payload)
+    key = keyOf(route.id, reply.getHeader('content-type'), accept, digest)
+    const hit = cache.entries.get(key)
+    if (hit !== undefined) return serve(cache, reply, key, hit)
+  }
+  const body = route.compressors.sync[coding](
+    Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
+  )
+  encoded(reply, coding)
+  reply.header('content-length', body.length)
+  if (key !== undefined) keep(cache, key, { coding, body, type: reply.getHeader('content-type') })
+  return body
+}
+
+/**
+ * Whether the answer is left as it is: no body, a status without one to compress (a 304, a
+ * 204, a 206 of identity bytes), a body encoded already, or a client that asks for none.
+ */
+function leftAlone(request: FastifyRequest, reply: FastifyReply, payload: unknown): boolean {
+  if (payload === null || payload === undefined) return true
+  const status = reply.statusCode
+  if (status === 304 || status === 204 || status === 206) return true
+  const encoding = reply.getHeader('content-encoding')
+  return (
+    (encoding !== undefined && encoding !== 'identity') ||
+    request.headers['x-no-compression'] !== undefined ||
+    reply.hasHeader('content-range')
+  )
+}
+
+/** The route's send step: the body compressed in the coding the request prefers. */
+export function compressStep(route: RouteCompression): SendStep {
+  return function compress(request, reply, payload) {
+    const early = (reply as Pending)[EARLY]
+    if (early !== undefined) {
+      ;(reply as Pending)[EARLY] = undefined
+      // Conditional may have made it a 304 since: then there is nothing to send.
+      if (reply.statusCode === 200) return serve(route.cache, reply, early.key, early.hit)
+    }
+    const accept = request.headers['accept-encoding']
+    if (accept === undefined || leftAlone(request, reply, payload)) return undefined
+    if (!isCompressible(typeOf(reply))) return undefined
+    const coding = codingFor(route, accept)
+    if (coding === null) return undefined
+    if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
+      return compressedBytes(request, reply, route, coding, payload)
+    }
+    return streamedBody(reply, route, coding, payload)
+  }
+}
+
+/** The serializer of a body that is answered from the cache. */
+const skipSerialization = (): string => ''
+
+/**
+ * The route's serialization step when its answers are cached: a digest derived from item
+ * versions (known before serialization) finds a stored body, and the page is not serialized.
+ */
+export function earlyLookupStep(route: RouteCompression): SerializeStep {
+  return function compressEarly(request, reply) {
+    const digest = (reply as Pending)[IDENTITY_DIGEST]
+    if (
+      !digest?.startsWith(ITEMS_DIGEST_PREFIX) ||
+      request.method !== 'GET' ||
+      request.headers.range !== undefined
+    ) {
+      return undefined
+    }
+    const accept = cacheableAccept(request, reply)
+    if (accept === undefined) return undefined
+    const key = keyOf(route.id, undefined, accept, digest)
+    const hit = route.cache.entries.get(key)
+    if (hit !== undefined) {
+      ;(reply as Pending)[EARLY] = { key, hit }
+      reply.serializer(skipSerialization)
+    }
+    return undefined
   }
 }

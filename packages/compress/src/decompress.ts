@@ -5,7 +5,7 @@
  */
 import { pipeline, type Transform } from 'node:stream'
 import zlib from 'node:zlib'
-import { type BodyStep, bodyStep, type RouteEntry, servedMethods } from '@restwell/core'
+import { type BodyStep, bodyStep, type RouteEntry, routeName, servedMethods } from '@restwell/core'
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
@@ -157,16 +157,17 @@ function decoder(settings: RouteDecompressSettings): BodyStep {
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
 
 /**
- * The decoder of a route that may read a body, run by the pipeline before the route's own
- * `preParsing` hooks. `decompress: false` turns it off; a route of bodyless methods only (GET,
- * HEAD, TRACE) gets none unless it sets `decompress`, since Fastify reads no body there.
+ * The decoder of a route that may read a body, run before the route's own `preParsing` hooks.
+ * `decompress: false` turns it off; a route of bodyless methods only (GET, HEAD, TRACE) gets
+ * none unless it sets `decompress`, since Fastify reads no body there. `plugin` names the
+ * plugin in the message for a bad option.
  */
-export function requestDecoder(route: RouteEntry): BodyStep | undefined {
+export function requestDecoder(route: RouteEntry, plugin: string): BodyStep | undefined {
   const own = (route as { decompress?: unknown }).decompress
   if (own === false) return undefined
   const methods = servedMethods(route)
   if (own === undefined && methods.every((method) => BODYLESS_METHODS.has(method))) return undefined
-  const where = `restwell (decompress of ${methods.join(',')} ${route.url})`
+  const where = `${plugin} (decompress of ${routeName(route)})`
   const settings = validateOptions(where, RouteDecompressSchema, own) as RouteDecompressSettings
   return decoder(settings)
 }

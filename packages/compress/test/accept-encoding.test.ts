@@ -1,45 +1,49 @@
-/** `*` in Accept-Encoding (RFC 9110 §12.5.3): it stands for the codings the header does not name. */
+/** The coding an `Accept-Encoding` prefers (RFC 9110 §12.5.3); `*` stands for the codings not named. */
 import { request } from 'node:http'
+import { acceptsCoding } from '@restwell/conditional'
 import fc from 'fast-check'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { expandAcceptEncoding } from '../src/compression.js'
-import restwell from '../src/index.js'
+import { preferredCoding, restwellCompress } from '../src/index.js'
 
 const OFFERED = ['gzip', 'br', 'deflate'] as const
 
-test('expandAcceptEncoding: * becomes the offered codings not named, with its parameters', async (t) => {
-  t.equal(expandAcceptEncoding('gzip;q=0, *', OFFERED), 'gzip;q=0, br, deflate')
-  t.equal(expandAcceptEncoding('*;q=0.5, gzip;q=0', OFFERED), 'br;q=0.5, deflate;q=0.5, gzip;q=0')
-  t.equal(expandAcceptEncoding('GZIP;q=0, br;q=0,*', OFFERED), 'GZIP;q=0, br;q=0, deflate')
+test('preferredCoding: * becomes the offered codings not named, with its weight', async (t) => {
+  t.equal(preferredCoding('gzip;q=0, *', OFFERED), 'br')
+  t.equal(preferredCoding('*;q=0.5, gzip;q=0', OFFERED), 'br')
+  t.equal(preferredCoding('GZIP;q=0, br;q=0,*', OFFERED), 'deflate')
+  t.equal(preferredCoding('x-gzip;q=0, *', OFFERED), 'br', 'x-gzip is gzip')
+  t.equal(preferredCoding('gzip, br, deflate, *;q=0', OFFERED), 'gzip', 'nothing left to *')
+  t.equal(preferredCoding('br;q=0.5, *', OFFERED), 'gzip', '* weighs more than a named coding')
+  t.equal(preferredCoding('*', OFFERED), 'gzip', 'no preference: the server order')
+  t.equal(preferredCoding('*, *;q=0', OFFERED), 'gzip', 'the first * decides')
+  t.equal(preferredCoding(' * ; q=0 ', ['gzip']), null)
+  t.equal(preferredCoding('gzip;q=0, br;q=0, deflate;q=0, *', OFFERED), null, 'identity')
+  t.equal(preferredCoding('', OFFERED), null)
+  t.equal(preferredCoding('identity', OFFERED), null)
+  t.equal(preferredCoding('deflate;q=0.5, br;q=0.8', OFFERED), 'br', 'the highest weight')
+  t.equal(preferredCoding('deflate, br', OFFERED), 'br', 'ties: the server order')
   t.equal(
-    expandAcceptEncoding('x-gzip;q=0, *', OFFERED),
-    'x-gzip;q=0, br, deflate',
-    'x-gzip is gzip',
+    preferredCoding('gzip;q=0, gzip', OFFERED),
+    'gzip',
+    'a coding named twice: its best weight',
   )
-  t.equal(
-    expandAcceptEncoding('gzip, br, deflate, *;q=0', OFFERED),
-    'gzip, br, deflate',
-    'nothing left',
-  )
-  t.equal(expandAcceptEncoding('*', OFFERED), 'gzip, br, deflate')
-  t.equal(expandAcceptEncoding('*, *;q=0', OFFERED), 'gzip, br, deflate', 'the first * decides')
-  t.equal(expandAcceptEncoding(' * ; q=0 ', ['gzip']), 'gzip; q=0')
 })
 
-/** The q a member list gives `coding` (0 when not named), as the negotiator reads it. */
-function qualityOf(header: string, coding: string): number {
-  for (const member of header.split(',')) {
-    const [name, ...params] = member.split(';')
-    if (name?.trim().toLowerCase() !== coding) continue
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
-    return q === undefined ? 1 : Number(q.slice(2))
+/** The weight a member list gives `coding`: its best named weight, else the first `*`'s, else 0. */
+function weightOf(members: readonly string[], coding: string): number {
+  const q = (member: string) => {
+    const param = member.split(';')[1]
+    return param === undefined ? 1 : Number(param.trim().slice(2))
   }
-  return 0
+  const named = members.filter((m) => m.split(';')[0]!.trim().toLowerCase() === coding)
+  if (named.length > 0) return Math.max(...named.map(q))
+  const wildcard = members.find((m) => m.startsWith('*'))
+  return wildcard === undefined ? 0 : q(wildcard)
 }
 
-test('expandAcceptEncoding: a named coding keeps its weight, the others get the wildcard', async (t) => {
-  const coding = fc.constantFrom('gzip', 'br', 'deflate', 'identity', 'zstd')
+test('preferredCoding: the offered coding of the highest weight, the first offered among equals', async (t) => {
+  const coding = fc.constantFrom('gzip', 'GZip', 'br', 'deflate', 'identity', 'zstd')
   const q = fc.constantFrom('0', '0.5', '1')
   const member = fc.oneof(
     fc.tuple(coding, q).map(([c, w]) => `${c};q=${w}`),
@@ -47,18 +51,31 @@ test('expandAcceptEncoding: a named coding keeps its weight, the others get the 
   )
   fc.assert(
     fc.property(fc.array(member, { minLength: 1, maxLength: 6 }), (members) => {
-      const header = members.join(', ')
-      const out = expandAcceptEncoding(header, OFFERED)
-      if (out.includes('*')) return false
-      const wildcard = members.find((m) => m.startsWith('*'))
-      for (const c of OFFERED) {
-        const explicit = members.find((m) => m.startsWith(`${c};`))
-        const want = explicit ?? (wildcard === undefined ? undefined : `${c}${wildcard.slice(1)}`)
-        if (qualityOf(out, c) !== (want === undefined ? 0 : qualityOf(want, c))) return false
-      }
-      return true
+      const weights = OFFERED.map((c) => weightOf(members, c))
+      const best = Math.max(...weights)
+      const want = best === 0 ? null : OFFERED[weights.indexOf(best)]
+      return preferredCoding(members.join(', '), OFFERED) === want
     }),
     { numRuns: 500 },
+  )
+  t.pass('property held')
+})
+
+test('preferredCoding reads Accept-Encoding as @restwell/conditional does: a malformed member is skipped', async (t) => {
+  for (const header of ['gzip;q=2', 'gzip;q=abc', 'gzip;q=0.5, br;q=x', 'gzip;', 'gzip ; q=1']) {
+    const chosen = preferredCoding(header, ['gzip'])
+    t.equal(chosen === 'gzip', acceptsCoding(header, 'gzip'), header)
+  }
+  t.equal(preferredCoding('gzip;q=2', OFFERED), null, 'a weight above 1 is no weight')
+})
+
+test('preferredCoding never throws, whatever the field holds', async (t) => {
+  fc.assert(
+    fc.property(fc.string({ maxLength: 300 }), (header) => {
+      const chosen = preferredCoding(header, OFFERED)
+      return chosen === null || OFFERED.includes(chosen)
+    }),
+    { numRuns: 1000 },
   )
   t.pass('property held')
 })
@@ -66,9 +83,9 @@ test('expandAcceptEncoding: a named coding keeps its weight, the others get the 
 test('over a socket: gzip;q=0, * is never answered in gzip', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  await app.register(restwell, { rateLimit: false })
+  await app.register(restwellCompress)
   const big = { text: 'restwell '.repeat(400) }
-  app.get('/big', { config: { auth: false } }, async () => big)
+  app.get('/big', async () => big)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
   const codingFor = (acceptEncoding: string) =>

@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream'
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib'
+import fastifyCompress from '@fastify/compress'
+import { restwellConditional } from '@restwell/conditional'
 import { addRouteHook, sendHook, serializeHook } from '@restwell/core'
 import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/core'
 import Fastify, {
@@ -9,11 +11,20 @@ import Fastify, {
 } from 'fastify'
 import tap, { test } from 'tap'
 import {
-  type CompressionSettings,
-  compression,
+  bodyCache,
+  cacheSize,
+  compressStep,
+  declareCompressionState,
+  earlyLookupStep,
   MAX_CACHED_ACCEPT_ENCODING,
+  routeCompression,
 } from '../src/compression.js'
-import restwell from '../src/index.js'
+import {
+  type CompressionSettings,
+  compress,
+  resolveCompression,
+  restwellCompress,
+} from '../src/index.js'
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
@@ -27,8 +38,8 @@ const big = (n: number, fill = 'x') => ({ text: fill.repeat(n) })
 async function withCache(maxBytes = 1_000_000) {
   const app = Fastify()
   apps.push(app)
-  const cache = compression(maxBytes)
-  cache.decorate(app)
+  const store = bodyCache(maxBytes)
+  declareCompressionState(app)
   const settings: CompressionSettings = {
     threshold: 1024,
     syncThreshold: 65_536,
@@ -44,12 +55,16 @@ async function withCache(maxBytes = 1_000_000) {
   }
   app.addHook('onRoute', (route) => {
     if ((route as { compress?: unknown }).compress === false) return
-    const steps = cache.forRoute(route, settings)
-    if (steps.early !== undefined)
-      addRouteHook(route, 'preSerialization', serializeHook('restwellCompressEarly', [steps.early]))
-    route.onSend = [...asList(route.onSend), sendHook('restwellCompress', [steps.send]), spy]
+    const steps = routeCompression(store, settings)
+    const early = earlyLookupStep(steps)
+    addRouteHook(route, 'preSerialization', serializeHook('restwellCompressEarly', [early]))
+    route.onSend = [
+      ...asList(route.onSend),
+      sendHook('restwellCompress', [compressStep(steps)]),
+      spy,
+    ]
   })
-  return { app, cache, sent }
+  return { app, cache: { size: () => cacheSize(store) }, sent }
 }
 
 function comparable(res: LightMyRequestResponse) {
@@ -229,6 +244,9 @@ test('what compression leaves alone: no Accept-Encoding, small bodies, 204, 206,
   app.get('/page', async () => big(5000))
   app.get('/small', async () => big(10))
   app.get('/empty', async (_request, reply) => reply.code(204).send())
+  app.get<{ Params: { status: string } }>('/status/:status', async (request, reply) =>
+    reply.code(Number(request.params.status)).send(big(5000)),
+  )
   app.get('/image', async (_request, reply) => reply.type('image/png').send(Buffer.alloc(5000)))
   app.get('/svg', async (_request, reply) =>
     reply.type('image/svg+xml').send(`<svg>${'x'.repeat(5000)}</svg>`),
@@ -254,6 +272,18 @@ test('what compression leaves alone: no Accept-Encoding, small bodies, 204, 206,
   const empty = await app.inject({ url: '/empty', headers: { 'accept-encoding': 'gzip' } })
   t.equal(empty.statusCode, 204)
   t.equal(empty.headers['content-encoding'], undefined)
+  for (const status of [204, 206, 304]) {
+    const bodied = await app.inject({
+      url: `/status/${status}`,
+      headers: { 'accept-encoding': 'gzip' },
+    })
+    t.equal(bodied.statusCode, status)
+    t.equal(
+      bodied.headers['content-encoding'],
+      undefined,
+      `a ${status} with a body is not compressed`,
+    )
+  }
   const image = await app.inject({ url: '/image', headers: { 'accept-encoding': 'gzip' } })
   t.equal(image.headers['content-encoding'], undefined, 'an image is not compressible')
   const svg = await app.inject({ url: '/svg', headers: { 'accept-encoding': 'gzip' } })
@@ -280,7 +310,7 @@ test('a web stream and a large body stream through the compressor', async (t) =>
 test("a route's own compress settings: restwell's, checked at registration", async (t) => {
   const app = Fastify()
   apps.push(app)
-  await app.register(restwell, { rateLimit: false })
+  await app.register(restwellCompress)
   app.get('/br', { compress: { encodings: ['br'], threshold: 10 } }, async () => big(100))
   app.get('/off', { compress: false }, async () => big(5000))
   const br = await app.inject({ url: '/br', headers: { 'accept-encoding': 'gzip, br' } })
@@ -289,7 +319,7 @@ test("a route's own compress settings: restwell's, checked at registration", asy
   t.equal(off.headers['content-encoding'], undefined)
   const bad = Fastify()
   apps.push(bad)
-  await bad.register(restwell, { rateLimit: false })
+  await bad.register(restwellCompress)
   t.throws(
     () => bad.get('/own', { compress: { onUnsupportedEncoding: () => 'no' } as object }, () => 'x'),
     /compress of GET \/own\): option "onUnsupportedEncoding"/,
@@ -316,14 +346,12 @@ test('least recently used entries go once the bytes are spent; an oversize body 
   t.same(cache.size(), before, 'a body over the whole budget is not kept')
 })
 
-test('the umbrella: cached and uncached answers are the same, 304 still comes first', async (t) => {
+test('with @restwell/conditional: cached and uncached answers are the same, 304 still comes first', async (t) => {
   const build = async (cacheBytes?: number) => {
     const app = Fastify()
     apps.push(app)
-    await app.register(restwell, {
-      rateLimit: false,
-      compress: cacheBytes === undefined ? {} : { cacheBytes },
-    })
+    await app.register(restwellConditional)
+    await app.register(restwellCompress, cacheBytes === undefined ? {} : { cacheBytes })
     app.get('/items', async () =>
       Array.from({ length: 40 }, (_, id) => ({ id, title: `Item ${id} ${'t'.repeat(40)}` })),
     )
@@ -340,11 +368,7 @@ test('the umbrella: cached and uncached answers are the same, 304 still comes fi
   }
   const a = await answers(cached)
   const b = await answers(plain)
-  const strip = (x: ReturnType<typeof comparable>) => ({
-    ...x,
-    headers: { ...x.headers, 'x-request-id': undefined },
-  })
-  t.same(a.map(strip), b.map(strip))
+  t.same(a, b)
   t.equal(a[0]!.headers['content-encoding'], 'gzip')
   t.match(a[0]!.headers.etag, /-gzip"$/)
   const etag = String(a[0]!.headers.etag)
@@ -359,7 +383,7 @@ test('the umbrella: cached and uncached answers are the same, 304 still comes fi
 test('a web Response from the handler is still sent, with or without Accept-Encoding', async (t) => {
   const app = Fastify()
   apps.push(app)
-  await app.register(restwell, { rateLimit: false })
+  await app.register(restwellCompress)
   app.get(
     '/fetched',
     async () =>
@@ -376,26 +400,12 @@ test('a web Response from the handler is still sent, with or without Accept-Enco
   t.same(JSON.parse(gunzipSync(gzip.rawPayload).toString()), big(5000))
 })
 
-test('with nothing to add to answers of no route, the pipeline adds no root onSend hook', async (t) => {
-  const app = Fastify()
-  apps.push(app)
-  await app.register(restwell, { rateLimit: false, cors: false, cacheControl: false, patch: false })
-  app.get('/x', async () => 'x')
-  await app.ready()
-  t.notMatch(app.printRoutes({ includeHooks: true }), /restwellSendNotFound/)
-  t.equal((await app.inject('/nope')).statusCode, 404)
-})
-
 test('a web Response of a type not worth compressing is sent as it is', async (t) => {
   const app = Fastify()
   apps.push(app)
-  await app.register(restwell, { rateLimit: false })
+  await app.register(restwellCompress)
   const png = Buffer.alloc(5000, 7)
-  app.get(
-    '/image',
-    { config: { auth: false } },
-    async () => new Response(png, { headers: { 'content-type': 'image/png' } }),
-  )
+  app.get('/image', async () => new Response(png, { headers: { 'content-type': 'image/png' } }))
   const res = await app.inject({ url: '/image', headers: { 'accept-encoding': 'gzip' } })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['content-encoding'], undefined)
@@ -408,10 +418,10 @@ test('a streamed body that fails while compressed is cut, and the failure logged
     logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
   })
   apps.push(app)
-  const cache = compression(0)
-  cache.decorate(app)
+  const store = bodyCache(0)
+  declareCompressionState(app)
   app.addHook('onRoute', (route) => {
-    const steps = cache.forRoute(route, {
+    const steps = routeCompression(store, {
       threshold: 1,
       syncThreshold: 65_536,
       encodings: ['gzip'],
@@ -419,7 +429,7 @@ test('a streamed body that fails while compressed is cut, and the failure logged
       brotliQuality: 4,
       cacheBytes: 0,
     })
-    route.onSend = [...asList(route.onSend), sendHook('restwellCompress', [steps.send])]
+    route.onSend = [...asList(route.onSend), sendHook('restwellCompress', [compressStep(steps)])]
   })
   app.get('/failing', async (_request, reply) =>
     reply.type('text/plain').send(
@@ -451,17 +461,14 @@ test('a streamed body that fails while compressed is cut, and the failure logged
 test('every coding, in one call or streamed; Buffers and bodiless or untyped Responses', async (t) => {
   const app = Fastify()
   apps.push(app)
-  await app.register(restwell, { rateLimit: false, compress: { encodings: ['deflate', 'br'] } })
+  await app.register(restwellCompress, { encodings: ['deflate', 'br'] })
   const text = 't'.repeat(5000)
-  app.get('/small', { config: { auth: false } }, async () => ({ text }))
-  app.get('/large', { config: { auth: false } }, async () => big(70_000, 'l'))
-  app.get('/buffer', { config: { auth: false } }, async (_request, reply) =>
-    reply.type('text/plain').send(Buffer.from(text)),
-  )
-  app.get('/empty', { config: { auth: false } }, async () => new Response(null, { status: 202 }))
+  app.get('/small', async () => ({ text }))
+  app.get('/large', async () => big(70_000, 'l'))
+  app.get('/buffer', async (_request, reply) => reply.type('text/plain').send(Buffer.from(text)))
+  app.get('/empty', async () => new Response(null, { status: 202 }))
   app.get(
     '/untyped',
-    { config: { auth: false } },
     async () => new Response(Readable.toWeb(Readable.from([text])) as ReadableStream),
   )
   const decode = { deflate: inflateSync, br: brotliDecompressSync }
@@ -482,4 +489,39 @@ test('every coding, in one call or streamed; Buffers and bodiless or untyped Res
   const untyped = await app.inject({ url: '/untyped', headers: { 'accept-encoding': 'br' } })
   t.equal(untyped.headers['content-encoding'], 'br', 'no Content-Type: taken as JSON')
   t.equal(brotliDecompressSync(untyped.rawPayload).toString(), text)
+})
+
+test('a route with compress: false still decodes its request bodies', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwellCompress)
+  app.post('/books', { compress: false }, async (request) => ({ got: request.body, ...big(5000) }))
+  const res = await app.inject({
+    method: 'POST',
+    url: '/books',
+    headers: {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+      'accept-encoding': 'gzip',
+    },
+    payload: gzipSync(JSON.stringify({ title: 'Dune' })),
+  })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-encoding'], undefined, 'the answer is not compressed')
+  t.same(res.json().got, { title: 'Dune' }, 'the body was decoded')
+})
+
+test('alone beside @fastify/compress, ready() fails: a body would be compressed twice', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwellCompress)
+  await app.register(fastifyCompress)
+  await t.rejects(async () => app.ready(), {
+    name: 'RegistrationError',
+    message: /^@restwell\/compress: @fastify\/compress is registered too, .*remove one of them/,
+  })
+})
+
+test('the convention says a request body may come in a coding (CORS allows Content-Encoding)', async (t) => {
+  t.same(compress.contributes?.(resolveCompression({})), { requestHeaders: ['content-encoding'] })
 })

@@ -17,7 +17,7 @@ import { REQUEST_CODINGS, requestDecoder } from '../src/decompress.js'
 
 /** The decoder put first among a route's `preParsing` hooks, where the pipeline runs it. */
 const decompressRequests: onRouteHookHandler = (route) => {
-  const decode = requestDecoder(route)
+  const decode = requestDecoder(route, '@restwell/compress')
   if (decode !== undefined) {
     route.preParsing = [parsingHook('decode', [decode]), ...[route.preParsing ?? []].flat()]
   }

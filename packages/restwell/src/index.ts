@@ -9,8 +9,11 @@ export type { RateLimitOptions } from '@fastify/rate-limit'
 export type { FastifyUnderPressureOptions } from '@fastify/under-pressure'
 
 export * from '@restwell/errors'
-export type { CompressSettings } from './compress.js'
-export type { RouteDecompressSettings } from './decompress.js'
+export type {
+  CompressSettings,
+  RouteCompressSettings,
+  RouteDecompressSettings,
+} from '@restwell/compress'
 export { combineVersions } from '@restwell/conditional'
 export { restwellMethods } from '@restwell/methods'
 export { PageSchema, PaginationQuery } from '@restwell/pagination'

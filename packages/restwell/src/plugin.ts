@@ -17,7 +17,8 @@ import {
   routeName,
 } from '@restwell/core'
 import { cacheControl } from '@restwell/cache-control'
-import restwellConditional from '@restwell/conditional'
+import { compress } from '@restwell/compress'
+import { conditional } from '@restwell/conditional'
 import restwellMethodOverride, {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
@@ -37,17 +38,12 @@ import {
   installedConventions,
   installPipeline,
   mergeContributions,
-  type SendStep,
-  type SerializeStep,
   type SetupContext,
   useNotFoundSendStep,
   useRootRequestStep,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { resolveCompression, takeRouteCompression } from './compress.js'
-import { type CompressionSettings, compression } from './compression.js'
-import { requestDecoder } from './decompress.js'
 import { corsPlan, corsSendStep, corsStep } from './cors.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
@@ -267,17 +263,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     })
   }
 
-  // 9. conditional before compress: its first onSend hashes the identity bytes and decides
-  //    304/412/206; its second, after compression, gives each content-coding its own ETag.
+  // 9. conditional before compress: it hashes the identity bytes and decides 304/412/206;
+  //    compression then gives each content-coding its own ETag. Request bodies are decoded
+  //    before they are read.
   if (options.conditional !== false) {
-    await fastify.register(restwellConditional, options.conditional ?? {})
+    await installConvention(fastify, conditional, options.conditional ?? {}, context)
   }
-  // Compression is a step of the pipeline; request bodies are decoded before they are read.
-  const compressed = new WeakMap<object, CompressionSettings>()
-  const compressor = compression(resolveCompression(options.compress || {}).cacheBytes)
   if (options.compress !== false) {
-    compressor.decorate(fastify)
-    onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
+    await installConvention(fastify, compress, options.compress ?? {}, context)
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after
@@ -303,16 +296,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
     limits?.plan(fastify, route)
-    const send = new Map<string, SendStep>()
-    const serialize = new Map<string, SerializeStep>()
-    const settings = compressed.get(route)
-    if (settings !== undefined) {
-      const steps = compressor.forRoute(route, settings)
-      send.set('compress', steps.send)
-      if (steps.early !== undefined) serialize.set('compress', steps.early)
-    }
-    const decode = options.compress === false ? undefined : requestDecoder(route)
-    planRoute(pipeline, this, route, { send, serialize, decode })
+    planRoute(pipeline, this, route)
     ;(route as Planned)[PLANNED] = true
     // What waited for the plan (method override's twins of the route) is added now.
     runWhenPlanned(route)
@@ -323,7 +307,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //     every plugin that changes a route's schema (patch, pagination, soft delete), before
   //     jobs adds its status routes (described too).
   const auth = options.auth === undefined || options.auth === false ? undefined : options.auth
-  const conditional = options.conditional === false ? undefined : options.conditional
+  const conditionalOptions = options.conditional === false ? undefined : options.conditional
   await installOpenapi(fastify, {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
     auth: auth !== undefined,
@@ -331,7 +315,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     hideRoutes: auth?.hideRoutes ?? auth?.defaultProtected ?? true,
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
-    requirePrecondition: conditional?.requirePrecondition ?? false,
+    requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
     rateLimit: options.rateLimit !== false,
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,

@@ -34,7 +34,7 @@ test('a route step under a name the pipeline does not list fails the route, name
 test('a listed name runs; an unlisted one is refused in every route phase', async (t) => {
   const listed = Fastify()
   t.teardown(() => listed.close())
-  handsOver(listed, 'preHandler', 'conditional')
+  handsOver(listed, 'preHandler', 'rateLimit')
   await listed.register(restwell, { rateLimit: false })
   listed.get('/books', { config: { auth: false } }, async () => [])
   t.equal((await listed.inject('/books')).headers['x-step'], 'ran')
@@ -62,4 +62,14 @@ test('a step of every request, or of the answers of no route, under an unlisted 
   t.throws(() => planNotFound(app, pipeline), {
     message: /"cache" .* for the onSend \(NOT_FOUND_SEND_ORDER\) phase of the answers of no route/,
   })
+})
+
+test('with nothing to add to answers of no route, the pipeline adds no root onSend hook', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwell, { rateLimit: false, cors: false, cacheControl: false, patch: false })
+  app.get('/x', async () => 'x')
+  await app.ready()
+  t.notMatch(app.printRoutes({ includeHooks: true }), /restwellSendNotFound/)
+  t.equal((await app.inject('/nope')).statusCode, 404)
 })
