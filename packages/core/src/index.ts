@@ -79,7 +79,7 @@ export {
   setScopeRouteDefaults,
   snapshotRoutes,
 } from './routes.js'
-export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
+export { isPlainSchema, routeConfigReader, type SchemaAccess, schemaAccess } from './routes.js'
 export { type JsonBodyCheck, JsonTypes, StrictAjv, type StrictAjvMutations } from './json-schema.js'
 export {
   API_VERSIONS,
@@ -107,6 +107,7 @@ export {
 export {
   type RegisterOnceOptions,
   RegistrationError,
+  refuseBeside,
   registeredTwice,
   registerOnce,
 } from './registration.js'
@@ -119,6 +120,8 @@ export {
   type ConventionSpec,
   defineConvention,
   isConvention,
+  type OptionNaming,
+  optionNaming,
   PHASES,
   type Phase,
   type Placement,

@@ -8,6 +8,7 @@ import {
   isConvention,
   mergeContributions,
   notFoundPreHandler,
+  optionNaming,
   PHASES,
   type Phase,
   pipelineRouteSteps,
@@ -297,8 +298,6 @@ test("conventionPlugin: alone, the setup's context knows no other convention", a
   await app().register(conventionPlugin(spy), { prefix: 'x-' }).ready()
   const given = context as SetupContext
   t.equal(given.pipeline, false)
-  t.equal(given.has('marks'), false)
-  t.equal(given.optionsOf('marks'), undefined)
   t.same(given.contributions(), {
     queryParameters: ['x-q'],
     requestHeaders: [],
@@ -313,8 +312,6 @@ test('installConvention: under a pipeline, the steps are collected for the pipel
   const pipeline = installPipeline(fastify)
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions(installedConventions(pipeline)),
   }
   const installed = await installConvention(fastify, convention, { prefix: 'u-' }, context)
@@ -348,8 +345,6 @@ test('installConvention: a not-found handler step goes where the not-found handl
   t.ok(preHandler)
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, convention, {}, context)
@@ -360,8 +355,6 @@ test('installConvention: without a pipeline it says so', async (t) => {
   const seen: Seen = { order: [], contexts: [] }
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await t.rejects(
@@ -435,8 +428,6 @@ test('a convention with no route steps, or a phase left undefined, adds no hook'
   t.same(installedConventions(pipeline), [], 'none installed yet')
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, appOnly, {}, context)
@@ -468,8 +459,6 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
   t.equal(installedConventions(pipeline)[0]?.convention, spy)
   const given = context as SetupContext
   t.equal(given.pipeline, true)
-  t.equal(given.has('other'), false)
-  t.equal(given.optionsOf('other'), undefined)
   t.same(given.contributions().queryParameters, ['in-q'])
   await fastify.inject('/nowhere')
   t.same(
@@ -477,4 +466,18 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
     ['notFoundHandler'],
     'its other steps are for the pipeline to plan; with no not-found handler taking it, its not-found step runs from a root hook',
   )
+})
+
+test('optionNaming: the umbrella and its option when the umbrella installed it, else the plugin', async (t) => {
+  const convention = { name: 'cors', plugin: '@restwell/cors' }
+  const context: SetupContext = {
+    pipeline: true,
+    contributions: () => mergeContributions([]),
+  }
+  const alone = optionNaming(convention, context)
+  t.equal(alone.plugin, '@restwell/cors')
+  t.equal(alone.option('origin'), 'origin')
+  const umbrella = optionNaming(convention, { ...context, umbrella: 'restwell' })
+  t.equal(umbrella.plugin, 'restwell')
+  t.equal(umbrella.option('origin'), 'cors.origin')
 })

@@ -6,6 +6,9 @@
 import { cacheControl } from '@restwell/cache-control'
 import { compress } from '@restwell/compress'
 import { conditional } from '@restwell/conditional'
+import { cors } from '@restwell/cors'
+import { overload } from '@restwell/overload'
+import { rateLimit } from '@restwell/rate-limit'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -45,15 +48,15 @@ export const REQUEST_ORDER: Order<'request'> = [
   // The request id on every answer; requests refused before anything runs (closing, Expect, Host).
   'request',
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
-  'cors',
+  cors,
   // Method override sets the method its twin route was reached for: what follows sees it.
   'reroute',
   // What the version carriers refuse (400, 406, an unknown /v<N> prefix) before any other work.
   'versioning',
   // Overload sheds load before any other work.
-  'overload',
+  overload,
   // The root rate limit, before auth: a client failing authentication is counted too.
-  'rateLimit',
+  rateLimit,
   // HTTPS only; with hideRoutes an unknown path asks for a token like a route.
   'auth',
   // 405, automatic OPTIONS and 501 on the not-found path, before the body is read.
@@ -68,7 +71,7 @@ export const REQUEST_ORDER: Order<'request'> = [
  */
 export const ROUTE_GUARD_ORDER: Order<'guard'> = [
   // The route's own rate limit (`config.rateLimit`) first: a client failing authentication is counted.
-  'rateLimit',
+  rateLimit,
   // The route's auth requirement: 401/403 before the route's own hooks and anything it reveals.
   'auth',
 ]
@@ -97,7 +100,7 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
 export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
   // the route's own hooks found (the principal).
-  'rateLimit',
+  rateLimit,
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
   softDelete,
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
@@ -127,7 +130,7 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
  */
 export const SEND_ORDER: Order<'send'> = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
-  'cors',
+  cors,
   // Accept-Patch on an OPTIONS route's answers and on a 405.
   'acceptPatch',
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
@@ -152,7 +155,7 @@ export const SEND_ORDER: Order<'send'> = [
 ]
 
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
-export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = ['cors', cacheControl, 'acceptPatch']
+export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, 'acceptPatch']
 
 /**
  * The steps of `order` found in `steps`, in that order. A step under a name `order` does not

@@ -19,6 +19,7 @@ import {
 import { cacheControl } from '@restwell/cache-control'
 import { compress } from '@restwell/compress'
 import { conditional } from '@restwell/conditional'
+import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
 import restwellMethodOverride, {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
@@ -27,32 +28,28 @@ import restwellMethodOverride, {
 import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
 import restwellNegotiation from '@restwell/negotiation'
+import { overload } from '@restwell/overload'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
+import { rateLimit } from '@restwell/rate-limit'
 import restwellReroute from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import restwellVersioning from '@restwell/versioning'
 import {
-  contributeSend,
+  type Contributions,
   installConvention,
   installedConventions,
   installPipeline,
   mergeContributions,
   type SetupContext,
-  useNotFoundSendStep,
-  useRootRequestStep,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { corsPlan, corsSendStep, corsStep } from './cors.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { checkOverlaps } from './overlaps.js'
-import { overloadStep, type PressureProbe, underPressureOptions } from './overload.js'
 import { planNotFound, planRequest, planRoute } from './pipeline.js'
-import { type RouteLimits, installRateLimits } from './rate-limit.js'
-import { preflightTargetCors } from './preflight-target.js'
-import { refuseConfigTypos, routeConfigKey } from './route-config.js'
+import { refuseConfigTypos } from './route-config.js'
 
 /**
  * The query parameters the other plugins own, under the names their options give them:
@@ -81,22 +78,50 @@ function requestIdHeaderOf(options: RestwellOptions): string | false {
   return header === false ? false : header.toLowerCase()
 }
 
+/** How a POST may be overridden (method override's header, query parameter and methods), or false. */
+function overrideOf(options: RestwellOptions): MethodOverrideReach | false {
+  const override = options.methodOverride
+  if (override === false) return false
+  const header = override?.header ?? DEFAULT_OVERRIDE_HEADER
+  return {
+    header: header === false ? false : header.toLowerCase(),
+    query: override?.query ?? DEFAULT_OVERRIDE_QUERY,
+    methods: [...(override?.methods ?? DEFAULT_OVERRIDE_METHODS)],
+  }
+}
+
 /**
- * The names under which the plugins send the renamable headers CORS exposes (keyed by the
- * default name, see `CorsContext`): pagination's `totalHeader`, versioning's `responseHeader`,
- * errors' `requestIdHeader`; false when the option or the plugin is off (nothing sends it).
+ * What the plugins not yet declared as conventions contribute, from their options (CORS reads
+ * it): the request headers they read (the override header, the request id header), and the
+ * response headers they send, under the names
+ * their options give them (pagination's `totalHeader`, versioning's `responseHeader`, errors'
+ * `requestIdHeader`; none when the option or the plugin is off), in `DEFAULT_EXPOSED_HEADERS`' order.
  */
-function exposedHeaderNames(
+function undeclaredContributions(
   options: RestwellOptions,
-  requestIdHeader: string | false,
-): Map<string, string | false> {
-  // A plugin that is off sends nothing; an option left out keeps the default name.
+): Pick<Contributions, 'requestHeaders' | 'responseHeaders'> {
+  const override = overrideOf(options)
+  const requestIdHeader = requestIdHeaderOf(options)
   const { pagination, versioning } = options
-  return new Map([
+  const renamed = new Map<string, string | false>([
     ['x-total-count', pagination === false ? false : (pagination?.totalHeader ?? 'x-total-count')],
     ['api-version', versioning === false ? false : (versioning?.responseHeader ?? 'api-version')],
     ['x-request-id', requestIdHeader],
   ])
+  // The default spelling is kept when the name only differs in case.
+  const responseHeaders = DEFAULT_EXPOSED_HEADERS.flatMap((name) => {
+    const given = renamed.get(name.toLowerCase())
+    if (given === undefined) return [name]
+    if (given === false) return []
+    return [given.toLowerCase() === name.toLowerCase() ? name : given]
+  })
+  return {
+    requestHeaders: [
+      ...(override === false || override.header === false ? [] : [override.header]),
+      ...(requestIdHeader === false ? [] : [requestIdHeader]),
+    ],
+    responseHeaders,
+  }
 }
 
 /**
@@ -134,14 +159,18 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // The plugins below hand their steps to the pipeline, which runs them in its order.
   const pipeline = installPipeline(fastify)
   const makeRequestPlan = planRequest(fastify, pipeline)
+  const undeclared = undeclaredContributions(options)
   const context: SetupContext = {
     pipeline: true,
-    has: (name) => (options as Record<string, unknown>)[name] !== false,
-    optionsOf: (name) => {
-      const given = (options as Record<string, unknown>)[name]
-      return given === false ? undefined : given
+    umbrella: 'restwell',
+    contributions: () => {
+      const declared = mergeContributions(installedConventions(pipeline))
+      return {
+        queryParameters: declared.queryParameters,
+        requestHeaders: [...undeclared.requestHeaders, ...declared.requestHeaders],
+        responseHeaders: [...undeclared.responseHeaders, ...declared.responseHeaders],
+      }
     },
-    contributions: () => mergeContributions(installedConventions(pipeline)),
   }
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
@@ -152,52 +181,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    what they refuse (a bad override, a conflicting version) and versioning's moved-path 301
   //    carry the headers too.
   if (options.cors !== false) {
-    const override = options.methodOverride
-    const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
-    const overrideHeader = header === false ? false : header.toLowerCase()
-    const requestIdHeader = requestIdHeaderOf(options)
-    const plan = corsPlan(options.cors ?? {}, {
-      extraAllowedHeaders: [
-        ...(overrideHeader === false ? [] : [overrideHeader]),
-        ...(requestIdHeader === false ? [] : [requestIdHeader]),
-        // request bodies are decompressed (gzip, br, deflate): never a safelisted header
-        ...(options.compress === false ? [] : ['content-encoding']),
-      ],
-      exposedHeaderNames: exposedHeaderNames(options, requestIdHeader),
-    })
-    // A named plugin (hooks of a fastify-plugin apply to this instance): `hasPlugin` tells it.
-    await fastify.register(
-      fp(
-        async (instance) => {
-          const routeCors = routeConfigKey(instance, 'cors')
-          // `Vary: Origin` kept on the final answer, whatever the handler set (corsSendStep).
-          const step = corsSendStep(plan)
-          useNotFoundSendStep(instance, 'cors', step)
-          onEveryRoute(instance, (route) => {
-            if (route.config?.cors !== false) contributeSend(route, 'cors', step)
-          })
-          useRootRequestStep(
-            instance,
-            'cors',
-            corsStep(
-              plan,
-              routeCors,
-              preflightTargetCors(instance, {
-                overrideHeader,
-                overrideQuery:
-                  override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY),
-                overrideMethods:
-                  override === false ? [] : (override?.methods ?? DEFAULT_OVERRIDE_METHODS),
-              }),
-            ),
-          )
-        },
-        {
-          fastify: '5.x',
-          name: 'restwell-cors',
-        },
-      ),
-    )
+    const settings = { ...options.cors, methodOverride: overrideOf(options) }
+    await installConvention(fastify, cors, settings, context)
   }
 
   // 3. method override (routed to a route's POST twin) sets the method, and versioning (routed
@@ -216,29 +201,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 4. overload: shed load before doing any other work. under-pressure samples the process
   //    in a scope of its own (its hook there sees no request); the pipeline's step asks it.
   if (options.underPressure !== false) {
-    const clock = { readyAt: Date.now() }
-    fastify.addHook('onReady', async () => {
-      clock.readyAt = Date.now()
-    })
-    const settings = options.underPressure ?? {}
-    let probe: PressureProbe | undefined
-    const sampled = () => probe as PressureProbe
-    const pressureOptions = underPressureOptions(settings, clock, sampled)
-    // Its decorators (`memoryUsage`, `isUnderPressure`) stay in that scope: an app that also
-    // registers @fastify/under-pressure meets the overlap check's message, not a decorator clash.
-    await fastify.register(async function restwellUnderPressure(scope) {
-      // Loaded when overload protection is on, as the rate limiter is.
-      await scope.register(import('@fastify/under-pressure'), pressureOptions)
-      probe = scope
-    })
-    useRootRequestStep(fastify, 'overload', overloadStep(settings, pressureOptions, sampled))
+    await installConvention(fastify, overload, options.underPressure ?? {}, context)
   }
 
   // 5. rate limits: a root step before auth and before the body is read; a route's own limit
   //    is a step of the route, before its auth guard.
-  let limits: RouteLimits | undefined
-  if (options.rateLimit !== false)
-    limits = await installRateLimits(fastify, options.rateLimit ?? {})
+  if (options.rateLimit !== false) {
+    await installConvention(fastify, rateLimit, options.rateLimit ?? {}, context)
+  }
 
   // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
   //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
@@ -295,7 +265,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
-    limits?.plan(fastify, route)
     planRoute(pipeline, this, route)
     ;(route as Planned)[PLANNED] = true
     // What waited for the plan (method override's twins of the route) is added now.
@@ -338,9 +307,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 14. batch: its operations are injected, so they pass every hook above, the rate limit
   //     included; they may not use this app's method override header or parameter.
   if (options.batch !== undefined && options.batch !== false) {
-    const override = options.methodOverride
-    const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
-    const query = override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY)
+    const override = overrideOf(options)
+    const header = override === false ? false : override.header
+    const query = override === false ? false : override.query
     await fastify.register(import('@restwell/batch'), {
       ...options.batch,
       forbiddenHeaders: [...(options.batch.forbiddenHeaders ?? []), ...(header ? [header] : [])],
