@@ -2,14 +2,18 @@
 export { bodilessHead, notModifiedHeaders, REMOVED_ON_304 } from './answers.js'
 export {
   addRouteHook,
+  type BodyStep,
+  bodyStep,
   contributeSend,
   forgetNotFoundPreHandler,
   installPipeline,
+  isBodyStep,
   notFoundPreHandler,
   type Pipeline,
   parsingHook,
   pipelineOf,
   type PhaseSteps,
+  type RequestBody,
   type RequestStep,
   type StepOutcome,
   requestHook,

@@ -174,6 +174,80 @@ test("conventionPlugin: `alone: 'first'` puts the hook before the route's own", 
   ])
 })
 
+test('conventionPlugin: conventions alone run in registration order, put first or last; a placement may be per route', async (t) => {
+  const order: string[] = []
+  const marker = (
+    name: string,
+    at: 'first' | 'last' | ((methods: readonly string[]) => 'first' | 'last'),
+  ) =>
+    defineConvention({
+      name,
+      plugin: `@test/${name}`,
+      phases: ['send'],
+      options: () => ({}),
+      setup: () => ({}),
+      route: () => ({
+        send: () => {
+          order.push(name)
+          return undefined
+        },
+      }),
+      alone: { send: at },
+    })
+  const headFirst = (methods: readonly string[]) => (methods.includes('HEAD') ? 'first' : 'last')
+  const fastify = app()
+  await fastify.register(conventionPlugin(marker('one', 'first')), {})
+  await fastify.register(conventionPlugin(marker('two', headFirst)), {})
+  await fastify.register(conventionPlugin(marker('three', headFirst)), {})
+  fastify.get(
+    '/x',
+    {
+      onSend: async (_request, _reply, payload) => {
+        order.push('own')
+        return payload
+      },
+    },
+    async () => 'x',
+  )
+  fastify.get('/bare', async () => 'b')
+  await fastify.inject('/x')
+  t.same(order, ['one', 'own', 'two', 'three'], 'GET: first before the own hook, last after it')
+  order.length = 0
+  const head = await fastify.inject({ method: 'HEAD', url: '/x' })
+  t.same(order, ['one', 'two', 'three', 'own'], 'HEAD: all first, in registration order')
+  t.equal(head.headers['content-length'], '1', "before Fastify's HEAD hook, which sizes the body")
+  order.length = 0
+  await fastify.inject('/bare')
+  t.same(order, ['one', 'two', 'three'], 'a route with no hook of its own')
+})
+
+test('conventionPlugin: `routeConfigKey: false` reads no route config', async (t) => {
+  const contexts: RouteContext<unknown>[] = []
+  const options = defineConvention({
+    name: 'routeOptions',
+    plugin: '@test/route-options',
+    phases: ['send'],
+    routeConfigKey: false,
+    options: () => ({}),
+    setup: () => ({}),
+    route: (context) => {
+      contexts.push(context)
+      return undefined
+    },
+  })
+  const fastify = app()
+  await fastify.register(conventionPlugin(options), {})
+  fastify.get('/x', { config: { routeOptions: false } as object }, async () => 'x')
+  t.same(
+    contexts.map((context) => [context.name, context.config]),
+    [
+      ['GET /x', undefined],
+      ['HEAD /x', undefined],
+    ],
+    'called on every route, with no config',
+  )
+})
+
 test('conventionPlugin: a step in a phase the convention does not declare fails, naming it', async (t) => {
   const wrong = defineConvention({
     name: 'wrong',

@@ -2,6 +2,7 @@
 import type { AuthOptions } from '@restwell/auth'
 import type { BatchOptions } from '@restwell/batch'
 import type { CacheControlOptions } from '@restwell/cache-control'
+import { type CompressSettings, CompressSettingsSchema } from '@restwell/compress'
 import { type CorsOptions, CorsOptionsSchema } from '@restwell/cors'
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { ErrorsOptions } from '@restwell/errors'
@@ -18,7 +19,6 @@ import { type RateLimitOptions, RateLimitOptionsSchema } from '@restwell/rate-li
 import type { SoftDeleteOptions } from '@restwell/soft-delete'
 import type { VersioningOptions } from '@restwell/versioning'
 import { type TSchema, Type } from '@sinclair/typebox'
-import { type CompressSettings, CompressSettingsSchema } from './compress.js'
 import type { OpenapiPlan } from './openapi.js'
 
 /** The plugins the umbrella registers, in registration order (see the README for why). */

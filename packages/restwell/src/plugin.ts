@@ -19,8 +19,9 @@ import {
 } from '@restwell/core'
 import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
+import { compress } from '@restwell/compress'
+import { conditional } from '@restwell/conditional'
 import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
-import restwellConditional from '@restwell/conditional'
 import { idempotency } from '@restwell/idempotency'
 import {
   DEFAULT_OVERRIDE_HEADER,
@@ -51,9 +52,6 @@ import {
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { resolveCompression, takeRouteCompression } from './compress.js'
-import { type CompressionSettings, compression } from './compression.js'
-import { requestDecoder } from './decompress.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { checkOverlaps } from './overlaps.js'
@@ -101,8 +99,8 @@ function overrideOf(options: RestwellOptions): MethodOverrideReach | false {
 
 /**
  * What the plugins not yet declared as conventions contribute, from their options (CORS reads
- * it): the request headers they read (the override header, the request id header,
- * `Content-Encoding` of decoded bodies), and the response headers they send, under the names
+ * it): the request headers they read (the override header, the request id header), and the
+ * response headers they send, under the names
  * their options give them (pagination's `totalHeader`, versioning's `responseHeader`, errors'
  * `requestIdHeader`; none when the option or the plugin is off), in `DEFAULT_EXPOSED_HEADERS`' order.
  */
@@ -128,8 +126,6 @@ function undeclaredContributions(
     requestHeaders: [
       ...(override === false || override.header === false ? [] : [override.header]),
       ...(requestIdHeader === false ? [] : [requestIdHeader]),
-      // request bodies are decompressed (gzip, br, deflate): never a safelisted header
-      ...(options.compress === false ? [] : ['content-encoding']),
     ],
     responseHeaders,
   }
@@ -255,17 +251,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     )
   }
 
-  // 9. conditional before compress: its first onSend hashes the identity bytes and decides
-  //    304/412/206; its second, after compression, gives each content-coding its own ETag.
+  // 9. conditional before compress: it hashes the identity bytes and decides 304/412/206;
+  //    compression then gives each content-coding its own ETag. Request bodies are decoded
+  //    before they are read.
   if (options.conditional !== false) {
-    await fastify.register(restwellConditional, options.conditional ?? {})
+    await installConvention(fastify, conditional, options.conditional ?? {}, context)
   }
-  // Compression is a step of the pipeline; request bodies are decoded before they are read.
-  const compressed = new WeakMap<object, CompressionSettings>()
-  const compressor = compression(resolveCompression(options.compress || {}).cacheBytes)
   if (options.compress !== false) {
-    compressor.decorate(fastify)
-    onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
+    await installConvention(fastify, compress, options.compress ?? {}, context)
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after
@@ -295,16 +288,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
-    const send = new Map<string, SendStep>()
-    const serialize = new Map<string, SerializeStep>()
-    const settings = compressed.get(route)
-    if (settings !== undefined) {
-      const steps = compressor.forRoute(route, settings)
-      send.set('compress', steps.send)
-      if (steps.early !== undefined) serialize.set('compress', steps.early)
-    }
-    const decode = options.compress === false ? undefined : requestDecoder(route)
-    planRoute(pipeline, this, route, { send, serialize, decode })
+    planRoute(pipeline, this, route)
     ;(route as Planned)[PLANNED] = true
     // What waited for the plan (method override's twins of the route) is added now.
     runWhenPlanned(route)
@@ -316,7 +300,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //     jobs adds its status routes (described too).
   const authOptions =
     options.auth === undefined || options.auth === false ? undefined : options.auth
-  const conditional = options.conditional === false ? undefined : options.conditional
+  const conditionalOptions = options.conditional === false ? undefined : options.conditional
   await installOpenapi(fastify, {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
     auth: authOptions !== undefined,
@@ -324,7 +308,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     hideRoutes: authOptions?.hideRoutes ?? authOptions?.defaultProtected ?? true,
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
-    requirePrecondition: conditional?.requirePrecondition ?? false,
+    requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
     rateLimit: options.rateLimit !== false,
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
