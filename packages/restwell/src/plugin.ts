@@ -46,8 +46,6 @@ import {
   installPipeline,
   mergeContributions,
   routeDescriptionOf,
-  type SendStep,
-  type SerializeStep,
   type SetupContext,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
