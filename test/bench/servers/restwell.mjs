@@ -43,7 +43,7 @@ const FEATURES = {
   methodOverride: '@restwell/method-override',
   negotiation: '@restwell/negotiation',
   methods: '@restwell/methods',
-  cors: 'restwell-cors',
+  cors: '@restwell/cors',
   versioning: '@restwell/versioning',
   softDelete: '@restwell/soft-delete',
   naming: '@restwell/naming',
