@@ -22,6 +22,17 @@ export interface HttpErrorOptions {
   cause?: unknown
   /** Whether message and details may be shown to the client. Default: true below 500. */
   expose?: boolean
+  /**
+   * The problem type URI of a registered problem type (RFC 9457 §4.2), sent as the `type` of
+   * the problem form whatever `problemTypeBase` says; the other forms keep `code`. [none]
+   */
+  type?: string
+  /**
+   * Extension members of the problem form (RFC 9457 §3.2), such as a problem type's own
+   * (`violated-policies`); a member the form already has is not replaced, the other forms
+   * send none, and an error not exposed sends none. [none]
+   */
+  members?: Readonly<Record<string, unknown>>
 }
 
 const BRAND: unique symbol = Symbol.for('restwell.http-error')
@@ -35,6 +46,10 @@ export class HttpError extends Error {
   readonly details: readonly ErrorDetail[]
   readonly headers: Readonly<Record<string, HeaderValue>>
   readonly expose: boolean
+  /** The problem type URI it names (`HttpErrorOptions.type`); an own property only when given. */
+  declare readonly type?: string
+  /** Its problem extension members (`HttpErrorOptions.members`); an own property only when given. */
+  declare readonly members?: Readonly<Record<string, unknown>>
   declare readonly [BRAND]: true
 
   constructor(statusCode: number, message?: string, options: HttpErrorOptions = {}) {
@@ -57,6 +72,10 @@ export class HttpError extends Error {
     this.details = options.details ?? []
     this.headers = options.headers ?? {}
     this.expose = options.expose ?? statusCode < 500
+    if (options.type !== undefined) (this as { type?: string }).type = options.type
+    if (options.members !== undefined) {
+      ;(this as { members?: Readonly<Record<string, unknown>> }).members = options.members
+    }
   }
 
   /** Alias of `statusCode`, for libraries that read `status`. */

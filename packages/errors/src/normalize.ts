@@ -11,6 +11,10 @@ export interface NormalizedError {
   message: string
   details: readonly ErrorDetail[]
   headers: Readonly<Record<string, HeaderValue>>
+  /** The problem type URI an `HttpError` names (`HttpErrorOptions.type`), if any. */
+  type?: string | undefined
+  /** The problem extension members an exposed `HttpError` carries (`HttpErrorOptions.members`). */
+  members?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** Fastify's own error codes that have a better restwell code than the status default. */
@@ -156,6 +160,8 @@ export function normalizeError(thrown: unknown, replyStatus?: number): Normalize
       message: expose ? thrown.message : reasonPhrase(thrown.statusCode),
       details: expose ? thrown.details : [],
       headers: thrown.headers,
+      ...(thrown.type === undefined ? {} : { type: thrown.type }),
+      ...(thrown.members === undefined || !expose ? {} : { members: thrown.members }),
     }
   }
   const error: ErrorLike = typeof thrown === 'object' && thrown !== null ? thrown : {}

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { ErrorCode, httpErrors, restwellErrors } from '../src/index.js'
+import { ErrorCode, HttpError, httpErrors, restwellErrors } from '../src/index.js'
 import type { ErrorsOptions } from '../src/index.js'
 
 async function build(options: ErrorsOptions = {}): Promise<FastifyInstance> {
@@ -115,6 +115,54 @@ test('problem form: RFC 9457 application/problem+json, without a charset paramet
   const typed = await build({ format: 'problem', problemTypeBase: 'https://errors.example/' })
   const r2 = await typed.inject('/teapot')
   t.equal(r2.json().type, 'https://errors.example/im-a-teapot')
+})
+
+test('problem form: an error naming a registered problem type sends it as type, whatever the base', async (t) => {
+  const registered = 'https://iana.org/assignments/http-problem-types#digest-invalid-values'
+  for (const problemTypeBase of [undefined, 'https://errors.example/']) {
+    const app = Fastify()
+    await app.register(restwellErrors, { format: 'problem', problemTypeBase })
+    app.get('/typed', async () => {
+      throw httpErrors.badRequest('bad digest', { code: 'DIGEST_INVALID_VALUES', type: registered })
+    })
+    const res = await app.inject('/typed')
+    t.equal(res.json().type, registered, `base ${problemTypeBase}`)
+    t.equal(res.json().code, 'DIGEST_INVALID_VALUES')
+  }
+  const structured = Fastify()
+  await structured.register(restwellErrors)
+  structured.get('/typed', async () => {
+    throw httpErrors.badRequest('bad digest', { code: 'DIGEST_INVALID_VALUES', type: registered })
+  })
+  const res = await structured.inject('/typed')
+  t.equal(res.json().error.code, 'DIGEST_INVALID_VALUES', 'the other forms keep the code')
+  t.equal(new HttpError(400).type, undefined)
+})
+
+test("problem form: an error's extension members follow its own, never over them; other forms send none", async (t) => {
+  const members = { 'violated-policies': ['default'], status: 200, type: 'about:blank' }
+  const type = 'https://iana.org/assignments/http-problem-types#quota-exceeded'
+  const app = Fastify()
+  await app.register(restwellErrors, { format: 'problem' })
+  app.get('/quota', async () => {
+    throw httpErrors.tooManyRequests('over', { type, members })
+  })
+  app.get('/masked', async () => {
+    throw httpErrors.serviceUnavailable('down', { members })
+  })
+  const res = await app.inject('/quota')
+  t.same(res.json()['violated-policies'], ['default'])
+  t.equal(res.json().status, 429, 'a member the form has is not replaced')
+  t.equal(res.json().type, type)
+  t.equal(Object.keys(res.json()).at(-1), 'violated-policies', "after the form's own")
+  t.notOk('violated-policies' in (await app.inject('/masked')).json(), 'a masked error sends none')
+  const structured = Fastify()
+  await structured.register(restwellErrors)
+  structured.get('/quota', async () => {
+    throw httpErrors.tooManyRequests('over', { members })
+  })
+  t.notOk(JSON.stringify((await structured.inject('/quota')).json()).includes('violated'))
+  t.equal(new HttpError(400).members, undefined)
 })
 
 test('a thrown Error is a masked 500: no stack, no internal message, requestId', async (t) => {

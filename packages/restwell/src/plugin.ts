@@ -113,6 +113,10 @@ function undeclaredContributions(
   const renamed = new Map<string, string | false>([
     ['api-version', versioning === false ? false : (versioning?.responseHeader ?? 'api-version')],
     ['x-request-id', requestIdHeader],
+    // Rate limits that send only the IETF fields contribute those instead.
+    ...(options.rateLimit !== false && options.rateLimit?.headers === 'ietf'
+      ? X_RATELIMIT_HEADERS.map((name) => [name, false] as const)
+      : []),
   ])
   // The default spelling is kept when the name only differs in case.
   const responseHeaders = DEFAULT_EXPOSED_HEADERS.flatMap((name) => {
@@ -140,6 +144,8 @@ function versionQueryParameter(options: RestwellOptions): string | false {
   if (versioning === false || versioning?.carriers?.query === false) return false
   return versioning?.queryParameter ?? 'version'
 }
+
+const X_RATELIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
 
 /**
  * The places in `DEFAULT_EXPOSED_HEADERS` of headers a declared convention sends under a name its
