@@ -2,6 +2,8 @@
 import './augment.js'
 import { restwellPagination } from './plugin.js'
 
+export { pagination } from './convention.js'
+
 export { applyPagination, type PaginatedSlice } from './array.js'
 export {
   cursorBinding,

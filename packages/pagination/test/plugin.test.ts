@@ -2,7 +2,7 @@ import { ErrorCode } from '@restwell/errors'
 import { addRewriter } from '@restwell/reroute'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
-import { applyPagination, restwellPagination } from '../src/index.js'
+import { applyPagination, pagination, restwellPagination } from '../src/index.js'
 import { BOOKS, buildApp, links } from './helpers.js'
 import { rawGet } from '../../../test/helpers/raw-http.js'
 
@@ -889,4 +889,18 @@ test('a bare % in a kept query value is %25 in the links, and following them fin
     await raw(next)
     t.strictSame(seen, [value, value], `${sent}: the same filter value on the next page`)
   }
+})
+
+test('the convention contributes the query parameters it reads and the headers it sends', async (t) => {
+  t.same(pagination.contributes?.(pagination.options({})), {
+    queryParameters: ['page', 'limit', 'sort', 'cursor'],
+    responseHeaders: ['Link', 'x-total-count'],
+  })
+  t.same(pagination.contributes?.(pagination.options({ totalHeader: 'X-Total' })), {
+    queryParameters: ['page', 'limit', 'sort', 'cursor'],
+    responseHeaders: ['Link', 'x-total'],
+  })
+  t.same(pagination.contributes?.(pagination.options({ totalHeader: false })).responseHeaders, [
+    'Link',
+  ])
 })

@@ -13,6 +13,7 @@ import { idempotency } from '@restwell/idempotency'
 import { methods } from '@restwell/methods'
 import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
+import { pagination } from '@restwell/pagination'
 import { patch } from '@restwell/patch'
 import { rateLimit } from '@restwell/rate-limit'
 import { reroute } from '@restwell/reroute'
@@ -100,6 +101,8 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   patch,
   // The body decoded (gzip, br, deflate) once the steps above let it through.
   compress,
+  // request.pagination read from the query (400 naming the parameter), before it is validated.
+  pagination,
 ]
 
 /**
@@ -128,7 +131,7 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
   // Soft-deleted fields shaped, before any serializer turns the body to text.
   softDelete,
   // A paginated route answers a page: an array is refused here.
-  'pagination',
+  pagination,
   // XML, HAL, JSON:API and Siren bodies made from the value.
   negotiation,
   // Preconditions of a read decided on the value (304/412 without serializing).

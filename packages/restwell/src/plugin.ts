@@ -33,14 +33,16 @@ import { methods } from '@restwell/methods'
 import { naming } from '@restwell/naming'
 import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
-import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
+import { DEFAULT_PASSTHROUGH, pagination } from '@restwell/pagination'
 import { patch } from '@restwell/patch'
 import { rateLimit } from '@restwell/rate-limit'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import { versioning } from '@restwell/versioning'
 import {
+  type AnyConvention,
   type Contributions,
+  type InstalledConvention,
   installConvention,
   installedConventions,
   installPipeline,
@@ -99,7 +101,7 @@ function overrideOf(options: RestwellOptions): MethodOverrideReach | false {
  * What the plugins not yet declared as conventions contribute, from their options (CORS reads
  * it): the request headers they read (the override header, the request id header), and the
  * response headers they send, under the names
- * their options give them (pagination's `totalHeader`, versioning's `responseHeader`, errors'
+ * their options give them (versioning's `responseHeader`, errors'
  * `requestIdHeader`; none when the option or the plugin is off), in `DEFAULT_EXPOSED_HEADERS`' order.
  */
 function undeclaredContributions(
@@ -107,9 +109,8 @@ function undeclaredContributions(
 ): Pick<Contributions, 'requestHeaders' | 'responseHeaders'> {
   const override = overrideOf(options)
   const requestIdHeader = requestIdHeaderOf(options)
-  const { pagination, versioning } = options
+  const { versioning } = options
   const renamed = new Map<string, string | false>([
-    ['x-total-count', pagination === false ? false : (pagination?.totalHeader ?? 'x-total-count')],
     ['api-version', versioning === false ? false : (versioning?.responseHeader ?? 'api-version')],
     ['x-request-id', requestIdHeader],
     // Rate limits that send only the IETF fields contribute those instead.
@@ -146,6 +147,34 @@ function versionQueryParameter(options: RestwellOptions): string | false {
 
 const X_RATELIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
 
+/**
+ * The places in `DEFAULT_EXPOSED_HEADERS` of headers a declared convention sends under a name its
+ * options give (pagination's total): what it declares goes there, in the defaults' order.
+ */
+const PLACED_BY: ReadonlyMap<string, AnyConvention> = new Map([['x-total-count', pagination]])
+
+/**
+ * `defaults` with each place `PLACED_BY` names taken by the response headers its convention
+ * declares that `defaults` do not hold (the default spelling kept for a name differing in case),
+ * or by none when the convention is off or sends none there.
+ */
+function placeDeclared(
+  defaults: readonly string[],
+  installed: readonly InstalledConvention[],
+): string[] {
+  const held = new Set(defaults.map((name) => name.toLowerCase()))
+  return defaults.flatMap((name) => {
+    const owner = PLACED_BY.get(name.toLowerCase())
+    if (owner === undefined) return [name]
+    const entry = installed.find((candidate) => candidate.convention === owner)
+    const sent = entry === undefined ? [] : mergeContributions([entry]).responseHeaders
+    return sent.flatMap((header) => {
+      if (header.toLowerCase() === name.toLowerCase()) return [name]
+      return held.has(header.toLowerCase()) ? [] : [header]
+    })
+  })
+}
+
 /** `first`, then the names of `then` that `first` does not hold in any case. */
 function withoutCaseTwins(first: readonly string[], then: readonly string[]): string[] {
   const held = new Set(first.map((name) => name.toLowerCase()))
@@ -181,12 +210,16 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     pipeline: true,
     umbrella: 'restwell',
     contributions: () => {
-      const declared = mergeContributions(installedConventions(pipeline))
+      const installed = installedConventions(pipeline)
+      const declared = mergeContributions(installed)
       return {
         queryParameters: declared.queryParameters,
         requestHeaders: [...undeclared.requestHeaders, ...declared.requestHeaders],
         // A name the defaults hold keeps their place and spelling (`X-Request-Id`, `Allow`).
-        responseHeaders: withoutCaseTwins(undeclared.responseHeaders, declared.responseHeaders),
+        responseHeaders: withoutCaseTwins(
+          placeDeclared(undeclared.responseHeaders, installed),
+          declared.responseHeaders,
+        ),
       }
     },
   }
@@ -278,10 +311,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // 11. collections: pagination and soft delete set up the routes that ask for them.
   if (options.pagination !== false) {
-    await fastify.register(restwellPagination, {
-      passthrough: ownedQueryParameters(options),
-      ...options.pagination,
-    })
+    await installConvention(
+      fastify,
+      pagination,
+      { passthrough: ownedQueryParameters(options), ...options.pagination },
+      context,
+    )
   }
   if (options.softDelete !== false) {
     await installConvention(fastify, softDelete, options.softDelete ?? {}, context)
