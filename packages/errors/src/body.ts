@@ -96,9 +96,10 @@ export function buildErrorBody(
     case 'problem':
       return {
         type:
-          context.problemTypeBase === undefined
+          error.type ??
+          (context.problemTypeBase === undefined
             ? 'about:blank'
-            : `${context.problemTypeBase}${error.code.toLowerCase().replace(/_/g, '-')}`,
+            : `${context.problemTypeBase}${error.code.toLowerCase().replace(/_/g, '-')}`),
         title: reasonPhrase(error.statusCode),
         status: error.statusCode,
         detail: error.message,

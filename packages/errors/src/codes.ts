@@ -59,6 +59,10 @@ export const ErrorCode = {
   INVALID_UTF8: 'INVALID_UTF8',
   // an `Expect` other than 100-continue (@restwell/errors)
   EXPECTATION_FAILED: 'EXPECTATION_FAILED',
+  // @restwell/digest (draft-ietf-httpapi-digest-fields-problem-types)
+  DIGEST_MISMATCHED_VALUES: 'DIGEST_MISMATCHED_VALUES',
+  DIGEST_INVALID_VALUES: 'DIGEST_INVALID_VALUES',
+  DIGEST_UNSUPPORTED_ALGORITHMS: 'DIGEST_UNSUPPORTED_ALGORITHMS',
 } as const
 
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode]

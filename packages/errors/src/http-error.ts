@@ -22,6 +22,11 @@ export interface HttpErrorOptions {
   cause?: unknown
   /** Whether message and details may be shown to the client. Default: true below 500. */
   expose?: boolean
+  /**
+   * The problem type URI of a registered problem type (RFC 9457 §4.2), sent as the `type` of
+   * the problem form whatever `problemTypeBase` says; the other forms keep `code`. [none]
+   */
+  type?: string
 }
 
 const BRAND: unique symbol = Symbol.for('restwell.http-error')
@@ -35,6 +40,8 @@ export class HttpError extends Error {
   readonly details: readonly ErrorDetail[]
   readonly headers: Readonly<Record<string, HeaderValue>>
   readonly expose: boolean
+  /** The problem type URI it names (`HttpErrorOptions.type`); an own property only when given. */
+  declare readonly type?: string
   declare readonly [BRAND]: true
 
   constructor(statusCode: number, message?: string, options: HttpErrorOptions = {}) {
@@ -57,6 +64,7 @@ export class HttpError extends Error {
     this.details = options.details ?? []
     this.headers = options.headers ?? {}
     this.expose = options.expose ?? statusCode < 500
+    if (options.type !== undefined) (this as { type?: string }).type = options.type
   }
 
   /** Alias of `statusCode`, for libraries that read `status`. */

@@ -11,6 +11,8 @@ export interface NormalizedError {
   message: string
   details: readonly ErrorDetail[]
   headers: Readonly<Record<string, HeaderValue>>
+  /** The problem type URI an `HttpError` names (`HttpErrorOptions.type`), if any. */
+  type?: string | undefined
 }
 
 /** Fastify's own error codes that have a better restwell code than the status default. */
@@ -156,6 +158,7 @@ export function normalizeError(thrown: unknown, replyStatus?: number): Normalize
       message: expose ? thrown.message : reasonPhrase(thrown.statusCode),
       details: expose ? thrown.details : [],
       headers: thrown.headers,
+      ...(thrown.type === undefined ? {} : { type: thrown.type }),
     }
   }
   const error: ErrorLike = typeof thrown === 'object' && thrown !== null ? thrown : {}

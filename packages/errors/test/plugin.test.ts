@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { ErrorCode, httpErrors, restwellErrors } from '../src/index.js'
+import { ErrorCode, HttpError, httpErrors, restwellErrors } from '../src/index.js'
 import type { ErrorsOptions } from '../src/index.js'
 
 async function build(options: ErrorsOptions = {}): Promise<FastifyInstance> {
@@ -115,6 +115,28 @@ test('problem form: RFC 9457 application/problem+json, without a charset paramet
   const typed = await build({ format: 'problem', problemTypeBase: 'https://errors.example/' })
   const r2 = await typed.inject('/teapot')
   t.equal(r2.json().type, 'https://errors.example/im-a-teapot')
+})
+
+test('problem form: an error naming a registered problem type sends it as type, whatever the base', async (t) => {
+  const registered = 'https://iana.org/assignments/http-problem-types#digest-invalid-values'
+  for (const problemTypeBase of [undefined, 'https://errors.example/']) {
+    const app = Fastify()
+    await app.register(restwellErrors, { format: 'problem', problemTypeBase })
+    app.get('/typed', async () => {
+      throw httpErrors.badRequest('bad digest', { code: 'DIGEST_INVALID_VALUES', type: registered })
+    })
+    const res = await app.inject('/typed')
+    t.equal(res.json().type, registered, `base ${problemTypeBase}`)
+    t.equal(res.json().code, 'DIGEST_INVALID_VALUES')
+  }
+  const structured = Fastify()
+  await structured.register(restwellErrors)
+  structured.get('/typed', async () => {
+    throw httpErrors.badRequest('bad digest', { code: 'DIGEST_INVALID_VALUES', type: registered })
+  })
+  const res = await structured.inject('/typed')
+  t.equal(res.json().error.code, 'DIGEST_INVALID_VALUES', 'the other forms keep the code')
+  t.equal(new HttpError(400).type, undefined)
 })
 
 test('a thrown Error is a masked 500: no stack, no internal message, requestId', async (t) => {
