@@ -34,5 +34,8 @@ test('over a real socket: the fields of an answer, and a request digest checked'
     headers: { 'content-type': 'application/json', 'content-digest': `sha-256=:${sha256('x')}:` },
   })
   t.equal(bad.status, 400)
-  t.equal((await bad.json()).error.code, 'DIGEST_MISMATCHED_VALUES')
+  t.equal(
+    ((await bad.json()) as { error: { code: string } }).error.code,
+    'DIGEST_MISMATCHED_VALUES',
+  )
 })

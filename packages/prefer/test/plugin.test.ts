@@ -342,14 +342,14 @@ test('a route with an asynchronous form needs @restwell/jobs, said at ready()', 
   const app = Fastify()
   await app.register(restwellPrefer)
   app.post('/exports', { config: { prefer: { async: { job: 'export' } } } }, async () => ({}))
-  await t.rejects(app.ready(), {
+  await t.rejects(async () => app.ready(), {
     name: 'OptionsError',
     message: /config\.prefer\.async of POST \/exports.*@restwell\/jobs/,
   })
   const bare = Fastify()
   await bare.register(restwellPrefer)
   bare.post('/plain', async () => ({}))
-  await t.resolves(bare.ready(), 'no asynchronous form: no jobs needed')
+  await t.resolves(async () => bare.ready(), 'no asynchronous form: no jobs needed')
   const ignored = await bare.inject({
     method: 'POST',
     url: '/plain',
@@ -366,7 +366,13 @@ test('a route with an asynchronous form needs @restwell/jobs, said at ready()', 
 test('respond-async with a jobs API that loses the job: 202 with what it knew', async (t) => {
   const app = Fastify()
   await app.register(restwellPrefer)
-  const queued = { jobId: 'j1', status: 'queued', estimatedTime: 'PT1S' }
+  const queued = {
+    jobId: 'j1',
+    status: 'queued' as const,
+    estimatedTime: 'PT1S',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  }
   const payloads: unknown[] = []
   app.decorate('jobs', {
     enqueue: async (_name: string, payload: unknown) => {
@@ -375,6 +381,8 @@ test('respond-async with a jobs API that loses the job: 202 with what it knew', 
     },
     get: async () => undefined,
     statusUrl: (id: string) => `/jobs/${id}`,
+    define: () => undefined,
+    queue: undefined,
   })
   app.decorateReply('accepted', function (this: import('fastify').FastifyReply, job: unknown) {
     return this.code(202).send(job)
