@@ -27,6 +27,7 @@ import {
 import {
   appendVary,
   declareState,
+  FULL_REPRESENTATION,
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
@@ -548,6 +549,8 @@ function applyRange(
     })
   }
   reply.code(206)
+  // What the part was cut from, for a later step that describes the whole (`Repr-Digest`).
+  ;(reply as { [FULL_REPRESENTATION]?: Buffer })[FULL_REPRESENTATION] = bytes
   reply.removeHeader('content-length')
   reply.header('accept-ranges', 'bytes')
   if (ranges.length === 1) {
@@ -602,7 +605,7 @@ const plugin: FastifyPluginAsync<ConditionalOptions> = async (fastify, rawOption
   }
 
   fastify.decorateReply(STATE as unknown as string, null)
-  declareState(fastify, 'reply', IDENTITY_DIGEST)
+  declareState(fastify, 'reply', IDENTITY_DIGEST, FULL_REPRESENTATION)
   fastify.decorateReply(
     'etag',
     function etag(this: FastifyReply, value: Version, opts?: EtagOptions) {
