@@ -12,6 +12,8 @@ import negotiate from '@fastify/accept-negotiator'
 import type { RouteEntry, SendStep } from '@restwell/core'
 import {
   appendVary,
+  BODY_DIGESTS,
+  type BodyDigests,
   declareCompression,
   declareState,
   IDENTITY_DIGEST,
@@ -107,6 +109,8 @@ interface Entry {
   body: Buffer
   /** The Content-Type it was stored with. */
   type: unknown
+  /** The digests of `body` by algorithm, filled by whoever hashes it (`BODY_DIGESTS`). */
+  digests: BodyDigests
 }
 
 /** The entry found before serialization (and its key), for the send step to send. */
@@ -115,6 +119,7 @@ const EARLY = Symbol('restwell.compression.early')
 type Pending = FastifyReply & {
   [EARLY]?: { key: string; hit: Entry }
   [IDENTITY_DIGEST]?: string
+  [BODY_DIGESTS]?: BodyDigests
 }
 
 /** The serializer of a body that is answered from the cache. */
@@ -209,6 +214,7 @@ export function compression(maxBytes: number): Compression {
   /** Sends a stored body with the headers compression sets; it is now the newest. */
   function serve(reply: FastifyReply, key: string, hit: Entry): Buffer {
     if (entries.delete(key)) entries.set(key, hit)
+    ;(reply as Pending)[BODY_DIGESTS] = hit.digests
     appendVary(reply, 'Accept-Encoding')
     if (hit.type !== undefined) reply.header('content-type', hit.type)
     reply.header('content-encoding', hit.coding)
@@ -311,7 +317,11 @@ export function compression(maxBytes: number): Compression {
       appendVary(reply, 'Accept-Encoding')
       reply.header('content-encoding', coding)
       reply.header('content-length', body.length)
-      if (key !== undefined) keep(key, { coding, body, type })
+      if (key !== undefined) {
+        const entry: Entry = { coding, body, type, digests: {} }
+        keep(key, entry)
+        ;(reply as Pending)[BODY_DIGESTS] = entry.digests
+      }
       return body
     }
 
@@ -344,7 +354,7 @@ export function compression(maxBytes: number): Compression {
   return {
     decorate(fastify) {
       fastify.decorateReply(EARLY as unknown as string, undefined)
-      declareState(fastify, 'reply', IDENTITY_DIGEST)
+      declareState(fastify, 'reply', IDENTITY_DIGEST, BODY_DIGESTS)
       declareCompression(fastify)
     },
     forRoute,

@@ -94,6 +94,8 @@ const DEFAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 export interface CorsContext {
   /** Extra allowed request headers (the method-override header, say). */
   extraAllowedHeaders: readonly string[]
+  /** Extra exposed response headers (those the conventions send, `Preference-Applied` say). */
+  extraExposedHeaders: readonly string[]
   /**
    * The names the plugins' options give headers of `DEFAULT_EXPOSED_HEADERS`, keyed by the
    * default name in lower case (`x-total-count` → pagination's `totalHeader`), or false for a
@@ -164,7 +166,11 @@ export function corsPlan(settings: CorsSettings, context: CorsContext): CorsPlan
     allowOrigin: originRule(origin),
     varies: origin !== false && (!anyOrigin || origin === true),
     credentials,
-    exposedHeaders: unique([...exposed, ...(settings.exposedHeaders ?? [])]).join(', '),
+    exposedHeaders: unique([
+      ...exposed,
+      ...context.extraExposedHeaders,
+      ...(settings.exposedHeaders ?? []),
+    ]).join(', '),
     preflightHeaders: {
       'access-control-allow-methods': (settings.methods ?? DEFAULT_METHODS).join(', '),
       'access-control-allow-headers': unique([

@@ -3,6 +3,7 @@ import type { AuthOptions } from '@restwell/auth'
 import type { BatchOptions } from '@restwell/batch'
 import type { CacheControlOptions } from '@restwell/cache-control'
 import type { ConditionalOptions } from '@restwell/conditional'
+import type { DigestOptions } from '@restwell/digest'
 import type { ErrorsOptions } from '@restwell/errors'
 import type { JobsOptions } from '@restwell/jobs'
 import type { MethodOverrideOptions } from '@restwell/method-override'
@@ -11,6 +12,7 @@ import type { NamingOptions } from '@restwell/naming'
 import type { NegotiationOptions } from '@restwell/negotiation'
 import type { PaginationOptions } from '@restwell/pagination'
 import type { PatchOptions } from '@restwell/patch'
+import type { PreferOptions } from '@restwell/prefer'
 import type { SoftDeleteOptions } from '@restwell/soft-delete'
 import type { VersioningOptions } from '@restwell/versioning'
 import { type TSchema, Type } from '@sinclair/typebox'
@@ -37,6 +39,8 @@ export const PLUGIN_KEYS = [
   'patch',
   'pagination',
   'softDelete',
+  'prefer',
+  'digest',
   'naming',
   'jobs',
   'batch',
@@ -64,6 +68,8 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     patch: Type.Optional(pluginSetting),
     pagination: Type.Optional(pluginSetting),
     softDelete: Type.Optional(pluginSetting),
+    prefer: Type.Optional(pluginSetting),
+    digest: Type.Optional(pluginSetting),
     naming: Type.Optional(pluginSetting),
     jobs: Type.Optional(pluginSetting),
     batch: Type.Optional(pluginSetting),
@@ -103,6 +109,8 @@ export interface OpenapiSettings {
  * @param patch `@restwell/patch` options, or false. [{}]
  * @param pagination `@restwell/pagination` options, or false. [{}]
  * @param softDelete `@restwell/soft-delete` options, or false. [{}]
+ * @param prefer `@restwell/prefer` options (RFC 7240); off unless given. [off]
+ * @param digest `@restwell/digest` options (RFC 9530); off unless given. [off]
  * @param naming `@restwell/naming` options, or false. [{ mode: 'warn' }]
  * @param jobs `@restwell/jobs` options; off unless given (it adds the job status routes). [off]
  * @param batch `@restwell/batch` options; off unless given (it adds `POST /batch`). [off]
@@ -124,6 +132,8 @@ export interface RestwellOptions {
   patch?: PatchOptions | false
   pagination?: PaginationOptions | false
   softDelete?: SoftDeleteOptions | false
+  prefer?: PreferOptions | false
+  digest?: DigestOptions | false
   naming?: NamingOptions | false
   jobs?: JobsOptions | false
   batch?: BatchOptions | false

@@ -4,6 +4,8 @@
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import { cacheControl } from '@restwell/cache-control'
+import { digest } from '@restwell/digest'
+import { prefer } from '@restwell/prefer'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -81,6 +83,8 @@ export const ROUTE_GUARD_ORDER: Order<'guard'> = [
 export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // ?include=deleted read before anything looks at the query.
   softDelete,
+  // Prefer read once; handling=strict|lenient on the query before any plugin reads it.
+  prefer,
   // 406/415/300 and the representation chosen.
   'negotiation',
   // 415 for a body that is not a patch format this route takes.
@@ -95,10 +99,14 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
   // the route's own hooks found (the principal).
   'rateLimit',
+  // A request whose content does not match its Content-Digest is a 400 before anything reads it.
+  digest,
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
   softDelete,
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
   'conditional',
+  // respond-async: the job enqueued instead of the handler's work, once the write may proceed.
+  prefer,
 ]
 
 /**
@@ -135,12 +143,17 @@ export const SEND_ORDER: Order<'send'> = [
   'patch',
   // A hard DELETE's 200 becomes a 204 without a body, likewise.
   softDelete,
+  // return=minimal drops a write's body likewise; Preference-Applied, Vary: Prefer.
+  prefer,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
   'conditional',
   // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or not.
   'compress',
   // A compressed body's ETag names its coding (RFC 9110 §8.8.3).
   'conditionalCoding',
+  // Repr-Digest and Content-Digest of the bytes sent: a content coding is part of the
+  // representation (RFC 9530 §3), so after compression; a 206's whole from conditional.
+  digest,
   // Cache-Control and the rest of Vary, by the final status.
   cacheControl,
   // The one 304 rule: representation metadata goes, whatever step added it (RFC 9110 §15.4.5).

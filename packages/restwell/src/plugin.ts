@@ -30,8 +30,11 @@ import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import restwellPatch from '@restwell/patch'
 import restwellReroute from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
+import { digest } from '@restwell/digest'
+import { prefer } from '@restwell/prefer'
 import restwellVersioning from '@restwell/versioning'
 import {
+  type AnyConvention,
   contributeSend,
   installConvention,
   installedConventions,
@@ -76,6 +79,24 @@ function ownedQueryParameters(options: RestwellOptions): string[] {
     add(options.softDelete?.includeParam)
   }
   return [...names]
+}
+
+/**
+ * The conventions restwell installs for `options`, each with its options resolved (validated:
+ * a bad one fails here as it would where it is installed).
+ */
+function conventionsOf(
+  options: RestwellOptions,
+): { convention: AnyConvention; options: unknown }[] {
+  const given: [AnyConvention, unknown][] = [
+    [cacheControl, options.cacheControl === false ? false : (options.cacheControl ?? {})],
+    [softDelete, options.softDelete === false ? false : (options.softDelete ?? {})],
+    [prefer, options.prefer ?? false],
+    [digest, options.digest ?? false],
+  ]
+  return given.flatMap(([convention, raw]) =>
+    raw === false ? [] : [{ convention, options: convention.options(raw) }],
+  )
 }
 
 /** The request id header `@restwell/errors` reads and echoes (lower case), or false for none. */
@@ -156,6 +177,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    what they refuse (a bad override, a conflicting version) and versioning's moved-path 301
   //    carry the headers too.
   if (options.cors !== false) {
+    // The headers the conventions read and send (Prefer, the digest fields): known before any
+    // of them is installed, from their declarations.
+    const conventionHeaders = mergeContributions(conventionsOf(options))
     const override = options.methodOverride
     const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
     const overrideHeader = header === false ? false : header.toLowerCase()
@@ -166,7 +190,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
         ...(requestIdHeader === false ? [] : [requestIdHeader]),
         // request bodies are decompressed (gzip, br, deflate): never a safelisted header
         ...(options.compress === false ? [] : ['content-encoding']),
+        ...conventionHeaders.requestHeaders,
       ],
+      extraExposedHeaders: conventionHeaders.responseHeaders,
       exposedHeaderNames: exposedHeaderNames(options, requestIdHeader),
     })
     // A named plugin (hooks of a fastify-plugin apply to this instance): `hasPlugin` tells it.
@@ -252,6 +278,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   } else if (options.auth === undefined) {
     onEveryRoute(fastify, refuseUnguarded)
   }
+  // Prefer and digest are off until given: a route's setting for one would be ignored.
+  const offUntilGiven = (['prefer', 'digest'] as const).filter((key) => options[key] === undefined)
+  if (offUntilGiven.length > 0) onEveryRoute(fastify, refuseUnread(offUntilGiven))
 
   // 7. methods: 405/OPTIONS/501 on the not-found path only.
   if (options.methods !== false) await fastify.register(restwellMethods, options.methods ?? {})
@@ -298,6 +327,17 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
   if (options.softDelete !== false) {
     await installConvention(fastify, softDelete, options.softDelete ?? {}, context)
+  }
+  // Prefer and the digest fields are off unless given (each adds hooks to the routes it shapes).
+  if (options.prefer !== undefined && options.prefer !== false) {
+    const queryParameters = [
+      ...ownedQueryParameters(options),
+      ...(options.prefer.queryParameters ?? []),
+    ]
+    await installConvention(fastify, prefer, { ...options.prefer, queryParameters }, context)
+  }
+  if (options.digest !== undefined && options.digest !== false) {
+    await installConvention(fastify, digest, options.digest, context)
   }
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
@@ -398,4 +438,21 @@ function refuseUnguarded(route: RouteEntry): void {
     'auth',
     `is not given, and route ${routeName(route)} sets config.auth, which nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or drop config.auth (a route that checks credentials itself tells cache-control with \`config.cache: { authenticates: true }\`); \`auth: false\` serves every route without authentication, on purpose`,
   )
+}
+
+/**
+ * A route whose `config.prefer` or `config.digest` sets what only that convention reads while
+ * restwell was given no such option (both are off until given): the setting would be ignored.
+ */
+function refuseUnread(keys: readonly ('prefer' | 'digest')[]): (route: RouteEntry) => void {
+  return function refuseUnreadConfig(route) {
+    const config = route.config as Record<string, unknown> | undefined
+    const key = keys.find((name) => config?.[name] !== undefined && config[name] !== false)
+    if (key === undefined) return
+    throw new OptionsError(
+      'restwell',
+      key,
+      `is not given, and route ${routeName(route)} sets config.${key}, which nothing would read. Give restwell \`${key}: {}\` (see @restwell/${key}), or drop config.${key}`,
+    )
+  }
 }
