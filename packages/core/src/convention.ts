@@ -88,8 +88,6 @@ export interface Contributions {
 export interface SetupContext {
   /** Whether the convention named `name` is installed beside this one (always false alone). */
   has(name: string): boolean
-  /** The options another convention of the pipeline was given (undefined alone, or when off). */
-  optionsOf(name: string): unknown
   /**
    * What every convention of the pipeline contributes, this one's included (alone: this one's).
    * Known only once every convention is installed: read it from a step or a route function.

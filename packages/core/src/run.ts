@@ -252,14 +252,12 @@ export function conventionPlugin<C extends AnyConvention>(
         ? {
             pipeline: false,
             has: () => false,
-            optionsOf: () => undefined,
             contributions: () =>
               mergeContributions([{ convention, options: convention.options(raw) }]),
           }
         : {
             pipeline: true,
             has: () => false,
-            optionsOf: () => undefined,
             contributions: () => mergeContributions(installedConventions(pipeline)),
           }
     await setUp(fastify, convention, raw, context, pipeline)

@@ -224,7 +224,6 @@ test("conventionPlugin: alone, the setup's context knows no other convention", a
   const given = context as SetupContext
   t.equal(given.pipeline, false)
   t.equal(given.has('marks'), false)
-  t.equal(given.optionsOf('marks'), undefined)
   t.same(given.contributions(), {
     queryParameters: ['x-q'],
     requestHeaders: [],
@@ -240,7 +239,6 @@ test('installConvention: under a pipeline, the steps are collected for the pipel
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions(installedConventions(pipeline)),
   }
   const installed = await installConvention(fastify, convention, { prefix: 'u-' }, context)
@@ -275,7 +273,6 @@ test('installConvention: a not-found handler step goes where the not-found handl
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, convention, {}, context)
@@ -287,7 +284,6 @@ test('installConvention: without a pipeline it says so', async (t) => {
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await t.rejects(
@@ -362,7 +358,6 @@ test('a convention with no route steps, or a phase left undefined, adds no hook'
   const context: SetupContext = {
     pipeline: true,
     has: () => true,
-    optionsOf: () => undefined,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, appOnly, {}, context)
@@ -395,7 +390,6 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
   const given = context as SetupContext
   t.equal(given.pipeline, true)
   t.equal(given.has('other'), false)
-  t.equal(given.optionsOf('other'), undefined)
   t.same(given.contributions().queryParameters, ['in-q'])
   await fastify.inject('/nowhere')
   t.same(

@@ -162,10 +162,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   const context: SetupContext = {
     pipeline: true,
     has: (name) => (options as Record<string, unknown>)[name] !== false,
-    optionsOf: (name) => {
-      const given = (options as Record<string, unknown>)[name]
-      return given === false ? undefined : given
-    },
     contributions: () => mergeContributions(installedConventions(pipeline)),
   }
 

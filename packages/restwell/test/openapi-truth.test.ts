@@ -69,6 +69,15 @@ test('OPTIONS: about the path, so any id; with hideRoutes, a token first (401)',
   t.equal((await app.inject({ url: '/books/abc', headers: TOKEN })).statusCode, 400)
 })
 
+test('OPTIONS with the problem form: its 401 names application/problem+json', async (t) => {
+  const { app, doc } = await build(t, { errors: { format: 'problem' } })
+  const options = doc.paths['/books']?.options as Operation
+  t.same(Object.keys(options.responses['401']?.content ?? {}), ['application/problem+json'])
+  const anonymous = await app.inject({ method: 'OPTIONS', url: '/books' })
+  t.equal(anonymous.statusCode, 401)
+  t.equal(anonymous.headers['content-type'], 'application/problem+json', 'documented type sent')
+})
+
 test('OPTIONS without hideRoutes is public: no security, only the 200', async (t) => {
   const { app, doc } = await build(t, {
     auth: { verify: () => ({ sub: 'x' }), hideRoutes: false },
