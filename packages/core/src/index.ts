@@ -139,5 +139,6 @@ export {
   notFoundSendHook,
   type OptionsInput,
   pipelineRouteSteps,
+  routeDescriptionsOf,
 } from './run.js'
 export type { StepKey } from './plan.js'

@@ -16,6 +16,7 @@ import type {
   Contributions,
   Phase,
   RouteContext,
+  RouteDescription,
   RoutePhase,
   RouteSteps,
   SetupContext,
@@ -294,6 +295,22 @@ export async function installConvention(
     ),
   )
   return installed as InstalledConvention
+}
+
+/** What each convention installed in `pipeline` says of `route` for the OpenAPI document. */
+export function routeDescriptionsOf(
+  pipeline: Pipeline,
+  instance: FastifyInstance,
+  route: RouteEntry,
+): RouteDescription[] {
+  const out: RouteDescription[] = []
+  for (const { convention, settings } of installedConventions(pipeline)) {
+    if (convention.describe === undefined) continue
+    const context = routeContext(convention, instance, route)
+    const description = context && convention.describe(context, settings)
+    if (description !== undefined) out.push(description)
+  }
+  return out
 }
 
 /** The steps every installed convention adds to `route`, per phase, by convention. */

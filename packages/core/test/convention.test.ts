@@ -12,6 +12,7 @@ import {
   type Phase,
   pipelineRouteSteps,
   type RouteContext,
+  routeDescriptionsOf,
   type SetupContext,
 } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
@@ -397,4 +398,41 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
     ['notFoundHandler'],
     'its other steps are for the pipeline to plan; with no not-found handler taking it, its not-found step runs from a root hook',
   )
+})
+
+test('routeDescriptionsOf: what each installed convention says of a route, none where it is off', async (t) => {
+  const fastify = app()
+  const pipeline = installPipeline(fastify)
+  const context: SetupContext = {
+    pipeline: true,
+    has: () => true,
+    contributions: () => mergeContributions([]),
+  }
+  const described = defineConvention({
+    name: 'described',
+    plugin: '@test/described',
+    phases: [],
+    options: () => ({ header: 'x-own' }),
+    setup: (_fastify, options) => options,
+    describe: ({ methods }, settings) =>
+      methods.includes('POST') ? undefined : { requestHeaders: [[settings.header, 'own']] },
+  })
+  const silent = defineConvention({
+    name: 'silent',
+    plugin: '@test/silent',
+    phases: [],
+    options: () => ({}),
+    setup: () => ({}),
+  })
+  await installConvention(fastify, described, {}, context)
+  await installConvention(fastify, silent, {}, context)
+  const seen: unknown[] = []
+  fastify.addHook('onRoute', function (route) {
+    seen.push(routeDescriptionsOf(pipeline, this, route))
+  })
+  fastify.get('/a', async () => 'a')
+  fastify.get('/b', { config: { described: false } }, async () => 'b')
+  fastify.post('/c', async () => 'c')
+  const own = [{ requestHeaders: [['x-own', 'own']] }]
+  t.same(seen, [own, own, [], [], []], 'GET /a and its HEAD; /b off; POST /c: nothing to say')
 })

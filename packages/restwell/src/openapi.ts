@@ -7,6 +7,7 @@ import type { ErrorFormat } from '@restwell/errors'
 import {
   isPlainSchema,
   overrideTwinOf,
+  type RouteDescription,
   versionPairOf,
   type SchemaAccess,
   schemaAccess,
@@ -111,6 +112,8 @@ export interface OpenapiPlan {
   }
   /** `@restwell/methods` answers OPTIONS on every path (documented per path). [false] */
   autoOptions?: boolean
+  /** What the installed conventions say of a route (their `describe`). [nothing] */
+  conventions?: (route: RouteOptions) => readonly RouteDescription[]
   /** `@restwell/jobs`' `basePath`, when it is registered. [none] */
   jobs?: string
   /**
@@ -207,6 +210,11 @@ export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<numb
   if (plan.rateLimit && config.rateLimit !== false) {
     out.set(429, 'Too Many Requests (`Retry-After`, `X-RateLimit-*`)')
   }
+  for (const said of plan.conventions?.(route) ?? []) {
+    for (const [status, description] of said.responses ?? []) {
+      if (!out.has(status)) out.set(status, description)
+    }
+  }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
   if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
   return out
@@ -276,6 +284,8 @@ function describedSchema(
       ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
     )
   }
+  for (const said of plan.conventions?.(route) ?? [])
+    requestHeaders.push(...named(said.requestHeaders))
   const headers = schema.headers
   if (
     access.validation &&
@@ -332,7 +342,20 @@ function describeResponses(
       },
     }
   }
+  // The headers the conventions send on a success, on each success the route documents.
+  const sent = (plan.conventions?.(route) ?? []).flatMap((said) => named(said.responseHeaders))
+  const successes = Object.keys(response).filter((status) => status.startsWith('2'))
+  for (const status of sent.length === 0 ? [] : successes.length > 0 ? successes : ['200']) {
+    const own = response[status] ?? { description: 'OK' }
+    if (!isPlainSchema(own)) continue
+    response[status] = { ...own, headers: { ...asObject(own.headers), ...headerProps(sent) } }
+  }
   return response
+}
+
+/** A convention's header descriptions, under lower-case names (as Fastify validates them). */
+function named(headers: RouteDescription['requestHeaders']): [string, string][] {
+  return (headers ?? []).map(([name, description]) => [name.toLowerCase(), description])
 }
 
 /** What negotiation's options say of the representations, for the document. */

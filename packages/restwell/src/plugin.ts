@@ -40,6 +40,7 @@ import {
   installedConventions,
   installPipeline,
   mergeContributions,
+  routeDescriptionsOf,
   type SendStep,
   type SerializeStep,
   type SetupContext,
@@ -376,6 +377,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     softDelete: options.softDelete === false ? false : { gone: options.softDelete?.gone ?? false },
     representations: representationsOf(options.negotiation),
     autoOptions: options.methods !== false && (options.methods?.autoOptions ?? true),
+    conventions: (route) => routeDescriptionsOf(pipeline, fastify, route as RouteEntry),
     ...(options.jobs === undefined || options.jobs === false
       ? {}
       : { jobs: options.jobs.basePath ?? '/jobs' }),

@@ -447,3 +447,85 @@ test('describeRoute adds to the parts it is allowed to, and copies plain objects
   describeRoute(odd, plan)
   t.equal(odd.schema?.response, map, 'a response map that is not a plain object')
 })
+
+test("describeRoute adds what the conventions say: statuses, request headers, a success's headers", async (t) => {
+  const plan: OpenapiPlan = {
+    errors: 'structured',
+    auth: false,
+    authByDefault: false,
+    negotiation: false,
+    conditional: false,
+    requirePrecondition: false,
+    rateLimit: false,
+    underPressure: false,
+    versioning: false,
+    patch: false,
+    softDelete: false,
+    conventions: (route) =>
+      route.url === '/quiet'
+        ? [{}]
+        : [
+            {
+              responses: [
+                [202, 'Accepted'],
+                [400, 'not the generic one'],
+              ],
+              requestHeaders: [['Prefer', 'Preferences']],
+              responseHeaders: [['Preference-Applied', 'Honoured']],
+            },
+          ],
+  }
+  const route = (url: string, schema: unknown, method = 'POST') =>
+    ({ method, url, schema, handler: async () => 'x' }) as never as RouteOptions
+  const post = route('/x', undefined)
+  describeRoute(post, plan)
+  const response = post.schema?.response as Record<string, Record<string, unknown>>
+  t.equal(response[202]?.description, 'Accepted')
+  t.match(response[400]?.description, /^Bad Request/, "restwell's own description stays")
+  t.same(Object.keys(response[202]?.headers as object), ['preference-applied'])
+  const requestHeaders = post.schema?.headers as { properties: object }
+  t.same(Object.keys(requestHeaders.properties), ['prefer'])
+
+  const zod = zObject()
+  const kept = route('/x', { response: { 201: zod } })
+  describeRoute(kept, plan)
+  const keptResponse = kept.schema?.response as Record<string, unknown>
+  t.equal(keptResponse[201], zod, 'a success of another kind is kept whole')
+  t.ok((keptResponse[202] as Record<string, unknown>).headers)
+
+  const onlyErrors: OpenapiPlan = {
+    ...plan,
+    conventions: () => [{ responseHeaders: [['Repr-Digest', 'd']] }],
+  }
+  const deleted = route('/x', undefined, 'DELETE')
+  describeRoute(deleted, onlyErrors)
+  const okResponse = (deleted.schema?.response ?? {}) as Record<string, Record<string, unknown>>
+  const ok = okResponse[200]
+  t.same(ok, {
+    description: 'OK',
+    headers: { 'repr-digest': { type: 'string', description: 'd' } },
+  })
+
+  const quiet = route('/quiet', undefined)
+  describeRoute(quiet, plan)
+  t.notOk(
+    ((quiet.schema?.response ?? {}) as Record<string, unknown>)[200],
+    'nothing said: nothing added',
+  )
+})
+
+test('the document through the umbrella: Prefer, Want-*-Digest and what answers carry', async (t) => {
+  const { doc } = await build({ prefer: {}, digest: { repr: true } })
+  await SwaggerParser.validate(structuredClone(doc) as never)
+  const post = doc.paths['/v1/books']!.post!
+  const names = (post.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name)
+  for (const header of ['prefer', 'want-repr-digest', 'want-content-digest', 'content-digest'])
+    t.ok(names.includes(header), header)
+  t.ok(post.responses['204'], 'return=minimal: 204')
+  const headers = post.responses['204']!.headers as Record<string, unknown>
+  t.ok(headers['preference-applied'])
+  t.ok(headers['repr-digest'], 'the route sends Repr-Digest always')
+  const get = doc.paths['/v1/books/{id}']!.get!
+  t.ok((get.responses['200']!.headers as Record<string, unknown>)['repr-digest'])
+  t.ok((get.responses['200']!.headers as Record<string, unknown>).etag, "conditional's kept")
+})
