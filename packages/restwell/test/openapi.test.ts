@@ -404,20 +404,23 @@ test('with Zod compilers and swagger: every route works, restwell leaves the sch
   t.ok(doc.paths['/v1/posts/{id}']!.get, 'described from the route as it is')
 })
 
+/** A plan with every convention off: each test turns on what it describes. */
+const BARE_PLAN: OpenapiPlan = {
+  errors: 'structured',
+  auth: false,
+  authByDefault: false,
+  negotiation: false,
+  conditional: false,
+  requirePrecondition: false,
+  rateLimit: false,
+  underPressure: false,
+  versioning: false,
+  patch: false,
+  softDelete: false,
+}
+
 test('describeRoute adds to the parts it is allowed to, and copies plain objects only', async (t) => {
-  const plan: OpenapiPlan = {
-    errors: 'structured',
-    auth: false,
-    authByDefault: false,
-    negotiation: false,
-    conditional: true,
-    requirePrecondition: false,
-    rateLimit: false,
-    underPressure: false,
-    versioning: false,
-    patch: false,
-    softDelete: false,
-  }
+  const plan: OpenapiPlan = { ...BARE_PLAN, conditional: true }
   const route = (schema: unknown, method = 'GET') =>
     ({ method, url: '/x', schema, handler: async () => 'x' }) as never as RouteOptions
   const zod = zObject()
@@ -450,17 +453,7 @@ test('describeRoute adds to the parts it is allowed to, and copies plain objects
 
 test("describeRoute adds what the conventions say: statuses, request headers, a success's headers", async (t) => {
   const plan: OpenapiPlan = {
-    errors: 'structured',
-    auth: false,
-    authByDefault: false,
-    negotiation: false,
-    conditional: false,
-    requirePrecondition: false,
-    rateLimit: false,
-    underPressure: false,
-    versioning: false,
-    patch: false,
-    softDelete: false,
+    ...BARE_PLAN,
     conventions: (route) =>
       route.url === '/quiet'
         ? [{}]
