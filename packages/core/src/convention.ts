@@ -86,8 +86,6 @@ export interface Contributions {
 
 /** What a convention's setup may ask of the pipeline it is installed in. */
 export interface SetupContext {
-  /** Whether the convention named `name` is installed beside this one (always false alone). */
-  has(name: string): boolean
   /**
    * What every convention of the pipeline contributes, this one's included (alone: this one's).
    * Known only once every convention is installed: read it from a step or a route function.
@@ -95,6 +93,39 @@ export interface SetupContext {
   contributions(): Contributions
   /** Whether the convention runs under a pipeline (the umbrella) rather than alone. */
   readonly pipeline: boolean
+  /**
+   * The umbrella that installed the convention from its option of the convention's name
+   * (`'restwell'`), if one did: the convention's option errors then name that option.
+   */
+  readonly umbrella?: string
+}
+
+/** How an option error of a convention names the plugin and the option (see `optionNaming`). */
+export interface OptionNaming {
+  /** What the message begins with: the plugin, or the umbrella that was given the options. */
+  readonly plugin: string
+  /** The path of the option `field` as the app wrote it. */
+  option(field: string): string
+}
+
+/**
+ * How a convention's option errors name what the app wrote: the umbrella and its option
+ * (`restwell`, `cors.origin`) when the umbrella installed it, the plugin and its own option
+ * (`@restwell/cors`, `origin`) otherwise.
+ *
+ * @param convention the convention's `name` (the umbrella's option) and `plugin`
+ * @param context what its setup was given
+ * @example
+ * const naming = optionNaming(cors, context)
+ * throw new OptionsError(naming.plugin, naming.option('origin'), 'must name the origins')
+ */
+export function optionNaming(
+  convention: { readonly name: string; readonly plugin: string },
+  context: SetupContext,
+): OptionNaming {
+  const { umbrella } = context
+  if (umbrella === undefined) return { plugin: convention.plugin, option: (field) => field }
+  return { plugin: umbrella, option: (field) => `${convention.name}.${field}` }
 }
 
 /** What a convention says of one route for the OpenAPI document. */
@@ -153,11 +184,23 @@ export interface ConventionSpec<
     settings: Settings,
   ) => RouteDescription | undefined
   /**
-   * Alone, where its hook of a phase goes among the route's own hooks of that phase: after them
-   * (`'last'`, the default: registration order is run order) or before them.
+   * Where it may be registered again: once per scope chain (`'chain'`, the default), or once
+   * per instance, a child scope again with options of its own (`'instance'`).
    */
-  readonly alone?: { readonly [K in Extract<P, RoutePhase>]?: 'first' | 'last' }
+  readonly scope?: 'chain' | 'instance'
+  /** Alone, where its hook of each route phase goes (see `AlonePlacement`). */
+  readonly alone?: { readonly [K in Extract<P, RoutePhase>]?: AlonePlacement<K> }
 }
+
+/**
+ * Alone, where a convention's hook of a route phase goes among the route's own hooks of that
+ * phase: after them (`'last'`, the default: registration order is run order) or before them
+ * (`'first'`). A `beforeBody` step may run before the route's own `onRequest` hooks instead
+ * (`'onRequest'`), so that every hook of the route sees what it decided.
+ */
+export type AlonePlacement<K extends RoutePhase> = K extends 'beforeBody'
+  ? 'first' | 'last' | 'onRequest'
+  : 'first' | 'last'
 
 /** A declared convention: what `conventionPlugin` and a pipeline run. */
 export interface Convention<

@@ -75,7 +75,7 @@ export {
   setScopeRouteDefaults,
   snapshotRoutes,
 } from './routes.js'
-export { isPlainSchema, type SchemaAccess, schemaAccess } from './routes.js'
+export { isPlainSchema, routeConfigReader, type SchemaAccess, schemaAccess } from './routes.js'
 export { type JsonBodyCheck, JsonTypes, StrictAjv, type StrictAjvMutations } from './json-schema.js'
 export {
   API_VERSIONS,
@@ -108,10 +108,12 @@ export {
 export {
   type RegisterOnceOptions,
   RegistrationError,
+  refuseBeside,
   registeredTwice,
   registerOnce,
 } from './registration.js'
 export {
+  type AlonePlacement,
   type AnyConvention,
   type AppPhase,
   type AppSteps,
@@ -120,6 +122,8 @@ export {
   type ConventionSpec,
   defineConvention,
   isConvention,
+  type OptionNaming,
+  optionNaming,
   PHASES,
   type Phase,
   type RouteContext,

@@ -66,3 +66,24 @@ export function registeredTwice(
     `${plugin}: registered twice on this instance (or on it and a parent scope). ${fix}`,
   )
 }
+
+/**
+ * Refuses `official`, a plugin that does the job of the one calling this (as `hasPlugin` knows
+ * it), beside it: registered before, registration fails now; registered after, `ready()` does.
+ *
+ * @param fastify the instance the calling plugin is registered on
+ * @param official the other plugin's name (`@fastify/cors`)
+ * @param refusal the error for a plugin registered `'before'` or `'after'`, with the fix
+ * @example
+ * refuseBeside(fastify, '@fastify/cors', (when) => new RegistrationError(`… ${when} …`))
+ */
+export function refuseBeside(
+  fastify: FastifyInstance,
+  official: string,
+  refusal: (when: 'before' | 'after') => Error,
+): void {
+  if (fastify.hasPlugin(official)) throw refusal('before')
+  fastify.addHook('onReady', async function restwellRefuseBeside() {
+    if (fastify.hasPlugin(official)) throw refusal('after')
+  })
+}

@@ -5,7 +5,7 @@
  * the app, whatever its scope, at ready.
  */
 import { subscribe } from 'node:diagnostics_channel'
-import type { FastifyInstance, onRouteHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRouteHookHandler } from 'fastify'
 import { asList } from './http.js'
 
 /** The options of one route, as Fastify gives them to `onRoute` hooks. */
@@ -222,6 +222,29 @@ export function onEveryRoute(fastify: FastifyInstance, hook: onRouteHookHandler)
   fastify.addHook('onRoute', hook)
   if ((fastify as FastifyInstance & Holder)[BATCH] === true) return
   adopt(fastify, routesBefore(fastify), [hook])
+}
+
+/**
+ * A reader of `config[key]` of the request's route, for a root hook (a step of every request).
+ * Fastify rebuilds `request.routeOptions` on every read, so it is read only once some route of
+ * `fastify`, added before or after, sets `key`.
+ *
+ * @param fastify the instance whose routes are watched (`onEveryRoute`)
+ * @param key the route config key
+ * @example
+ * const routeCors = routeConfigReader(fastify, 'cors')
+ * const optedOut = (request: FastifyRequest) => routeCors(request) === false
+ */
+export function routeConfigReader(
+  fastify: FastifyInstance,
+  key: string,
+): (request: FastifyRequest) => unknown {
+  let set = false
+  onEveryRoute(fastify, (route) => {
+    if ((route.config as Record<string, unknown> | undefined)?.[key] !== undefined) set = true
+  })
+  return (request) =>
+    set ? (request.routeOptions.config as unknown as Record<string, unknown>)[key] : undefined
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 import type {
+  AlonePlacement,
   AnyConvention,
   AppPhase,
   Contributions,
@@ -188,7 +189,7 @@ async function setUp(
   context: SetupContext,
   pipeline: Pipeline | undefined,
 ): Promise<InstalledConvention> {
-  registerOnce(fastify, convention.plugin, convention.name)
+  registerOnce(fastify, convention.plugin, convention.name, { scope: convention.scope ?? 'chain' })
   const options = convention.options(raw)
   const settings = await convention.setup(fastify, options, context)
   const installed: InstalledConvention = { convention, options, settings }
@@ -227,8 +228,13 @@ async function setUp(
     for (const phase of Object.keys(ROUTE_HOOKS) as RoutePhase[]) {
       const step = steps[phase]
       if (step === undefined) continue
-      const where = (convention.alone as Record<string, 'first' | 'last'> | undefined)?.[phase]
-      addRouteHook(route, ROUTE_HOOKS[phase], hookOf(phase, hookName, step), where ?? 'last')
+      const alone = convention.alone as Record<string, AlonePlacement<RoutePhase>> | undefined
+      const where = alone?.[phase] ?? 'last'
+      if (where === 'onRequest') {
+        addRouteHook(route, 'onRequest', requestHook(hookName, [step as RequestStep]), 'first')
+      } else {
+        addRouteHook(route, ROUTE_HOOKS[phase], hookOf(phase, hookName, step), where)
+      }
     }
   })
   return installed
@@ -252,13 +258,11 @@ export function conventionPlugin<C extends AnyConvention>(
       pipeline === undefined
         ? {
             pipeline: false,
-            has: () => false,
             contributions: () =>
               mergeContributions([{ convention, options: convention.options(raw) }]),
           }
         : {
             pipeline: true,
-            has: () => false,
             contributions: () => mergeContributions(installedConventions(pipeline)),
           }
     await setUp(fastify, convention, raw, context, pipeline)

@@ -1,4 +1,5 @@
 import {
+  type AlonePlacement,
   type AnyConvention,
   conventionPlugin,
   defineConvention,
@@ -8,11 +9,13 @@ import {
   isConvention,
   mergeContributions,
   notFoundPreHandler,
+  optionNaming,
   PHASES,
   type Phase,
   pipelineRouteSteps,
   type RouteContext,
   routeDescriptionsOf,
+  type RoutePhase,
   type SetupContext,
 } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
@@ -25,7 +28,7 @@ interface Seen {
 }
 
 /** A convention with a step in every phase, each writing its name to `seen.order`. */
-function everyPhase(seen: Seen, alone?: Record<string, 'first' | 'last'>) {
+function everyPhase(seen: Seen, alone?: { [K in RoutePhase]?: AlonePlacement<K> }) {
   const mark = (name: string) => () => {
     seen.order.push(name)
     return undefined
@@ -210,6 +213,51 @@ test('conventionPlugin: registered twice on one scope chain fails with the fix',
   )
 })
 
+test("conventionPlugin: `alone: { beforeBody: 'onRequest' }` runs it before the route's own onRequest hooks", async (t) => {
+  const seen: Seen = { order: [], contexts: [] }
+  const fastify = app()
+  await fastify.register(conventionPlugin(everyPhase(seen, { beforeBody: 'onRequest' })), {})
+  fastify.get(
+    '/x',
+    {
+      onRequest: async () => {
+        seen.order.push('own onRequest')
+      },
+    },
+    async () => ({ x: 1 }),
+  )
+  await fastify.inject('/x')
+  t.same(seen.order.slice(0, 4), ['request', 'beforeBody', 'own onRequest', 'guard'])
+})
+
+test("conventionPlugin: `scope: 'instance'` may be registered again in a child scope", async (t) => {
+  const made: string[] = []
+  const scoped = defineConvention({
+    name: 'scoped',
+    plugin: '@test/scoped',
+    phases: ['send'],
+    options: (raw: { label?: string }) => ({ label: raw.label ?? 'root' }),
+    setup: (_fastify: FastifyInstance, options: { label: string }) => {
+      made.push(options.label)
+      return options
+    },
+    scope: 'instance',
+  })
+  const plugin = conventionPlugin(scoped)
+  const fastify = app()
+  await fastify.register(plugin, {})
+  await fastify.register(async (child) => {
+    await child.register(plugin, { label: 'child' })
+  })
+  await fastify.ready()
+  t.same(made, ['root', 'child'])
+  await t.rejects(
+    async () => app().register(plugin, {}).register(plugin, {}).ready(),
+    /@test\/scoped: registered twice/,
+    'twice on one instance is refused still',
+  )
+})
+
 test("conventionPlugin: alone, the setup's context knows no other convention", async (t) => {
   const seen: Seen = { order: [], contexts: [] }
   const convention = everyPhase(seen)
@@ -224,7 +272,6 @@ test("conventionPlugin: alone, the setup's context knows no other convention", a
   await app().register(conventionPlugin(spy), { prefix: 'x-' }).ready()
   const given = context as SetupContext
   t.equal(given.pipeline, false)
-  t.equal(given.has('marks'), false)
   t.same(given.contributions(), {
     queryParameters: ['x-q'],
     requestHeaders: [],
@@ -239,7 +286,6 @@ test('installConvention: under a pipeline, the steps are collected for the pipel
   const pipeline = installPipeline(fastify)
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
     contributions: () => mergeContributions(installedConventions(pipeline)),
   }
   const installed = await installConvention(fastify, convention, { prefix: 'u-' }, context)
@@ -273,7 +319,6 @@ test('installConvention: a not-found handler step goes where the not-found handl
   t.ok(preHandler)
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, convention, {}, context)
@@ -284,7 +329,6 @@ test('installConvention: without a pipeline it says so', async (t) => {
   const seen: Seen = { order: [], contexts: [] }
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
     contributions: () => mergeContributions([]),
   }
   await t.rejects(
@@ -358,7 +402,6 @@ test('a convention with no route steps, or a phase left undefined, adds no hook'
   t.same(installedConventions(pipeline), [], 'none installed yet')
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
     contributions: () => mergeContributions([]),
   }
   await installConvention(fastify, appOnly, {}, context)
@@ -390,7 +433,6 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
   t.equal(installedConventions(pipeline)[0]?.convention, spy)
   const given = context as SetupContext
   t.equal(given.pipeline, true)
-  t.equal(given.has('other'), false)
   t.same(given.contributions().queryParameters, ['in-q'])
   await fastify.inject('/nowhere')
   t.same(
@@ -405,7 +447,6 @@ test('routeDescriptionsOf: what each installed convention says of a route, none 
   const pipeline = installPipeline(fastify)
   const context: SetupContext = {
     pipeline: true,
-    has: () => true,
     contributions: () => mergeContributions([]),
   }
   const described = defineConvention({
@@ -435,4 +476,18 @@ test('routeDescriptionsOf: what each installed convention says of a route, none 
   fastify.post('/c', async () => 'c')
   const own = [{ requestHeaders: [['x-own', 'own']] }]
   t.same(seen, [own, own, [], [], []], 'GET /a and its HEAD; /b off; POST /c: nothing to say')
+})
+
+test('optionNaming: the umbrella and its option when the umbrella installed it, else the plugin', async (t) => {
+  const convention = { name: 'cors', plugin: '@restwell/cors' }
+  const context: SetupContext = {
+    pipeline: true,
+    contributions: () => mergeContributions([]),
+  }
+  const alone = optionNaming(convention, context)
+  t.equal(alone.plugin, '@restwell/cors')
+  t.equal(alone.option('origin'), 'origin')
+  const umbrella = optionNaming(convention, { ...context, umbrella: 'restwell' })
+  t.equal(umbrella.plugin, 'restwell')
+  t.equal(umbrella.option('origin'), 'cors.origin')
 })

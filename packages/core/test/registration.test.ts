@@ -1,4 +1,4 @@
-import { installPipeline, registerOnce } from '@restwell/core'
+import { installPipeline, RegistrationError, refuseBeside, registerOnce } from '@restwell/core'
 import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'
@@ -110,4 +110,25 @@ test('registerOnce under a sealed pipeline: a plugin registered after the plans 
     }),
   )
   t.pass('registered after the plans, handing over no step')
+})
+
+test('refuseBeside: the other plugin registered before fails now, registered after fails ready()', async (t) => {
+  const other = fp(async () => {}, { name: '@acme/other' })
+  const refusal = (when: 'before' | 'after') => new RegistrationError(`other is there ${when}`)
+  const before = Fastify()
+  t.teardown(() => before.close())
+  await before.register(other)
+  t.throws(() => refuseBeside(before, '@acme/other', refusal), {
+    name: 'RegistrationError',
+    message: 'other is there before',
+  })
+  const after = Fastify()
+  t.teardown(() => after.close())
+  refuseBeside(after, '@acme/other', refusal)
+  await after.register(other)
+  await t.rejects(async () => after.ready(), { message: 'other is there after' })
+  const alone = Fastify()
+  t.teardown(() => alone.close())
+  refuseBeside(alone, '@acme/other', refusal)
+  await t.resolves(async () => alone.ready(), 'without it, nothing is refused')
 })

@@ -1,4 +1,4 @@
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'
 import { app } from './helpers.js'
@@ -9,6 +9,7 @@ import {
   isPlainSchema,
   onEveryRoute,
   type RouteEntry,
+  routeConfigReader,
   routesBefore,
   routesOutOfReach,
   type SchemaAccess,
@@ -247,4 +248,26 @@ test('checkEveryRoute on an app created before the ledger existed: its scope cha
   delete (late as unknown as Record<symbol, unknown>)[ledger]
   late.get('/x', async () => 'x')
   t.throws(() => checkEveryRoute(late, () => {}), EarlierRoutesError, 'routes it cannot know')
+})
+
+test('a route config key is read from the request only once some route sets it', async (t) => {
+  const fastify = app()
+  fastify.get('/early', { config: { other: true } }, async () => 'early')
+  const read = routeConfigReader(fastify, 'cors')
+  let reads = 0
+  const request = {
+    get routeOptions() {
+      reads++
+      return { config: { cors: false } }
+    },
+  } as unknown as FastifyRequest
+  fastify.get('/plain', async () => 'plain')
+  t.equal(read(request), undefined)
+  t.equal(reads, 0, 'no route sets cors: routeOptions is never built')
+  fastify.get('/private', { config: { cors: false } }, async () => 'private')
+  t.equal(read(request), false)
+  t.equal(reads, 1)
+  const earlier = app()
+  earlier.get('/private', { config: { cors: false } }, async () => 'private')
+  t.equal(routeConfigReader(earlier, 'cors')(request), false, 'routes added before are seen')
 })

@@ -42,7 +42,8 @@ export {
   SUPPORTED_MEDIA_TYPES,
   type SupportedMediaType,
 } from './options.js'
-export { resourceName } from './plugin.js'
+export { negotiation } from './convention.js'
+export { resourceName } from './settings.js'
 export { type RepresentationContext, toHal, toJsonApi, toSiren } from './representations.js'
 export { CONTENT_TYPES, serializePayload } from './serialize.js'
 export { appendVary, mergeVary } from '@restwell/core'

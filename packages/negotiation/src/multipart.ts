@@ -1,7 +1,7 @@
 /** `multipart/form-data` request bodies: fields and files collected into `request.body`. */
 import type { MultipartFile as MultipartPart, MultipartValue } from '@fastify/multipart'
 import { ErrorCode, type HttpError, httpErrors, isHttpError } from '@restwell/errors'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, preValidationHookHandler } from 'fastify'
 import type { MultipartFile } from './augment.js'
 
 /** @fastify/multipart's limit errors, all 413. */
@@ -82,4 +82,11 @@ export async function readMultipart(request: FastifyRequest): Promise<Record<str
     throw multipartError(error)
   }
   return body
+}
+
+/** The `preValidation` hook of a route that consumes multipart: its parts read into the body. */
+export const negotiationMultipart: preValidationHookHandler = async function negotiationMultipart(
+  request,
+) {
+  if (request.isMultipart()) request.body = await readMultipart(request)
 }

@@ -7,6 +7,7 @@ import {
   apiVersionsOf,
   fromXml,
   type NegotiationOptions,
+  negotiation,
   restwellNegotiation,
 } from '../src/index.js'
 
@@ -720,7 +721,7 @@ test('route config is validated when the route is added', async (t) => {
   for (const [i, bad] of ['text/*', '*/*', 'text/csv; header=present', 'csv'].entries()) {
     t.throws(
       () => app.get(`/x${i}`, { config: { negotiation: { produces: [bad] } } }, async () => ({})),
-      { name: 'OptionsError', message: /route GET \/x\d/ },
+      { name: 'OptionsError', message: /config\.negotiation of GET \/x\d/ },
       `a route produces concrete types only: ${bad}`,
     )
   }
@@ -809,4 +810,17 @@ test('JSON:API: a profile in Accept is accepted (not applied); ext is 406 (JSON:
   t.equal(charset.statusCode, 406, 'the JSON:API type defines no charset: every instance has one')
   const oneBare = await accept('application/vnd.api+json; charset=utf-8, application/vnd.api+json')
   t.equal(oneBare.headers['content-type'], 'application/vnd.api+json', 'one instance without')
+})
+
+test('the convention contributes the query parameter, request and response headers it uses', async (t) => {
+  t.same(negotiation.contributes?.(negotiation.options({})), {
+    queryParameters: ['format'],
+    requestHeaders: ['accept', 'accept-language', 'content-type'],
+    responseHeaders: ['Accept', 'Location'],
+  })
+  t.same(negotiation.contributes?.(negotiation.options({ formatParam: false })), {
+    queryParameters: [],
+    requestHeaders: ['accept', 'accept-language', 'content-type'],
+    responseHeaders: ['Accept'],
+  })
 })

@@ -10,6 +10,7 @@ export {
   type PatchFormat,
   patchFormatOf,
 } from './content-type.js'
+export { patch } from './convention.js'
 export { applyJsonPatch, type JsonPatchOp, type JsonPatchOperation } from './json-patch.js'
 export { applyMergePatch } from './merge-patch.js'
 export {

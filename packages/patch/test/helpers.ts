@@ -1,5 +1,6 @@
 /** Test helpers shared by this package's tests. */
-import { type HttpError, isHttpError } from '@restwell/errors'
+import { type HttpError, httpErrors, isHttpError } from '@restwell/errors'
+import type { FastifyInstance } from 'fastify'
 
 /** Runs `fn`, which must throw an `HttpError`, and returns that error. */
 export function failure(fn: () => unknown): HttpError {
@@ -19,4 +20,16 @@ export function summary(error: HttpError): {
   field: string | undefined
 } {
   return { status: error.statusCode, code: error.code, field: error.details[0]?.field }
+}
+
+/**
+ * Stands in for @restwell/methods: answers OPTIONS (204) and other methods (405) of no route
+ * from `onRequest` on the 404 route, with `Allow: PATCH`.
+ */
+export function answerUnroutedMethods(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return
+    if (request.method === 'OPTIONS') return reply.code(204).header('allow', 'PATCH').send()
+    throw httpErrors.methodNotAllowed('Not here', { headers: { allow: 'PATCH' } })
+  })
 }

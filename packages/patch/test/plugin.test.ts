@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { type PatchOptions, restwellPatch } from '../src/index.js'
+import { answerUnroutedMethods } from './helpers.js'
 
 const JSON_PATCH = 'application/json-patch+json'
 const MERGE_PATCH = 'application/merge-patch+json'
@@ -886,12 +887,7 @@ test('Accept-Patch on route-level OPTIONS and on a 405 thrown for the path', asy
 test('Accept-Patch on OPTIONS and 405 answered for an unrouted method (as @restwell/methods does)', async (t) => {
   const app = Fastify({ routerOptions: { ignoreTrailingSlash: true, caseSensitive: false } })
   await app.register(restwellErrors)
-  // Stands in for @restwell/methods: answers OPTIONS and 405 from onRequest on the 404 route.
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return
-    if (request.method === 'OPTIONS') return reply.code(204).header('allow', 'PATCH').send()
-    throw httpErrors.methodNotAllowed('Not here', { headers: { allow: 'PATCH' } })
-  })
+  answerUnroutedMethods(app)
   await app.register(restwellPatch)
   app.patch('/v1/books/:id', { config: { patch: { formats: ['merge-patch'] } } }, async () => ({}))
   app.patch('/v1/books/:id/cover', async () => ({}))

@@ -1,7 +1,7 @@
 /**
- * Type augmentation of Fastify for the umbrella's own route options and config key. The options
- * of the libraries it wires in (`config.rateLimit`) come with their type re-exports in
- * `index.ts`: a named import is what keeps their augmentations in the CommonJS declarations too.
+ * Type augmentation of Fastify for the umbrella's own route options. The route config keys of
+ * the packages it wires in (`config.cors`, `config.rateLimit`) come with their types, imported by
+ * name: a named import is what keeps their augmentations in the CommonJS declarations too.
  */
 import type {
   ContextConfigDefault,
@@ -19,11 +19,6 @@ import type { CompressSettings } from './compress.js'
 import type { RouteDecompressSettings } from './decompress.js'
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** `false`: no CORS headers on this route's answers, nor on a preflight asking about it. */
-    cors?: false
-  }
-
   interface RouteShorthandOptions<
     RawServer extends RawServerBase = RawServerDefault,
     RawRequest extends

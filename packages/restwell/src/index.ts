@@ -5,8 +5,8 @@ import { restwell } from './plugin.js'
 // The libraries' option types, re-exported by name: their Fastify augmentations
 // (`config.rateLimit`) then reach users of the ESM and the CommonJS declarations alike (an
 // import for its side effect alone is dropped from the latter).
-export type { RateLimitOptions } from '@fastify/rate-limit'
-export type { FastifyUnderPressureOptions } from '@fastify/under-pressure'
+export type { FastifyUnderPressureOptions } from '@restwell/overload'
+export type { RouteRateLimitOptions as RateLimitOptions } from '@restwell/rate-limit'
 
 export * from '@restwell/errors'
 export type { CompressSettings } from './compress.js'

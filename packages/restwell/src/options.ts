@@ -2,6 +2,7 @@
 import type { AuthOptions } from '@restwell/auth'
 import type { BatchOptions } from '@restwell/batch'
 import type { CacheControlOptions } from '@restwell/cache-control'
+import { type CorsOptions, CorsOptionsSchema } from '@restwell/cors'
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { DigestOptions } from '@restwell/digest'
 import type { ErrorsOptions } from '@restwell/errors'
@@ -10,17 +11,16 @@ import type { MethodOverrideOptions } from '@restwell/method-override'
 import type { MethodsOptions } from '@restwell/methods'
 import type { NamingOptions } from '@restwell/naming'
 import type { NegotiationOptions } from '@restwell/negotiation'
+import { type OverloadOptions, OverloadOptionsSchema } from '@restwell/overload'
 import type { PaginationOptions } from '@restwell/pagination'
 import type { PatchOptions } from '@restwell/patch'
 import type { PreferOptions } from '@restwell/prefer'
+import { type RateLimitOptions, RateLimitOptionsSchema } from '@restwell/rate-limit'
 import type { SoftDeleteOptions } from '@restwell/soft-delete'
 import type { VersioningOptions } from '@restwell/versioning'
 import { type TSchema, Type } from '@sinclair/typebox'
 import { type CompressSettings, CompressSettingsSchema } from './compress.js'
-import { type CorsSettings, CorsSettingsSchema } from './cors.js'
 import type { OpenapiPlan } from './openapi.js'
-import { type UnderPressureSettings, UnderPressureSettingsSchema } from './overload.js'
-import { type RateLimitSettings, RateLimitSettingsSchema } from './rate-limit.js'
 
 /** The plugins the umbrella registers, in registration order (see the README for why). */
 export const PLUGIN_KEYS = [
@@ -56,9 +56,10 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     errors: Type.Optional(pluginSetting),
     methodOverride: Type.Optional(pluginSetting),
     versioning: Type.Optional(pluginSetting),
-    cors: Type.Optional(off(CorsSettingsSchema)),
-    underPressure: Type.Optional(off(UnderPressureSettingsSchema)),
-    rateLimit: Type.Optional(off(RateLimitSettingsSchema)),
+    // The method override CORS reads is the umbrella's `methodOverride`.
+    cors: Type.Optional(off(Type.Omit(CorsOptionsSchema, ['methodOverride']))),
+    underPressure: Type.Optional(off(OverloadOptionsSchema)),
+    rateLimit: Type.Optional(off(RateLimitOptionsSchema)),
     auth: Type.Optional(pluginSetting),
     methods: Type.Optional(pluginSetting),
     negotiation: Type.Optional(pluginSetting),
@@ -97,9 +98,9 @@ export interface OpenapiSettings {
  * @param errors `@restwell/errors` options, or false to keep Fastify's own error handling. [{}]
  * @param methodOverride `@restwell/method-override` options, or false. [{}]
  * @param versioning `@restwell/versioning` options, or false. [{}]
- * @param cors CORS for the spec (restwell's own hook), or false. [{}]
- * @param underPressure `@fastify/under-pressure`, 503 + Retry-After, or false. [{}]
- * @param rateLimit `@fastify/rate-limit`, 429 in the error form, or false. [{}]
+ * @param cors `@restwell/cors` options (its `methodOverride` follows this one's), or false. [{}]
+ * @param underPressure `@restwell/overload` options (`@fastify/under-pressure`), 503 + Retry-After, or false. [{}]
+ * @param rateLimit `@restwell/rate-limit` options (`@fastify/rate-limit`), 429 in the error form, or false. [{}]
  * @param auth `@restwell/auth` options (`verify` is required); off unless given. [off]
  * @param methods `@restwell/methods` options, or false. [{}]
  * @param negotiation `@restwell/negotiation` options, or false. [{ multipart: false }]
@@ -120,9 +121,9 @@ export interface RestwellOptions {
   errors?: ErrorsOptions | false
   methodOverride?: MethodOverrideOptions | false
   versioning?: VersioningOptions | false
-  cors?: CorsSettings | false
-  underPressure?: UnderPressureSettings | false
-  rateLimit?: RateLimitSettings | false
+  cors?: Omit<CorsOptions, 'methodOverride'> | false
+  underPressure?: OverloadOptions | false
+  rateLimit?: RateLimitOptions | false
   auth?: AuthOptions | false
   methods?: MethodsOptions | false
   negotiation?: NegotiationOptions | false

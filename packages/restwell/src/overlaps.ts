@@ -4,7 +4,7 @@
  * fails, naming the plugin, the option and the fix; with the option off, the two compose.
  */
 import { OptionsError } from '@restwell/errors'
-import { pipelineOf, RegistrationError, registeredTwice } from '@restwell/core'
+import { pipelineOf, RegistrationError, refuseBeside, registeredTwice } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
 import type { RestwellOptions } from './options.js'
 
@@ -36,8 +36,11 @@ const OVERLAPS: readonly Overlap[] = [
 /** restwell's own plugins, by the umbrella option that registers each. */
 const OWN: ReadonlyArray<readonly [keyof RestwellOptions & string, string]> = [
   ['errors', '@restwell/errors'],
+  ['cors', '@restwell/cors'],
   ['methodOverride', '@restwell/method-override'],
   ['versioning', '@restwell/versioning'],
+  ['underPressure', '@restwell/overload'],
+  ['rateLimit', '@restwell/rate-limit'],
   ['auth', '@restwell/auth'],
   ['methods', '@restwell/methods'],
   ['negotiation', '@restwell/negotiation'],
@@ -83,13 +86,8 @@ export function checkOverlaps(fastify: FastifyInstance, options: RestwellOptions
   for (const [option, plugin] of OWN) {
     if (isOn(options, option) && fastify.hasPlugin(plugin)) throw registeredTwice(plugin, option)
   }
-  const on = OVERLAPS.filter((overlap) => isOn(options, overlap.option))
-  for (const overlap of on) {
-    if (fastify.hasPlugin(overlap.plugin)) throw overlapError(overlap, 'before')
+  for (const overlap of OVERLAPS) {
+    if (!isOn(options, overlap.option)) continue
+    refuseBeside(fastify, overlap.plugin, (where) => overlapError(overlap, where))
   }
-  fastify.addHook('onReady', async function restwellOverlaps() {
-    for (const overlap of on) {
-      if (fastify.hasPlugin(overlap.plugin)) throw overlapError(overlap, 'after')
-    }
-  })
 }

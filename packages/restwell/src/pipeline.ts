@@ -4,8 +4,13 @@
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
 import { cacheControl } from '@restwell/cache-control'
+import { cors } from '@restwell/cors'
 import { digest } from '@restwell/digest'
+import { negotiation } from '@restwell/negotiation'
+import { overload } from '@restwell/overload'
+import { patch } from '@restwell/patch'
 import { prefer } from '@restwell/prefer'
+import { rateLimit } from '@restwell/rate-limit'
 import { softDelete } from '@restwell/soft-delete'
 import {
   addRouteHook,
@@ -46,15 +51,15 @@ export const REQUEST_ORDER: Order<'request'> = [
   // The request id on every answer; requests refused before anything runs (closing, Expect, Host).
   'request',
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
-  'cors',
+  cors,
   // Method override sets the method its twin route was reached for: what follows sees it.
   'reroute',
   // What the version carriers refuse (400, 406, an unknown /v<N> prefix) before any other work.
   'versioning',
   // Overload sheds load before any other work.
-  'overload',
+  overload,
   // The root rate limit, before auth: a client failing authentication is counted too.
-  'rateLimit',
+  rateLimit,
   // HTTPS only; with hideRoutes an unknown path asks for a token like a route.
   'auth',
   // 405, automatic OPTIONS and 501 on the not-found path, before the body is read.
@@ -69,7 +74,7 @@ export const REQUEST_ORDER: Order<'request'> = [
  */
 export const ROUTE_GUARD_ORDER: Order<'guard'> = [
   // The route's own rate limit (`config.rateLimit`) first: a client failing authentication is counted.
-  'rateLimit',
+  rateLimit,
   // The route's auth requirement: 401/403 before the route's own hooks and anything it reveals.
   'auth',
 ]
@@ -86,9 +91,9 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // Prefer read once; handling=strict|lenient on the query before any plugin reads it.
   prefer,
   // 406/415/300 and the representation chosen.
-  'negotiation',
+  negotiation,
   // 415 for a body that is not a patch format this route takes.
-  'patch',
+  patch,
 ]
 
 /**
@@ -98,7 +103,7 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
 export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
   // the route's own hooks found (the principal).
-  'rateLimit',
+  rateLimit,
   // A request whose content does not match its Content-Digest is a 400 before anything reads it.
   digest,
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
@@ -119,7 +124,7 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
   // A paginated route answers a page: an array is refused here.
   'pagination',
   // XML, HAL, JSON:API and Siren bodies made from the value.
-  'negotiation',
+  negotiation,
   // Preconditions of a read decided on the value (304/412 without serializing).
   'conditional',
   // Large bodies compressed while the serializer's output is known.
@@ -132,15 +137,14 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
  */
 export const SEND_ORDER: Order<'send'> = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
-  'cors',
-  // Accept-Patch on an OPTIONS route's answers and on a 405.
-  'acceptPatch',
+  cors,
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
   'versioning',
   // Vary: Accept…, Content-Language of the representation chosen.
-  'negotiation',
-  // A route that answers a patch with 204 drops its body before anything hashes or compresses it.
-  'patch',
+  negotiation,
+  // Accept-Patch on an OPTIONS 2xx and a 405; a route that answers a patch with 204 drops its
+  // body before anything hashes or compresses it.
+  patch,
   // A hard DELETE's 200 becomes a 204 without a body, likewise.
   softDelete,
   // return=minimal drops a write's body likewise; Preference-Applied, Vary: Prefer.
@@ -163,7 +167,7 @@ export const SEND_ORDER: Order<'send'> = [
 ]
 
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
-export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = ['cors', cacheControl, 'acceptPatch']
+export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, patch]
 
 /**
  * The steps of `order` found in `steps`, in that order. A step under a name `order` does not

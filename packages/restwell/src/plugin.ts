@@ -17,6 +17,7 @@ import {
   routeName,
 } from '@restwell/core'
 import { cacheControl } from '@restwell/cache-control'
+import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
 import restwellConditional from '@restwell/conditional'
 import restwellMethodOverride, {
   DEFAULT_OVERRIDE_HEADER,
@@ -25,17 +26,18 @@ import restwellMethodOverride, {
 } from '@restwell/method-override'
 import restwellMethods from '@restwell/methods'
 import restwellNaming from '@restwell/naming'
-import restwellNegotiation from '@restwell/negotiation'
+import { negotiation } from '@restwell/negotiation'
+import { overload } from '@restwell/overload'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
-import restwellPatch from '@restwell/patch'
+import { patch } from '@restwell/patch'
+import { rateLimit } from '@restwell/rate-limit'
 import restwellReroute from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import { digest } from '@restwell/digest'
 import { prefer } from '@restwell/prefer'
 import restwellVersioning from '@restwell/versioning'
 import {
-  type AnyConvention,
-  contributeSend,
+  type Contributions,
   installConvention,
   installedConventions,
   installPipeline,
@@ -44,23 +46,17 @@ import {
   type SendStep,
   type SerializeStep,
   type SetupContext,
-  useNotFoundSendStep,
-  useRootRequestStep,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveCompression, takeRouteCompression } from './compress.js'
 import { type CompressionSettings, compression } from './compression.js'
 import { requestDecoder } from './decompress.js'
-import { corsPlan, corsSendStep, corsStep } from './cors.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { checkOverlaps } from './overlaps.js'
-import { overloadStep, type PressureProbe, underPressureOptions } from './overload.js'
 import { planNotFound, planRequest, planRoute } from './pipeline.js'
-import { type RouteLimits, installRateLimits } from './rate-limit.js'
-import { preflightTargetCors } from './preflight-target.js'
-import { refuseConfigTypos, routeConfigKey } from './route-config.js'
+import { refuseConfigTypos } from './route-config.js'
 
 /**
  * The query parameters the other plugins own, under the names their options give them:
@@ -82,24 +78,6 @@ function ownedQueryParameters(options: RestwellOptions): string[] {
   return [...names]
 }
 
-/**
- * The conventions restwell installs for `options`, each with its options resolved (validated:
- * a bad one fails here as it would where it is installed).
- */
-function conventionsOf(
-  options: RestwellOptions,
-): { convention: AnyConvention; options: unknown }[] {
-  const given: [AnyConvention, unknown][] = [
-    [cacheControl, options.cacheControl === false ? false : (options.cacheControl ?? {})],
-    [softDelete, options.softDelete === false ? false : (options.softDelete ?? {})],
-    [prefer, options.prefer ?? false],
-    [digest, options.digest ?? false],
-  ]
-  return given.flatMap(([convention, raw]) =>
-    raw === false ? [] : [{ convention, options: convention.options(raw) }],
-  )
-}
-
 /** The request id header `@restwell/errors` reads and echoes (lower case), or false for none. */
 function requestIdHeaderOf(options: RestwellOptions): string | false {
   if (options.errors === false) return false
@@ -107,22 +85,52 @@ function requestIdHeaderOf(options: RestwellOptions): string | false {
   return header === false ? false : header.toLowerCase()
 }
 
+/** How a POST may be overridden (method override's header, query parameter and methods), or false. */
+function overrideOf(options: RestwellOptions): MethodOverrideReach | false {
+  const override = options.methodOverride
+  if (override === false) return false
+  const header = override?.header ?? DEFAULT_OVERRIDE_HEADER
+  return {
+    header: header === false ? false : header.toLowerCase(),
+    query: override?.query ?? DEFAULT_OVERRIDE_QUERY,
+    methods: [...(override?.methods ?? DEFAULT_OVERRIDE_METHODS)],
+  }
+}
+
 /**
- * The names under which the plugins send the renamable headers CORS exposes (keyed by the
- * default name, see `CorsContext`): pagination's `totalHeader`, versioning's `responseHeader`,
- * errors' `requestIdHeader`; false when the option or the plugin is off (nothing sends it).
+ * What the plugins not yet declared as conventions contribute, from their options (CORS reads
+ * it): the request headers they read (the override header, the request id header,
+ * `Content-Encoding` of decoded bodies), and the response headers they send, under the names
+ * their options give them (pagination's `totalHeader`, versioning's `responseHeader`, errors'
+ * `requestIdHeader`; none when the option or the plugin is off), in `DEFAULT_EXPOSED_HEADERS`' order.
  */
-function exposedHeaderNames(
+function undeclaredContributions(
   options: RestwellOptions,
-  requestIdHeader: string | false,
-): Map<string, string | false> {
-  // A plugin that is off sends nothing; an option left out keeps the default name.
+): Pick<Contributions, 'requestHeaders' | 'responseHeaders'> {
+  const override = overrideOf(options)
+  const requestIdHeader = requestIdHeaderOf(options)
   const { pagination, versioning } = options
-  return new Map([
+  const renamed = new Map<string, string | false>([
     ['x-total-count', pagination === false ? false : (pagination?.totalHeader ?? 'x-total-count')],
     ['api-version', versioning === false ? false : (versioning?.responseHeader ?? 'api-version')],
     ['x-request-id', requestIdHeader],
   ])
+  // The default spelling is kept when the name only differs in case.
+  const responseHeaders = DEFAULT_EXPOSED_HEADERS.flatMap((name) => {
+    const given = renamed.get(name.toLowerCase())
+    if (given === undefined) return [name]
+    if (given === false) return []
+    return [given.toLowerCase() === name.toLowerCase() ? name : given]
+  })
+  return {
+    requestHeaders: [
+      ...(override === false || override.header === false ? [] : [override.header]),
+      ...(requestIdHeader === false ? [] : [requestIdHeader]),
+      // request bodies are decompressed (gzip, br, deflate): never a safelisted header
+      ...(options.compress === false ? [] : ['content-encoding']),
+    ],
+    responseHeaders,
+  }
 }
 
 /**
@@ -160,10 +168,18 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // The plugins below hand their steps to the pipeline, which runs them in its order.
   const pipeline = installPipeline(fastify)
   const makeRequestPlan = planRequest(fastify, pipeline)
+  const undeclared = undeclaredContributions(options)
   const context: SetupContext = {
     pipeline: true,
-    has: (name) => (options as Record<string, unknown>)[name] !== false,
-    contributions: () => mergeContributions(installedConventions(pipeline)),
+    umbrella: 'restwell',
+    contributions: () => {
+      const declared = mergeContributions(installedConventions(pipeline))
+      return {
+        queryParameters: declared.queryParameters,
+        requestHeaders: [...undeclared.requestHeaders, ...declared.requestHeaders],
+        responseHeaders: [...undeclared.responseHeaders, ...declared.responseHeaders],
+      }
+    },
   }
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
@@ -174,57 +190,8 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    what they refuse (a bad override, a conflicting version) and versioning's moved-path 301
   //    carry the headers too.
   if (options.cors !== false) {
-    // The headers the conventions read and send (Prefer, the digest fields): known before any
-    // of them is installed, from their declarations.
-    const conventionHeaders = mergeContributions(conventionsOf(options))
-    const override = options.methodOverride
-    const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
-    const overrideHeader = header === false ? false : header.toLowerCase()
-    const requestIdHeader = requestIdHeaderOf(options)
-    const plan = corsPlan(options.cors ?? {}, {
-      extraAllowedHeaders: [
-        ...(overrideHeader === false ? [] : [overrideHeader]),
-        ...(requestIdHeader === false ? [] : [requestIdHeader]),
-        // request bodies are decompressed (gzip, br, deflate): never a safelisted header
-        ...(options.compress === false ? [] : ['content-encoding']),
-        ...conventionHeaders.requestHeaders,
-      ],
-      extraExposedHeaders: conventionHeaders.responseHeaders,
-      exposedHeaderNames: exposedHeaderNames(options, requestIdHeader),
-    })
-    // A named plugin (hooks of a fastify-plugin apply to this instance): `hasPlugin` tells it.
-    await fastify.register(
-      fp(
-        async (instance) => {
-          const routeCors = routeConfigKey(instance, 'cors')
-          // `Vary: Origin` kept on the final answer, whatever the handler set (corsSendStep).
-          const step = corsSendStep(plan)
-          useNotFoundSendStep(instance, 'cors', step)
-          onEveryRoute(instance, (route) => {
-            if (route.config?.cors !== false) contributeSend(route, 'cors', step)
-          })
-          useRootRequestStep(
-            instance,
-            'cors',
-            corsStep(
-              plan,
-              routeCors,
-              preflightTargetCors(instance, {
-                overrideHeader,
-                overrideQuery:
-                  override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY),
-                overrideMethods:
-                  override === false ? [] : (override?.methods ?? DEFAULT_OVERRIDE_METHODS),
-              }),
-            ),
-          )
-        },
-        {
-          fastify: '5.x',
-          name: 'restwell-cors',
-        },
-      ),
-    )
+    const settings = { ...options.cors, methodOverride: overrideOf(options) }
+    await installConvention(fastify, cors, settings, context)
   }
 
   // 3. method override (routed to a route's POST twin) sets the method, and versioning (routed
@@ -243,29 +210,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 4. overload: shed load before doing any other work. under-pressure samples the process
   //    in a scope of its own (its hook there sees no request); the pipeline's step asks it.
   if (options.underPressure !== false) {
-    const clock = { readyAt: Date.now() }
-    fastify.addHook('onReady', async () => {
-      clock.readyAt = Date.now()
-    })
-    const settings = options.underPressure ?? {}
-    let probe: PressureProbe | undefined
-    const sampled = () => probe as PressureProbe
-    const pressureOptions = underPressureOptions(settings, clock, sampled)
-    // Its decorators (`memoryUsage`, `isUnderPressure`) stay in that scope: an app that also
-    // registers @fastify/under-pressure meets the overlap check's message, not a decorator clash.
-    await fastify.register(async function restwellUnderPressure(scope) {
-      // Loaded when overload protection is on, as the rate limiter is.
-      await scope.register(import('@fastify/under-pressure'), pressureOptions)
-      probe = scope
-    })
-    useRootRequestStep(fastify, 'overload', overloadStep(settings, pressureOptions, sampled))
+    await installConvention(fastify, overload, options.underPressure ?? {}, context)
   }
 
   // 5. rate limits: a root step before auth and before the body is read; a route's own limit
   //    is a step of the route, before its auth guard.
-  let limits: RouteLimits | undefined
-  if (options.rateLimit !== false)
-    limits = await installRateLimits(fastify, options.rateLimit ?? {})
+  if (options.rateLimit !== false) {
+    await installConvention(fastify, rateLimit, options.rateLimit ?? {}, context)
+  }
 
   // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
   //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
@@ -286,11 +238,12 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
   //    plugin adds global hooks every route would pay for.
   if (options.negotiation !== false) {
-    await fastify.register(restwellNegotiation, {
-      multipart: false,
-      versionParam: versionQueryParameter(options),
-      ...options.negotiation,
-    })
+    await installConvention(
+      fastify,
+      negotiation,
+      { multipart: false, versionParam: versionQueryParameter(options), ...options.negotiation },
+      context,
+    )
   }
 
   // 9. conditional before compress: its first onSend hashes the identity bytes and decides
@@ -313,7 +266,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
 
   // 10. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
-  if (options.patch !== false) await fastify.register(restwellPatch, options.patch ?? {})
+  if (options.patch !== false) {
+    await installConvention(fastify, patch, options.patch ?? {}, context)
+  }
 
   // 11. collections: pagination and soft delete set up the routes that ask for them.
   if (options.pagination !== false) {
@@ -339,7 +294,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
-    limits?.plan(fastify, route)
     const send = new Map<string, SendStep>()
     const serialize = new Map<string, SerializeStep>()
     const settings = compressed.get(route)
@@ -392,9 +346,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 14. batch: its operations are injected, so they pass every hook above, the rate limit
   //     included; they may not use this app's method override header or parameter.
   if (options.batch !== undefined && options.batch !== false) {
-    const override = options.methodOverride
-    const header = override === false ? false : (override?.header ?? DEFAULT_OVERRIDE_HEADER)
-    const query = override === false ? false : (override?.query ?? DEFAULT_OVERRIDE_QUERY)
+    const override = overrideOf(options)
+    const header = override === false ? false : override.header
+    const query = override === false ? false : override.query
     await fastify.register(import('@restwell/batch'), {
       ...options.batch,
       forbiddenHeaders: [...(options.batch.forbiddenHeaders ?? []), ...(header ? [header] : [])],

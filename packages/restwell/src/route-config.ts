@@ -1,7 +1,7 @@
-/** The umbrella's route config: its keys, a typo of one refused, and a key read per request. */
-import { onEveryRoute, type RouteEntry, routeName } from '@restwell/core'
+/** The umbrella's route config: its keys, and a typo of one refused. */
+import { type RouteEntry, routeName } from '@restwell/core'
 import { editDistance, OptionsError } from '@restwell/errors'
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig } from 'fastify'
 
 /**
  * Every key of a route's `config` that restwell's plugins read (each declared in its plugin's
@@ -63,20 +63,4 @@ export function refuseConfigTypos(route: RouteEntry): void {
       `is not a route config key of restwell's; did you mean "${meant}"? (A key of the app's own may not be a near miss of one of restwell's: rename it.)`,
     )
   }
-}
-
-/**
- * A reader of `config[key]` of the request's route, for a root hook. Fastify rebuilds
- * `request.routeOptions` on every read, so it is read only once some route sets `key`.
- */
-export function routeConfigKey(
-  fastify: FastifyInstance,
-  key: RouteConfigKey,
-): (request: FastifyRequest) => unknown {
-  let set = false
-  onEveryRoute(fastify, (route) => {
-    if ((route.config as Record<string, unknown> | undefined)?.[key] !== undefined) set = true
-  })
-  return (request) =>
-    set ? (request.routeOptions.config as unknown as Record<string, unknown>)[key] : undefined
 }

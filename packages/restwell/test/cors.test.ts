@@ -1,6 +1,10 @@
+/**
+ * CORS under the umbrella: @restwell/cors beside the other plugins (methods, negotiation,
+ * conditional, method override, versioning, compression) and the headers they read and send.
+ * CORS itself is tested in packages/cors.
+ */
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import tap, { test } from 'tap'
-import { answersWhileClosing } from '../../../test/helpers/closing.js'
 import restwell, { httpErrors, type RestwellOptions } from '../src/index.js'
 
 const apps: FastifyInstance[] = []
@@ -22,26 +26,6 @@ const preflight = {
   'access-control-request-method': 'PATCH',
   'access-control-request-headers': 'authorization, if-match, content-type',
 }
-
-test('preflight: 200 with the allowed methods, headers and max-age 86400', async (t) => {
-  const app = await build()
-  const res = await app.inject({ method: 'OPTIONS', url: '/books/1', headers: preflight })
-  t.equal(res.statusCode, 200)
-  t.equal(res.headers['access-control-allow-origin'], '*')
-  t.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, PATCH, DELETE')
-  const allowed = String(res.headers['access-control-allow-headers']).split(', ')
-  for (const header of ['content-type', 'authorization', 'if-match', 'if-none-match']) {
-    t.ok(allowed.includes(header), header)
-  }
-  t.equal(res.headers['access-control-max-age'], '86400')
-  t.equal(res.headers['access-control-allow-credentials'], undefined)
-  t.equal(
-    res.headers.vary,
-    'Access-Control-Request-Method, Access-Control-Request-Headers',
-    "each name once; not Origin: '*' is the answer for every origin",
-  )
-  t.equal(res.body, '')
-})
 
 test('a plain OPTIONS (not a preflight) still gets 200 + Allow from methods', async (t) => {
   const app = await build()
@@ -71,42 +55,6 @@ test('405 and 404 are unchanged by the CORS catch-all OPTIONS route', async (t) 
   t.equal(res.headers.allow, 'GET, HEAD, OPTIONS')
   const missing = await app.inject({ method: 'DELETE', url: '/nowhere' })
   t.equal(missing.statusCode, 404)
-})
-
-test('actual requests expose the headers scripts need', async (t) => {
-  const app = await build()
-  const res = await app.inject({ url: '/books', headers: { origin: 'https://app.example' } })
-  t.equal(res.headers['access-control-allow-origin'], '*')
-  const exposed = String(res.headers['access-control-expose-headers'])
-  for (const header of [
-    'ETag',
-    'Location',
-    'Link',
-    'X-Total-Count',
-    'Retry-After',
-    'X-RateLimit-Remaining',
-  ]) {
-    t.match(exposed, header)
-  }
-  const error = await app.inject({
-    method: 'DELETE',
-    url: '/books',
-    headers: { origin: 'https://x' },
-  })
-  t.equal(error.headers['access-control-allow-origin'], '*', 'errors carry CORS headers too')
-})
-
-test("with '*', every answer gets the CORS headers, Origin or not, and none varies with Origin", async (t) => {
-  const app = await build()
-  for (const headers of [{}, { origin: 'https://app.example' }]) {
-    for (const request of [{ url: '/books' }, { method: 'DELETE' as const, url: '/books' }]) {
-      const res = await app.inject({ ...request, headers })
-      const label = `${request.method ?? 'GET'} ${JSON.stringify(headers)}`
-      t.equal(res.headers['access-control-allow-origin'], '*', label)
-      t.match(res.headers['access-control-expose-headers'], /^ETag, Location/, label)
-      t.notMatch(String(res.headers.vary), /origin/i, `${label}: the answer does not depend on it`)
-    }
-  }
 })
 
 test('a request without Origin gets no CORS headers from a list, and every answer varies with Origin', async (t) => {
@@ -277,141 +225,6 @@ test('renamed headers are exposed under their names, and not at all when not sen
   t.ok(cased.exposed.includes('X-Total-Count'), 'a name differing in case keeps the default')
 })
 
-test('a listed origin with credentials: no CORS headers without Origin', async (t) => {
-  const app = await build({ cors: { origin: ['https://app.example'], credentials: true } })
-  const plain = await app.inject({ url: '/books' })
-  t.equal(plain.headers['access-control-allow-origin'], undefined)
-  t.equal(plain.headers['access-control-allow-credentials'], undefined)
-  const listed = await app.inject({ url: '/books', headers: { origin: 'https://app.example' } })
-  t.equal(listed.headers['access-control-allow-origin'], 'https://app.example')
-  t.equal(listed.headers['access-control-allow-credentials'], 'true')
-})
-
-test('allowed origins: listed ones are answered, others get no CORS headers', async (t) => {
-  const app = await build({ cors: { origin: ['https://app.example'], credentials: true } })
-  const ok = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
-  t.equal(ok.headers['access-control-allow-origin'], 'https://app.example')
-  t.equal(ok.headers['access-control-allow-credentials'], 'true')
-  t.match(ok.headers.vary, /Origin/)
-  const denied = await app.inject({
-    method: 'OPTIONS',
-    url: '/books',
-    headers: { ...preflight, origin: 'https://evil.example' },
-  })
-  t.equal(denied.headers['access-control-allow-origin'], undefined)
-})
-
-test('each origin rule: who gets Access-Control-Allow-Origin, and what', async (t) => {
-  // A `g` flag makes RegExp#test stateful (lastIndex): each request must start afresh.
-  const sites = /^https:\/\/[a-z]+\.example$/g
-  const rules: [RestwellOptions['cors'], string, string | undefined][] = [
-    [{ origin: true }, 'https://any.example', 'https://any.example'],
-    [{ origin: sites }, 'https://app.example', 'https://app.example'],
-    [{ origin: sites }, 'http://app.example', undefined],
-    [{ origin: 'https://app.example' }, 'https://app.example', 'https://app.example'],
-    [{ origin: 'https://app.example' }, 'https://evil.example', undefined],
-    [{ origin: ['https://a.example', '*'] }, 'https://b.example', '*'],
-    [{ origin: false }, 'https://app.example', undefined],
-  ]
-  for (const [cors, origin, expected] of rules) {
-    const app = await build({ cors })
-    const label = `${String((cors as { origin: unknown }).origin)} for ${origin}`
-    for (const time of ['first', 'again']) {
-      const res = await app.inject({ url: '/books', headers: { origin } })
-      t.equal(res.headers['access-control-allow-origin'], expected, `${label}, ${time}`)
-      t.equal(
-        res.headers['access-control-expose-headers'] !== undefined,
-        expected !== undefined,
-        `exposed headers only with an allowed origin: ${label}`,
-      )
-      const constant = expected === '*' || (cors as { origin: unknown }).origin === false
-      t.equal(/Origin/.test(String(res.headers.vary)), !constant, `Vary: Origin: ${label}`)
-    }
-  }
-})
-
-test('a refused origin: no credentials, no exposed headers, a preflight without its headers', async (t) => {
-  const app = await build({ cors: { origin: ['https://app.example'], credentials: true } })
-  const actual = await app.inject({ url: '/books', headers: { origin: 'https://evil.example' } })
-  t.equal(actual.headers['access-control-allow-credentials'], undefined)
-  t.equal(actual.headers['access-control-expose-headers'], undefined)
-  const refused = await app.inject({
-    method: 'OPTIONS',
-    url: '/books',
-    headers: { ...preflight, origin: 'https://evil.example' },
-  })
-  t.equal(refused.statusCode, 200)
-  t.equal(refused.headers['access-control-allow-methods'], undefined)
-  t.equal(refused.headers['access-control-allow-headers'], undefined)
-  t.match(
-    refused.headers.vary,
-    /Origin, Access-Control-Request-Method, Access-Control-Request-Headers/,
-  )
-})
-
-test('a route with config.cors: false gets no CORS headers and no Vary: Origin', async (t) => {
-  const app = Fastify()
-  apps.push(app)
-  app.get('/early', { config: { cors: false } }, async () => 'registered before restwell')
-  await app.register(restwell)
-  app.get('/private', { config: { cors: false } }, async () => 'private')
-  app.get('/public', async () => 'public')
-  for (const url of ['/early', '/private']) {
-    const res = await app.inject({ url, headers: { origin: 'https://app.example' } })
-    t.equal(res.statusCode, 200)
-    t.equal(res.headers['access-control-allow-origin'], undefined, url)
-    t.notMatch(String(res.headers.vary), /Origin/, url)
-  }
-  const open = await app.inject({ url: '/public', headers: { origin: 'https://app.example' } })
-  t.equal(open.headers['access-control-allow-origin'], '*')
-})
-
-test('a preflight asking about a route with config.cors: false gets no CORS headers', async (t) => {
-  // The preflight is an OPTIONS request; the route it asks about is the one of
-  // Access-Control-Request-Method on the same path. Static paths win over parametric ones as in
-  // Fastify's router; routes told apart by constraints opt out together.
-  const app = Fastify({ routerOptions: { ignoreTrailingSlash: true } })
-  apps.push(app)
-  app.delete('/early/:id', { config: { cors: false } }, async () => 'before restwell')
-  await app.register(restwell)
-  app.delete('/admin/:id', { config: { cors: false } }, async () => 'gone')
-  app.get('/admin/:id', async () => 'public read')
-  app.delete('/admin/public', async () => 'a static path with CORS')
-  app.delete('/hosts', { constraints: { host: 'a.example' } }, async () => 'a')
-  app.delete(
-    '/hosts',
-    { constraints: { host: 'b.example' }, config: { cors: false } },
-    async () => 'b',
-  )
-  const ask = (url: string, method: string) =>
-    app.inject({
-      method: 'OPTIONS',
-      url,
-      headers: { ...preflight, 'access-control-request-method': method },
-    })
-  for (const [url, method] of [
-    ['/admin/1', 'DELETE'],
-    ['/admin/1/?x=1', 'DELETE'],
-    ['/early/1', 'DELETE'],
-    ['/hosts', 'DELETE'],
-  ] as const) {
-    const refused = await ask(url, method)
-    t.equal(refused.statusCode, 200, `${method} ${url}`)
-    t.equal(refused.headers['access-control-allow-origin'], undefined, `${method} ${url}`)
-    t.equal(refused.headers['access-control-allow-methods'], undefined, `${method} ${url}`)
-  }
-  for (const [url, method] of [
-    ['/admin/1', 'GET'],
-    ['/admin/public', 'DELETE'],
-    ['/nowhere', 'DELETE'],
-    ['/admin/1', 'patch'],
-  ] as const) {
-    const allowed = await ask(url, method)
-    t.equal(allowed.headers['access-control-allow-origin'], '*', `${method} ${url}`)
-    t.match(allowed.headers['access-control-allow-methods'], /DELETE/, `${method} ${url}`)
-  }
-})
-
 test('a preflight is refused when a reroute could reach an opted-out route', async (t) => {
   // Method override turns the POST into the DELETE, versioning serves /secret/7 from /v1.
   const routes = async (options: RestwellOptions) => {
@@ -454,24 +267,6 @@ test('a preflight is refused when a reroute could reach an opted-out route', asy
   t.notOk(await queryOnly('/admin/7?_m=DELETE', 'POST'))
 })
 
-test('settings add headers, change max-age and methods', async (t) => {
-  const app = await build({
-    cors: {
-      allowedHeaders: ['X-Tenant', 'Content-Type'],
-      exposedHeaders: ['X-Trace'],
-      maxAge: 600,
-      methods: ['GET'],
-    },
-  })
-  const res = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
-  t.match(res.headers['access-control-allow-headers'], /X-Tenant/)
-  t.equal(String(res.headers['access-control-allow-headers']).match(/content-type/gi)?.length, 1)
-  t.equal(res.headers['access-control-max-age'], '600')
-  t.equal(res.headers['access-control-allow-methods'], 'GET')
-  const actual = await app.inject({ url: '/books', headers: { origin: 'https://a' } })
-  t.match(actual.headers['access-control-expose-headers'], /X-Trace/)
-})
-
 test('credentials with any origin is refused at registration', async (t) => {
   // A list holding '*' answers `Access-Control-Allow-Origin: *`, which a credentialed request
   // refuses (Fetch standard, CORS check).
@@ -505,9 +300,9 @@ test('a 406 to a CORS request: scripts may read its Accept (spec 4.5)', async (t
 })
 
 test('cors: false sends no CORS headers', async (t) => {
-  t.equal((await build()).hasPlugin('restwell-cors'), true)
+  t.equal((await build()).hasPlugin('@restwell/cors'), true)
   const app = await build({ cors: false })
-  t.equal(app.hasPlugin('restwell-cors'), false)
+  t.equal(app.hasPlugin('@restwell/cors'), false)
   const res = await app.inject({ url: '/books', headers: { origin: 'https://a' } })
   t.equal(res.headers['access-control-allow-origin'], undefined)
   const options = await app.inject({ method: 'OPTIONS', url: '/books', headers: preflight })
@@ -536,48 +331,4 @@ test('preflight: Accept (a JSON:API profile), the language headers and a gzip bo
   const off = await allowedBy({ compress: false })
   t.ok(off.includes('accept'), 'accept allowed without compression too')
   t.notOk(off.includes('content-encoding'), 'no decompression: Content-Encoding not allowed')
-})
-
-test('answers refused before the CORS hook ran still carry the CORS headers', async (t) => {
-  const app = await build()
-  const origin = 'https://app.example'
-  const unmet = await app.inject({ url: '/books', headers: { origin, expect: 'something' } })
-  t.equal(unmet.statusCode, 417)
-  t.equal(unmet.headers['access-control-allow-origin'], '*', 'a script can read the 417')
-  t.match(unmet.headers['access-control-expose-headers'], /X-Request-Id/)
-  const plain = await app.inject({ url: '/books', headers: { expect: 'something' } })
-  t.equal(plain.headers['access-control-allow-origin'], '*', "'*' without Origin too")
-
-  const listed = await build({ cors: { origin: ['https://app.example'], credentials: true } })
-  const refused = await listed.inject({
-    url: '/books',
-    headers: { origin: 'https://elsewhere.example', expect: 'something' },
-  })
-  t.equal(refused.statusCode, 417)
-  t.equal(refused.headers['access-control-allow-origin'], undefined, 'a refused origin gets none')
-  const allowed = await listed.inject({ url: '/books', headers: { origin, expect: 'something' } })
-  t.equal(allowed.headers['access-control-allow-origin'], origin)
-  t.equal(allowed.headers['access-control-allow-credentials'], 'true')
-
-  const optedOut = Fastify()
-  apps.push(optedOut)
-  await optedOut.register(restwell)
-  optedOut.get('/private', { config: { cors: false } }, async () => 'x')
-  const off = await optedOut.inject({ url: '/private', headers: { origin, expect: 'something' } })
-  t.equal(off.statusCode, 417)
-  t.equal(off.headers['access-control-allow-origin'], undefined, 'config.cors: false gets none')
-})
-
-test('a request arriving while the app closes: the 503 carries the CORS headers', async (t) => {
-  const app = Fastify({ return503OnClosing: false })
-  await app.register(restwell)
-  app.get('/books', async () => [])
-  const answers = await answersWhileClosing(
-    app,
-    'GET /books HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n\r\n',
-  )
-  const head = answers[1]?.split('\r\n\r\n')[0] ?? ''
-  t.match(head, /^503 /)
-  t.match(head, /\r\naccess-control-allow-origin: \*\r\n/i)
-  t.match(head, /\r\naccess-control-expose-headers: [^\r]*Retry-After/i, 'Retry-After readable')
 })

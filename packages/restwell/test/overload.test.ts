@@ -1,9 +1,14 @@
+/**
+ * Overload protection under the umbrella: its `underPressure` option reaches @restwell/overload,
+ * whose step the pipeline runs; `false` registers nothing. The protection itself is tested in
+ * packages/overload.
+ */
 import { pipelineOf } from '@restwell/core'
+import { overload } from '@restwell/overload'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import restwell from '../src/index.js'
-import { overloadStep, underPressureOptions } from '../src/overload.js'
 import { until } from '../../../test/helpers/patience.js'
+import restwell from '../src/index.js'
 
 test('an unhealthy service answers 503 + Retry-After in the error form', async (t) => {
   let healthy = true
@@ -45,149 +50,12 @@ test('thresholds are passed on; underPressure: false registers nothing', async (
   await app.ready()
   t.equal((await app.inject('/nothing')).statusCode, 404, 'answers, not overloaded')
   t.equal(app.hasDecorator('memoryUsage'), false, "under-pressure's decorators stay in its scope")
-  t.ok(pipelineOf(app)?.request.has('overload'))
+  t.ok(pipelineOf(app)?.request.has(overload))
+  t.ok(app.hasPlugin('@restwell/overload'))
   await app.close()
   const off = Fastify()
   await off.register(restwell, { underPressure: false })
-  t.notOk(pipelineOf(off)?.request.has('overload'))
+  t.notOk(pipelineOf(off)?.request.has(overload))
   t.notOk(off.printPlugins().includes('@fastify/under-pressure'))
-})
-
-test('a start-up stall of the event loop is not overload; a later one is', async (t) => {
-  const clock = { readyAt: Date.now() }
-  const noMemory = () => {
-    throw new Error('no heap or RSS limit: memory is not read')
-  }
-  const options = underPressureOptions({ sampleInterval: 1000, retryAfter: 3 }, clock, noMemory)
-  const handler = options.pressureHandler as unknown as (
-    request: unknown,
-    reply: { header: (name: string, value: unknown) => void },
-    type: string,
-  ) => unknown
-  const headers: Record<string, unknown> = {}
-  const reply = {
-    header: (name: string, value: unknown) => {
-      headers[name] = value
-    },
-  }
-  t.equal(
-    handler({}, reply, 'eventLoopDelay'),
-    undefined,
-    'within two samples of ready: let through',
-  )
-  t.equal(handler({}, reply, 'eventLoopUtilization'), undefined)
-  t.throws(
-    () => handler({}, reply, 'heapUsedBytes'),
-    { code: 'OVERLOADED' },
-    'memory is never excused',
-  )
-  clock.readyAt = Date.now() - 2001
-  t.throws(() => handler({}, reply, 'eventLoopDelay'), {
-    code: 'OVERLOADED',
-    message: /eventLoopDelay/,
-  })
-  t.equal(headers['retry-after'], 3)
-  t.ok(underPressureOptions({}, { readyAt: 0 }, noMemory).pressureHandler)
-})
-
-test('during the start-up grace, heap, RSS and a failing health check still answer 503', async (t) => {
-  type Handler = (request: unknown, reply: unknown, type: string) => unknown
-  const usage = { heapUsed: 50, rssBytes: 50, eventLoopDelay: 0, eventLoopUtilized: 0 }
-  const probe = () => ({ memoryUsage: () => usage })
-  const request = {}
-  const reply = { header: () => reply }
-  let answer: boolean | Error = true
-  const options = underPressureOptions(
-    {
-      sampleInterval: 1000,
-      maxHeapUsedBytes: 100,
-      maxRssBytes: 100,
-      healthCheck: () => {
-        if (answer instanceof Error) throw answer
-        return answer
-      },
-    },
-    { readyAt: Date.now() },
-    probe,
-  )
-  const handler = options.pressureHandler as unknown as Handler
-  const healthCheck = options.healthCheck as unknown as () => Promise<boolean>
-  const overloaded = (message: RegExp) => ({ statusCode: 503, code: 'OVERLOADED', message })
-
-  t.equal(await healthCheck(), true)
-  t.equal(handler(request, reply, 'eventLoopDelay'), undefined, 'all well: the stall is excused')
-  usage.heapUsed = 101
-  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/heapUsedBytes/))
-  usage.heapUsed = 50
-  usage.rssBytes = 101
-  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/rssBytes/))
-  usage.rssBytes = 50
-
-  answer = false
-  t.equal(await healthCheck(), false)
-  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/healthCheck/))
-  t.throws(() => handler(request, reply, 'eventLoopUtilization'), overloaded(/healthCheck/))
-  answer = true
-  await healthCheck()
-  t.equal(handler(request, reply, 'eventLoopDelay'), undefined, 'healthy again')
-  answer = new Error('database down')
-  await t.rejects(healthCheck(), /database down/, 'under-pressure sees the throw and logs it')
-  t.throws(() => handler(request, reply, 'eventLoopDelay'), overloaded(/healthCheck/))
-
-  // One limit at a time; the other stays off (0, as in under-pressure).
-  usage.heapUsed = 101
-  usage.rssBytes = 101
-  const heapOnly = underPressureOptions({ maxHeapUsedBytes: 100 }, { readyAt: Date.now() }, probe)
-  t.throws(
-    () => (heapOnly.pressureHandler as unknown as Handler)(request, reply, 'eventLoopDelay'),
-    overloaded(/heapUsedBytes/),
-  )
-  const rssOnly = underPressureOptions({ maxRssBytes: 100 }, { readyAt: Date.now() }, probe)
-  t.throws(
-    () => (rssOnly.pressureHandler as unknown as Handler)(request, reply, 'eventLoopDelay'),
-    overloaded(/rssBytes/),
-  )
-})
-
-test('the overload step asks under-pressure once, and names the measure over its limit', async (t) => {
-  const usage = { eventLoopDelay: 0, heapUsed: 0, rssBytes: 0, eventLoopUtilized: 0 }
-  let pressed = false
-  const probe = { isUnderPressure: () => pressed, memoryUsage: () => usage }
-  const settings = {
-    maxEventLoopDelay: 100,
-    maxHeapUsedBytes: 100,
-    maxRssBytes: 100,
-    maxEventLoopUtilization: 0.5,
-  }
-  const handled: string[] = []
-  const options = {
-    ...underPressureOptions(settings, { readyAt: 0 }, () => probe),
-    pressureHandler: (_request: unknown, _reply: unknown, type: string) => {
-      handled.push(type)
-    },
-  }
-  const step = overloadStep(settings, options as never, () => probe)
-  const run = () => step({} as never, {} as never)
-  t.equal(run(), undefined, 'not under pressure: nothing else is asked')
-  pressed = true
-  run()
-  usage.eventLoopUtilized = 0.9
-  run()
-  usage.rssBytes = 101
-  run()
-  usage.heapUsed = 101
-  run()
-  usage.eventLoopDelay = 101
-  run()
-  t.same(handled, [
-    'healthCheck',
-    'eventLoopUtilization',
-    'rssBytes',
-    'heapUsedBytes',
-    'eventLoopDelay',
-  ])
-  handled.length = 0
-  const defaults = overloadStep({}, options as never, () => probe)
-  defaults({} as never, {} as never)
-  t.same(handled, ['healthCheck'], 'defaults: a 1 s loop delay, no memory or utilization limit')
+  t.notOk(off.hasPlugin('@restwell/overload'))
 })

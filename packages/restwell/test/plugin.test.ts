@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { httpErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyPluginCallback } from 'fastify'
 import tap, { test } from 'tap'
 import restwell, { type RestwellOptions } from '../src/index.js'
@@ -252,4 +253,19 @@ test("item links of a HAL page keep versioning's query parameter, under its conf
     ['/v1/books/7'],
     'no query carrier: nothing to keep',
   )
+})
+
+test('Accept-Patch on the 405 a route throws, as on the 405 of a method no route serves', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(restwell, { auth: false })
+  app.patch('/books/:id', async () => ({}))
+  app.put('/books/:id', async () => {
+    throw httpErrors.methodNotAllowed('Not while checked out', { headers: { allow: 'PATCH' } })
+  })
+  const both = 'application/json-patch+json, application/merge-patch+json'
+  const thrown = await app.inject({ method: 'PUT', url: '/books/1' })
+  t.same([thrown.statusCode, thrown.headers['accept-patch']], [405, both])
+  const unrouted = await app.inject({ method: 'DELETE', url: '/books/1' })
+  t.same([unrouted.statusCode, unrouted.headers['accept-patch']], [405, both])
 })

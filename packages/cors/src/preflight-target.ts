@@ -6,15 +6,7 @@
  */
 import { routeLookup } from '@restwell/core'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-
-/** Which method a request may stand for after its preflight (method override). */
-export interface PreflightReach {
-  /** The method override header (lower case) and query parameter, or false. */
-  overrideHeader: string | false
-  overrideQuery: string | false
-  /** The methods an override may name. */
-  overrideMethods: readonly string[]
-}
+import type { MethodOverrideReach } from './options.js'
 
 /**
  * Whether the route a preflight asks about allows CORS (not `config.cors: false`); true for a
@@ -24,7 +16,7 @@ export interface PreflightReach {
  */
 export function preflightTargetCors(
   fastify: FastifyInstance,
-  reach: PreflightReach,
+  reach: MethodOverrideReach | false,
 ): (request: FastifyRequest) => boolean {
   let anyOff = false
   const lookup = routeLookup(
@@ -38,16 +30,16 @@ export function preflightTargetCors(
   )
   /** The methods the request may end up with: the one asked, and an override's targets. */
   const methodsOf = (request: FastifyRequest, asked: string): readonly string[] => {
-    if (asked !== 'POST') return [asked]
+    if (asked !== 'POST' || reach === false) return [asked]
     const listed = String(request.headers['access-control-request-headers'] ?? '')
       .toLowerCase()
       .split(',')
       .map((name) => name.trim())
-    const byHeader = reach.overrideHeader !== false && listed.includes(reach.overrideHeader)
+    const byHeader = reach.header !== false && listed.includes(reach.header)
     const byQuery =
-      reach.overrideQuery !== false &&
-      new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1)).has(reach.overrideQuery)
-    return byHeader || byQuery ? [asked, ...reach.overrideMethods] : [asked]
+      reach.query !== false &&
+      new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1)).has(reach.query)
+    return byHeader || byQuery ? [asked, ...reach.methods] : [asked]
   }
   return (request) => {
     if (!anyOff) return true

@@ -1,0 +1,147 @@
+/**
+ * What the CORS steps read, decided once: the origin rule, and the header values a preflight and
+ * an actual request get, made from the options and what the app's conventions contribute.
+ */
+import {
+  type Contributions,
+  optionNaming,
+  refuseBeside,
+  RegistrationError,
+  routeConfigReader,
+  type SetupContext,
+} from '@restwell/core'
+import { OptionsError } from '@restwell/errors'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import {
+  DEFAULT_ALLOWED_HEADERS,
+  DEFAULT_EXPOSED_HEADERS,
+  type ResolvedCorsOptions,
+} from './options.js'
+import { preflightTargetCors } from './preflight-target.js'
+
+/** The plugin's name, as its messages begin. */
+export const PLUGIN = '@restwell/cors'
+
+/** The header values, joined once. */
+export interface CorsHeaders {
+  /** `Access-Control-Expose-Headers`. */
+  readonly exposedHeaders: string
+  /** The headers a preflight from an allowed origin gets. */
+  readonly preflightHeaders: Readonly<Record<string, string>>
+}
+
+/** What the steps read. */
+export interface CorsSettings {
+  /** `Access-Control-Allow-Origin` for a request's `Origin`, or false: no CORS headers. */
+  readonly allowOrigin: (origin: string) => string | false
+  /**
+   * The answer depends on `Origin` (a list, a RegExp, reflection): `Vary: Origin`. False for
+   * `'*'`, sent to every request then, and for `false`.
+   */
+  readonly varies: boolean
+  /** Send `Access-Control-Allow-Credentials: true` with an allowed origin. */
+  readonly credentials: boolean
+  /** The header values, made on first use: once every convention of the app is installed. */
+  readonly headers: () => CorsHeaders
+  /** The request's route's `config.cors` (`false`: opted out). */
+  readonly routeCors: (request: FastifyRequest) => unknown
+  /** Whether the route a preflight asks about allows CORS. */
+  readonly preflightCors: (request: FastifyRequest) => boolean
+}
+
+/** Whether `origin` lets any origin in (`'*'`, `true`, or a list holding `'*'`). */
+function anyOrigin(origin: ResolvedCorsOptions['origin']): boolean {
+  return origin === '*' || origin === true || (Array.isArray(origin) && origin.includes('*'))
+}
+
+/** The allowed-origin rule: `'*'`, one origin, a list, a RegExp, or `true` to reflect any. */
+export function originRule(origin: ResolvedCorsOptions['origin']): CorsSettings['allowOrigin'] {
+  if (origin === true) return (requested) => requested
+  if (anyOrigin(origin)) return () => '*'
+  if (origin === false) return () => false
+  if (origin instanceof RegExp) {
+    return (requested) => {
+      origin.lastIndex = 0
+      return origin.test(requested) ? requested : false
+    }
+  }
+  const listed = new Set(Array.isArray(origin) ? origin : [origin])
+  return (requested) => (listed.has(requested) ? requested : false)
+}
+
+/** Each name once, case-insensitively, where it first came, spelled as it last came. */
+function unique(list: readonly string[]): string[] {
+  return [...new Map(list.map((name) => [name.toLowerCase(), name])).values()]
+}
+
+/**
+ * The header values: the default request headers, those the app's conventions read and the
+ * option's; the response headers the conventions send (alone, every default one) and the
+ * option's.
+ */
+export function corsHeaders(
+  options: ResolvedCorsOptions,
+  contributed: Contributions,
+  alone: boolean,
+): CorsHeaders {
+  const exposed = [
+    ...(alone ? DEFAULT_EXPOSED_HEADERS : []),
+    ...contributed.responseHeaders,
+    ...options.exposedHeaders,
+  ]
+  const allowed = [
+    ...DEFAULT_ALLOWED_HEADERS,
+    ...contributed.requestHeaders,
+    ...options.allowedHeaders,
+  ]
+  return {
+    exposedHeaders: unique(exposed).join(', '),
+    preflightHeaders: {
+      'access-control-allow-methods': options.methods.join(', '),
+      'access-control-allow-headers': unique(allowed).join(', '),
+      'access-control-max-age': String(options.maxAge),
+      'cache-control': 'no-store',
+    },
+  }
+}
+
+/** The refusal of `@fastify/cors` beside this plugin. */
+function twoCors(when: 'before' | 'after'): RegistrationError {
+  return new RegistrationError(
+    `${PLUGIN}: @fastify/cors is registered ${when} it: both would answer CORS requests and preflights. Register one of them.`,
+  )
+}
+
+/**
+ * Checks the options (credentials need named origins), and, alone, that `@fastify/cors` is not
+ * there too; returns what the steps read.
+ */
+export function setupCors(
+  fastify: FastifyInstance,
+  options: ResolvedCorsOptions,
+  context: SetupContext,
+): CorsSettings {
+  const { origin, credentials } = options
+  // A credentialed request fails its CORS check when Access-Control-Allow-Origin is '*'.
+  if (credentials && anyOrigin(origin)) {
+    const naming = optionNaming({ name: 'cors', plugin: PLUGIN }, context)
+    throw new OptionsError(
+      naming.plugin,
+      naming.option('origin'),
+      `must name the allowed origins when ${naming.option('credentials')} is true (not '*', true or a list holding '*': a browser refuses '*' with credentials, and reflecting every origin lets any site read a user's data)`,
+    )
+  }
+  if (!context.pipeline) refuseBeside(fastify, '@fastify/cors', twoCors)
+  let headers: CorsHeaders | undefined
+  return {
+    allowOrigin: originRule(origin),
+    varies: origin !== false && (!anyOrigin(origin) || origin === true),
+    credentials,
+    headers: () => {
+      headers ??= corsHeaders(options, context.contributions(), !context.pipeline)
+      return headers
+    },
+    routeCors: routeConfigReader(fastify, 'cors'),
+    preflightCors: preflightTargetCors(fastify, options.methodOverride),
+  }
+}

@@ -1,0 +1,34 @@
+/** The rate-limit convention: 429 + `Retry-After` + `X-RateLimit-*`, per client and per route. */
+import { defineConvention } from '@restwell/core'
+import { validateOptions } from '@restwell/errors'
+import {
+  type RateLimitOptions,
+  RateLimitOptionsSchema,
+  resolveRateLimitOptions,
+} from './options.js'
+import { ownLimitSteps } from './own-limit.js'
+import { PLUGIN, setupRateLimit } from './settings.js'
+
+/**
+ * A limit per client on every request (the root step, before auth), and a route's own limit
+ * (`config.rateLimit`: an object; `false`: no limit) as a step of the route: a guard before
+ * auth's, or before the handler with `hook: 'preHandler'`.
+ */
+export const rateLimit = defineConvention({
+  name: 'rateLimit',
+  plugin: PLUGIN,
+  phases: ['request', 'guard', 'beforeHandler'],
+  options: (raw: RateLimitOptions) =>
+    resolveRateLimitOptions(validateOptions(PLUGIN, RateLimitOptionsSchema, raw)),
+  setup: setupRateLimit,
+  app: (settings) => ({ request: settings.request }),
+  route: ({ route }, settings) => ownLimitSteps(settings.limits, route, settings.plugin),
+  contributes: () => ({
+    responseHeaders: [
+      'Retry-After',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ],
+  }),
+})
