@@ -1,8 +1,7 @@
 /** HTTPS enforcement: is a request secure, and where its https:// twin lives. */
-import type { FastifyRequest } from 'fastify'
-
-/** Safe methods (RFC 9110 §9.2.1): redirected to https with 308; the others are refused. */
-export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
+import { SAFE_METHODS } from '@restwell/core'
+import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /** A Host value we may echo into a Location: reg-name or IPv4 or `[IPv6]`, optional port. */
 const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/
@@ -42,6 +41,27 @@ export function httpsLocation(
   if (typeof host !== 'string' || !HOST.test(host)) return undefined
   if (host.endsWith(':80')) host = host.slice(0, -3)
   return `https://${host}${url}`
+}
+
+/**
+ * Answers a request over plain HTTP: a safe method (RFC 9110 §9.2.1) is redirected to its
+ * https URL with 308, and `undefined` returned; any other, or one without a host to name,
+ * gets the 403 returned.
+ */
+export function refuseInsecure(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  fixedHost: string | undefined,
+): HttpError | undefined {
+  const location = SAFE_METHODS.has(request.method) ? httpsLocation(request, fixedHost) : undefined
+  if (location === undefined) {
+    return httpErrors.forbidden(
+      'This API is served over HTTPS only: repeat the request with https://',
+      { code: ErrorCode.HTTPS_REQUIRED },
+    )
+  }
+  reply.code(308).header('location', location).send()
+  return undefined
 }
 
 export { HOST as HOST_PATTERN }

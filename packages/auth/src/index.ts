@@ -20,5 +20,6 @@ export {
   type VerifyResult,
   type VerifyToken,
 } from './options.js'
+export { auth } from './convention.js'
 export { restwellAuth }
 export default restwellAuth

@@ -1,4 +1,5 @@
 /** The batch body parser: shape, ids, URLs, headers and the `dependsOn` graph, all checked before anything runs. */
+import { READ_METHODS, STANDARD_METHODS } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
 
 /** One operation of a batch, checked and normalized. */
@@ -35,15 +36,7 @@ export interface ParseLimits {
 }
 
 /** The methods an operation may use. */
-export const METHODS: ReadonlySet<string> = new Set([
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'PATCH',
-  'DELETE',
-  'OPTIONS',
-])
+export const METHODS: ReadonlySet<string> = new Set(STANDARD_METHODS)
 /** Longest operation id and URL. */
 export const MAX_ID_LENGTH = 100
 export const MAX_URL_LENGTH = 2048
@@ -184,7 +177,7 @@ export function parseBatch(body: unknown, limits: ParseLimits): Batch {
     }
     const url = checkUrl(request.url, `${field}.url`, limits)
     const headers = checkHeaders(request.headers, `${field}.headers`, limits)
-    if (payload !== undefined && (method === 'GET' || method === 'HEAD')) {
+    if (payload !== undefined && READ_METHODS.has(method)) {
       throw invalid(`${field}.body`, `may not be sent with ${method}`)
     }
     dependencies.push(request.dependsOn)

@@ -1,4 +1,5 @@
 /** Runs a checked batch: dependencies first, at most `concurrency` operations at once, 424 and 208 without running. */
+import { READ_METHODS } from '@restwell/core'
 import type { Operation } from './parse.js'
 
 /** One operation's answer in the 207 body. */
@@ -32,17 +33,15 @@ export interface ScheduleOptions {
   failedDependency(operation: Operation, failed: string[]): Outcome
 }
 
-const SAFE = new Set(['GET', 'HEAD'])
-
 /**
- * For each operation, the index of the first earlier safe operation with the same method, url,
- * headers and dependencies, whose answer it repeats (208); undefined for the others. Unsafe
+ * For each operation, the index of the first earlier read (GET, HEAD) with the same method, url,
+ * headers and dependencies, whose answer it repeats (208); undefined for the others. Other
  * operations always run: two identical POSTs may mean two resources.
  */
 export function repeats(operations: readonly Operation[]): (number | undefined)[] {
   const first = new Map<string, number>()
   return operations.map((operation, index) => {
-    if (!SAFE.has(operation.method)) return undefined
+    if (!READ_METHODS.has(operation.method)) return undefined
     const key = JSON.stringify([
       operation.method,
       operation.url,

@@ -1,4 +1,5 @@
 /** The JSON schemas of the batch endpoint, for `@fastify/swagger` and the 207's serializer. */
+import { READ_METHODS } from '@restwell/core'
 import { MAX_ID_LENGTH, MAX_URL_LENGTH, METHODS, type ParseLimits } from './parse.js'
 
 type Json = Record<string, unknown>
@@ -10,7 +11,7 @@ export type SchemaLimits = Pick<
 >
 
 /** The methods whose operation may carry a body. */
-const BODY_METHODS = [...METHODS].filter((method) => method !== 'GET' && method !== 'HEAD')
+const BODY_METHODS = [...METHODS].filter((method) => !READ_METHODS.has(method))
 
 function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')

@@ -2,7 +2,7 @@ import restwellErrors from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { test } from 'tap'
 import restwellBatch, { BATCH_MARKER_HEADER, type BatchOptions } from '../src/index.js'
-import { decodeBody, toOutcome } from '../src/plugin.js'
+import { decodeBody, toOutcome } from '../src/outcome.js'
 
 interface Answer {
   id: string

@@ -50,6 +50,15 @@ export {
 export { developerWarning, WARNING_TYPE } from './warning.js'
 export { TICK_OBJECT } from './tick-shape.js'
 export { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from './vary.js'
+export {
+  BODYLESS_METHODS,
+  CONTENT_METHODS,
+  READ_METHODS,
+  REFUSED_METHODS,
+  SAFE_METHODS,
+  STANDARD_METHODS,
+  UNSAFE_METHODS,
+} from './methods.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
 export {
   ACCEPT_CACHE_SIZE,

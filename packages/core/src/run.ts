@@ -189,7 +189,11 @@ async function setUp(
   context: SetupContext,
   pipeline: Pipeline | undefined,
 ): Promise<InstalledConvention> {
-  registerOnce(fastify, convention.plugin, convention.name, { scope: convention.scope ?? 'chain' })
+  // A convention with no step (routes, decorators, checks) may come after the pipeline's plans.
+  registerOnce(fastify, convention.plugin, convention.name, {
+    scope: convention.scope ?? 'chain',
+    steps: convention.phases.length > 0,
+  })
   const options = convention.options(raw)
   const settings = await convention.setup(fastify, options, context)
   const installed: InstalledConvention = { convention, options, settings }

@@ -491,3 +491,28 @@ test('optionNaming: the umbrella and its option when the umbrella installed it, 
   t.equal(umbrella.plugin, 'restwell')
   t.equal(umbrella.option('origin'), 'cors.origin')
 })
+
+test('conventionPlugin: a convention with no phase may come after the pipeline made its plans; one with steps may not', async (t) => {
+  const routesOnly = defineConvention({
+    name: 'routesOnly',
+    plugin: '@test/routes-only',
+    phases: [],
+    options: (raw: { path?: string }) => ({ path: raw.path ?? '/status' }),
+    setup: (fastify: FastifyInstance, options: { path: string }) => {
+      fastify.get(options.path, async () => 'ok')
+      return options
+    },
+  })
+  const fastify = app()
+  installPipeline(fastify).sealed = true
+  await fastify.register(conventionPlugin(routesOnly), {})
+  t.equal((await fastify.inject('/status')).body, 'ok', 'its setup ran')
+
+  const seen: Seen = { order: [], contexts: [] }
+  const late = app()
+  installPipeline(late).sealed = true
+  await t.rejects(
+    async () => late.register(conventionPlugin(everyPhase(seen)), {}).ready(),
+    /@test\/marks: registered after restwell, which has made every route's plan/,
+  )
+})

@@ -50,5 +50,6 @@ export { invalidUtf8 } from './utf8.js'
 export { validationError } from './validation.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'
 export { type OutOfReach, RoutesOutOfReachError } from './out-of-reach.js'
+export { errors } from './convention.js'
 export { restwellErrors }
 export default restwellErrors

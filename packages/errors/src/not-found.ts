@@ -3,8 +3,11 @@
  * runs only the hooks of the instance that set the not-found handler for its prefix.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { pathOf } from '@restwell/core'
+import { forgetNotFoundPreHandler, notFoundPreHandler, pathOf } from '@restwell/core'
+import { sendError } from './answer.js'
+import { answering } from './handler.js'
 import { type HttpError, httpErrors } from './http-error.js'
+import type { ErrorsSettings } from './settings.js'
 
 /** Longest path echoed in the 404 message. */
 const MAX_ECHOED_PATH = 200
@@ -19,6 +22,28 @@ export function routeNotFound(request: FastifyRequest): HttpError {
   const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}...` : path
   const method = request.method === 'HEAD' ? 'GET' : request.method
   return httpErrors.notFound(`Route ${method} ${shown} not found`)
+}
+
+/**
+ * Sets the not-found handler: `routeNotFound` in the configured form, after the steps a
+ * pipeline runs before it (`notFoundPreHandler`). Fastify refuses a second not-found handler
+ * for one prefix: the app's, set before, is kept, and those steps go to root hooks instead.
+ */
+export function setNotFoundHandler(fastify: FastifyInstance, settings: ErrorsSettings): void {
+  const preHandler = notFoundPreHandler(fastify)
+  try {
+    fastify.setNotFoundHandler(
+      preHandler === undefined ? {} : { preHandler },
+      function restwellNotFound(request, reply) {
+        const error = routeNotFound(request)
+        // What this answer fails with reaches ours (the not-found scope's handler): last resort.
+        answering(reply, error)
+        return sendError(settings, error, request, reply)
+      },
+    )
+  } catch {
+    forgetNotFoundPreHandler(fastify)
+  }
 }
 
 /** `routeNotFound`, sent through the scope's error handler (`@restwell/errors`' when above). */

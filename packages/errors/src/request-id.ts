@@ -1,6 +1,7 @@
 /** Request ids: an incoming `X-Request-Id` is honoured when it is a safe token, else one is made. */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { FastifyRequest } from 'fastify'
 
 export const DEFAULT_REQUEST_ID_HEADER = 'x-request-id'
 /** Longest incoming id we keep. */
@@ -21,4 +22,17 @@ export function safeRequestId(value: unknown): string | undefined {
  */
 export function genReqId(req: Pick<IncomingMessage, 'headers'>): string {
   return safeRequestId(req.headers[DEFAULT_REQUEST_ID_HEADER]) ?? randomUUID()
+}
+
+/**
+ * The request's id, decided once and kept on `request.requestId`: the safe incoming value of
+ * `header`, else `request.id`.
+ */
+export function requestIdOf(request: FastifyRequest, header: string | false): string {
+  // Falsy when not yet known: '' (the decorator's default) or, on the request Fastify makes
+  // for `frameworkErrors` (its base class, without decorators), undefined.
+  if (request.requestId) return request.requestId
+  const id = (header && safeRequestId(request.headers[header])) || String(request.id)
+  request.requestId = id
+  return id
 }

@@ -4,7 +4,8 @@ import Fastify from 'fastify'
 import { test } from 'tap'
 import { answersWhileClosing, holdSlowRoute } from '../../../test/helpers/closing.js'
 import { http2Request } from '../../../test/helpers/http2.js'
-import { CLOSING_RETRY_AFTER, restwellErrors } from '../src/plugin.js'
+import { restwellErrors } from '../src/plugin.js'
+import { CLOSING_RETRY_AFTER } from '../src/steps.js'
 
 /**
  * A rolling deploy: a request arrives on a kept-alive connection after `app.close()` began.

@@ -36,5 +36,6 @@ export type {
   JobStatus,
   JobStore,
 } from './types.js'
+export { jobs } from './convention.js'
 export { restwellJobs }
 export default restwellJobs

@@ -6,7 +6,7 @@ import { test } from 'tap'
 import { formatDuration, isDuration, MemoryJobStore, toDuration } from '../src/index.js'
 import type { JobOutcome, JobRecord, JobStore } from '../src/types.js'
 import { recordOf } from '../src/bullmq.js'
-import { jobError } from '../src/plugin.js'
+import { jobError } from '../src/views.js'
 import {
   INVALID_LOCATION_FAILURE,
   locationReference,

@@ -1,15 +1,11 @@
 /** The `Allow` header: which methods a path supports, asked of Fastify's own router. */
+import { REFUSED_METHODS, STANDARD_METHODS } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
 
-/** Methods never routed: the spec does not use them (4.1), and TRACE echoes credentials. */
-export const REFUSED_METHODS: ReadonlySet<string> = new Set(['TRACE', 'CONNECT'])
-
-/** Order in which `Allow` lists methods; others follow alphabetically. */
-const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
-
 function rank(method: string): number {
-  const i = ORDER.indexOf(method)
-  return i === -1 ? ORDER.length : i
+  // `Allow` lists the standard methods in their order, then others alphabetically.
+  const i = STANDARD_METHODS.indexOf(method)
+  return i === -1 ? STANDARD_METHODS.length : i
 }
 
 /**

@@ -2,7 +2,9 @@
 import './augment.js'
 import { restwellMethods } from './plugin.js'
 
-export { allowedMethods, REFUSED_METHODS, sortMethods } from './allow.js'
+export { allowedMethods, sortMethods } from './allow.js'
+export { methods } from './convention.js'
 export { type MethodsOptions, MethodsOptionsSchema } from './options.js'
+export { REFUSED_METHODS } from '@restwell/core'
 export { restwellMethods }
 export default restwellMethods

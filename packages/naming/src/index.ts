@@ -1,7 +1,9 @@
 /** @restwell/naming: route paths checked against the naming rules of spec part 2. */
 import './augment.js'
-import { NamingError, restwellNaming } from './plugin.js'
+import { restwellNaming } from './plugin.js'
 
+export { naming } from './convention.js'
+export { NamingError } from './naming-error.js'
 export { type NamingOptions, NamingOptionsSchema, resolveNamingOptions } from './options.js'
 export {
   checkRouteName,
@@ -10,5 +12,5 @@ export {
   type NamingViolation,
   resourceSegments,
 } from './rules.js'
-export { NamingError, restwellNaming }
+export { restwellNaming }
 export default restwellNaming

@@ -3,9 +3,12 @@
  * plugins hand their steps to it (`@restwell/core`'s `installPipeline`); each route's plan is
  * the steps that apply to it, decided when the route is added, and one hook per phase runs them.
  */
+import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
 import { cors } from '@restwell/cors'
 import { digest } from '@restwell/digest'
+import { errors } from '@restwell/errors'
+import { methods } from '@restwell/methods'
 import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import { patch } from '@restwell/patch'
@@ -49,7 +52,7 @@ type Order<P extends Phase> = readonly (WithPhase<P> | string)[]
  */
 export const REQUEST_ORDER: Order<'request'> = [
   // The request id on every answer; requests refused before anything runs (closing, Expect, Host).
-  'request',
+  errors,
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
   cors,
   // Method override sets the method its twin route was reached for: what follows sees it.
@@ -61,9 +64,9 @@ export const REQUEST_ORDER: Order<'request'> = [
   // The root rate limit, before auth: a client failing authentication is counted too.
   rateLimit,
   // HTTPS only; with hideRoutes an unknown path asks for a token like a route.
-  'auth',
+  auth,
   // 405, automatic OPTIONS and 501 on the not-found path, before the body is read.
-  'methods',
+  methods,
 ]
 
 /**
@@ -76,7 +79,7 @@ export const ROUTE_GUARD_ORDER: Order<'guard'> = [
   // The route's own rate limit (`config.rateLimit`) first: a client failing authentication is counted.
   rateLimit,
   // The route's auth requirement: 401/403 before the route's own hooks and anything it reveals.
-  'auth',
+  auth,
 ]
 
 /**
@@ -244,7 +247,7 @@ export function planRoute(
   const guardPlan = planOf(ROUTE_GUARD_ORDER, guards, 'onRequest guard (ROUTE_GUARD_ORDER)', where)
   if (guardPlan.length > 0) {
     const hook = requestHook('restwellGuard', guardPlan)
-    addRouteHook(route, 'onRequest', hook, guards.has('auth') ? 'first' : 'last')
+    addRouteHook(route, 'onRequest', hook, guards.has(auth) ? 'first' : 'last')
   }
   const requestPlan = planOf(
     ROUTE_REQUEST_ORDER,

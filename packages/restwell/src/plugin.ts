@@ -1,6 +1,7 @@
 /** The umbrella plugin: registers every restwell convention in the right order. */
-import restwellErrors, {
+import {
   DEFAULT_REQUEST_ID_HEADER,
+  errors,
   OptionsError,
   RoutesOutOfReachError,
   validateOptions,
@@ -16,6 +17,7 @@ import {
   snapshotRoutes,
   routeName,
 } from '@restwell/core'
+import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
 import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
 import restwellConditional from '@restwell/conditional'
@@ -24,8 +26,8 @@ import restwellMethodOverride, {
   DEFAULT_OVERRIDE_METHODS,
   DEFAULT_OVERRIDE_QUERY,
 } from '@restwell/method-override'
-import restwellMethods from '@restwell/methods'
-import restwellNaming from '@restwell/naming'
+import { methods } from '@restwell/methods'
+import { naming } from '@restwell/naming'
 import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
@@ -144,6 +146,12 @@ function versionQueryParameter(options: RestwellOptions): string | false {
   return versioning?.queryParameter ?? 'version'
 }
 
+/** `first`, then the names of `then` that `first` does not hold in any case. */
+function withoutCaseTwins(first: readonly string[], then: readonly string[]): string[] {
+  const held = new Set(first.map((name) => name.toLowerCase()))
+  return [...first, ...then.filter((name) => !held.has(name.toLowerCase()))]
+}
+
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
   // Registered once, and alone: no official plugin doing a job restwell does is there too.
@@ -177,13 +185,16 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       return {
         queryParameters: declared.queryParameters,
         requestHeaders: [...undeclared.requestHeaders, ...declared.requestHeaders],
-        responseHeaders: [...undeclared.responseHeaders, ...declared.responseHeaders],
+        // A name the defaults hold keeps their place and spelling (`X-Request-Id`, `Allow`).
+        responseHeaders: withoutCaseTwins(undeclared.responseHeaders, declared.responseHeaders),
       }
     },
   }
 
   // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
-  if (options.errors !== false) await fastify.register(restwellErrors, options.errors ?? {})
+  if (options.errors !== false) {
+    await installConvention(fastify, errors, options.errors ?? {}, context)
+  }
 
   // 2. CORS: one onRequest hook adds the headers to every answer and answers a preflight
   //    before rate limits and auth see it. It runs before the override and versioning steps, so
@@ -222,8 +233,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
   //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
   if (options.auth !== undefined && options.auth !== false) {
-    // Imported here, as jobs and batch below: off unless configured, so not loaded otherwise.
-    await fastify.register(import('@restwell/auth'), options.auth)
+    await installConvention(fastify, auth, options.auth, context)
   } else if (options.auth === undefined) {
     onEveryRoute(fastify, refuseUnguarded)
   }
@@ -232,7 +242,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (offUntilGiven.length > 0) onEveryRoute(fastify, refuseUnread(offUntilGiven))
 
   // 7. methods: 405/OPTIONS/501 on the not-found path only.
-  if (options.methods !== false) await fastify.register(restwellMethods, options.methods ?? {})
+  if (options.methods !== false) {
+    await installConvention(fastify, methods, options.methods ?? {}, context)
+  }
 
   // 8. negotiation: 406/415 before the handler, the representation chosen before conditional
   //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
@@ -313,13 +325,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // 12. with @fastify/swagger registered, describe what restwell adds to every route: after
   //     every plugin that changes a route's schema (patch, pagination, soft delete), before
   //     jobs adds its status routes (described too).
-  const auth = options.auth === undefined || options.auth === false ? undefined : options.auth
+  const authOptions =
+    options.auth === undefined || options.auth === false ? undefined : options.auth
   const conditional = options.conditional === false ? undefined : options.conditional
   await installOpenapi(fastify, {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
-    auth: auth !== undefined,
-    authByDefault: auth?.defaultProtected ?? true,
-    hideRoutes: auth?.hideRoutes ?? auth?.defaultProtected ?? true,
+    auth: authOptions !== undefined,
+    authByDefault: authOptions?.defaultProtected ?? true,
+    hideRoutes: authOptions?.hideRoutes ?? authOptions?.defaultProtected ?? true,
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
     requirePrecondition: conditional?.requirePrecondition ?? false,
@@ -339,9 +352,13 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.
-  if (options.naming !== false) await fastify.register(restwellNaming, options.naming ?? {})
+  if (options.naming !== false) {
+    await installConvention(fastify, naming, options.naming ?? {}, context)
+  }
   if (options.jobs !== undefined && options.jobs !== false) {
-    await fastify.register(import('@restwell/jobs'), options.jobs)
+    // Imported here, as batch below: off unless configured, so not loaded otherwise.
+    const { jobs } = await import('@restwell/jobs')
+    await installConvention(fastify, jobs, options.jobs, context)
   }
   // 14. batch: its operations are injected, so they pass every hook above, the rate limit
   //     included; they may not use this app's method override header or parameter.
@@ -349,11 +366,18 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     const override = overrideOf(options)
     const header = override === false ? false : override.header
     const query = override === false ? false : override.query
-    await fastify.register(import('@restwell/batch'), {
-      ...options.batch,
-      forbiddenHeaders: [...(options.batch.forbiddenHeaders ?? []), ...(header ? [header] : [])],
-      forbiddenQuery: [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])],
-    })
+    const { batch } = await import('@restwell/batch')
+    const forbiddenHeaders = [
+      ...(options.batch.forbiddenHeaders ?? []),
+      ...(header ? [header] : []),
+    ]
+    const forbiddenQuery = [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])]
+    await installConvention(
+      fastify,
+      batch,
+      { ...options.batch, forbiddenHeaders, forbiddenQuery },
+      context,
+    )
   }
   // Every plugin that hands over request steps is registered: the root hook's plan is made.
   makeRequestPlan()

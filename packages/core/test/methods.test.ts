@@ -1,0 +1,25 @@
+import {
+  BODYLESS_METHODS,
+  CONTENT_METHODS,
+  READ_METHODS,
+  REFUSED_METHODS,
+  SAFE_METHODS,
+  STANDARD_METHODS,
+  UNSAFE_METHODS,
+} from '@restwell/core'
+import { test } from 'tap'
+
+test('the method sets of RFC 9110 §9 agree with one another', async (t) => {
+  const standard = new Set(STANDARD_METHODS)
+  for (const method of standard) {
+    t.equal(SAFE_METHODS.has(method), !UNSAFE_METHODS.has(method), `${method}: safe or unsafe`)
+  }
+  for (const set of [SAFE_METHODS, UNSAFE_METHODS, READ_METHODS, CONTENT_METHODS]) {
+    for (const method of set) t.ok(standard.has(method), `${method} is routed`)
+  }
+  for (const method of READ_METHODS) t.ok(SAFE_METHODS.has(method), `${method}: a read is safe`)
+  for (const method of CONTENT_METHODS)
+    t.notOk(BODYLESS_METHODS.has(method), `${method}: body read`)
+  for (const method of REFUSED_METHODS) t.notOk(standard.has(method), `${method}: never routed`)
+  t.same(STANDARD_METHODS.slice(0, 2), ['GET', 'HEAD'], 'Allow lists GET and HEAD first')
+})

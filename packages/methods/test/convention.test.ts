@@ -1,0 +1,13 @@
+import { isConvention, mergeContributions } from '@restwell/core'
+import { test } from 'tap'
+import { methods } from '../src/index.js'
+
+test('the methods convention: a request step and a not-found handler step; Allow is exposed', async (t) => {
+  t.ok(isConvention(methods))
+  t.same(methods.phases, ['request', 'notFoundHandler'])
+  t.same(mergeContributions([{ convention: methods, options: methods.options({}) }]), {
+    queryParameters: [],
+    requestHeaders: [],
+    responseHeaders: ['allow'],
+  })
+})
