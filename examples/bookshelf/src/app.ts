@@ -46,8 +46,8 @@ export interface AppOptions {
   /** Close the database when the app closes. [true] */
   closeDatabase?: boolean
   /**
-   * Redis for the state instances share: rate-limit counters and the job queue. Without it
-   * both live in this process (one instance only). [none: in memory]
+   * Redis for the state instances share: rate-limit counters, idempotency keys and the job
+   * queue. Without it they live in this process (one instance only). [none: in memory]
    */
   redis?: Redis
   /** Close `redis` when the app closes (after the job worker has stopped). [true] */
@@ -179,6 +179,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     negotiation: { languages: [...LANGUAGES] },
     pagination: { defaultLimit: 10, maxLimit: 100 },
     softDelete: { mode: 'soft', gone: false },
+    // A retried POST /v1/books or /v1/exports with its Idempotency-Key gets the first answer;
+    // with Redis every instance sees the keys.
+    idempotency:
+      redis === undefined ? {} : { store: { redis, keyPrefix: 'bookshelf-idempotency:' } },
     naming: { mode: 'error', exclude: [...DOC_PATHS, DASHBOARD_PATH], allow: ['cover', 'result'] },
     // Every instance defines the jobs (`defineExportJob` below) and, unless told not to, runs a
     // worker: with Redis (a BullMQ queue), a job enqueued on one instance may run on any, or in

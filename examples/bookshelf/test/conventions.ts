@@ -259,13 +259,58 @@ export async function methodsAndAuth(t: Test, { call, json }: Running): Promise<
   t.equal(asset.status, 200)
 }
 
+/**
+ * POST /v1/books with an Idempotency-Key: a retry is the first answer again (no second book),
+ * another body under the key 422, a bad key 400; concurrent retries run the handler once.
+ */
+async function idempotentCreation(
+  t: Test,
+  { call, json }: Pick<Running, 'call' | 'json'>,
+  dune: Body,
+  key: Record<string, string>,
+  createdBody: string,
+): Promise<void> {
+  const retry = await call('POST', '/v1/books', { body: dune, headers: key })
+  t.equal(retry.status, 201, 'a retry is the first answer, not 409 ISBN_TAKEN')
+  t.equal(retry.headers.get('idempotent-replayed'), 'true')
+  t.equal(retry.headers.get('location'), '/v1/books/8')
+  t.equal(retry.headers.get('etag'), '"1"')
+  t.equal(await retry.text(), createdBody, 'byte for byte')
+  const other = await call('POST', '/v1/books', { body: { ...dune, title: 'Emma' }, headers: key })
+  t.equal(other.status, 422)
+  t.equal((await json<ErrorBody>(other)).error.code, 'IDEMPOTENCY_KEY_REUSED')
+  const bad = await call('POST', '/v1/books', { body: dune, headers: { 'idempotency-key': 'x' } })
+  t.equal(bad.status, 400)
+  t.equal((await json<ErrorBody>(bad)).error.details[0]?.field, 'headers/idempotency-key')
+  // Ten at once under a new key for a taken ISBN: one runs (409 ISBN_TAKEN, an outcome that is
+  // kept), the others are 409 IDEMPOTENCY_KEY_IN_USE or its replay.
+  const fresh = { 'idempotency-key': '"concurrent"' }
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () => call('POST', '/v1/books', { body: dune, headers: fresh })),
+  )
+  const codes = await Promise.all(
+    answers.map(async (answer) => {
+      const { code } = (await json<ErrorBody>(answer)).error
+      return `${answer.status} ${code}${answer.headers.get('idempotent-replayed') ? ' replayed' : ''}`
+    }),
+  )
+  t.equal(codes.filter((c) => c === '409 ISBN_TAKEN').length, 1, 'the handler ran once')
+  t.ok(
+    codes.every((c) => /^409 (ISBN_TAKEN|IDEMPOTENCY_KEY_IN_USE|ISBN_TAKEN replayed)$/.test(c)),
+    codes.join(', '),
+  )
+}
+
 export async function writes(t: Test, { call, json }: Running): Promise<void> {
   const dune = { title: 'Dune', isbn: '978-0441013593', authorId: 1 }
-  const created = await call('POST', '/v1/books', { body: dune })
+  const key = { 'idempotency-key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' }
+  const created = await call('POST', '/v1/books', { body: dune, headers: key })
   t.equal(created.status, 201)
   t.equal(created.headers.get('location'), '/v1/books/8')
   t.equal(created.headers.get('etag'), '"1"')
-  t.match(await json(created), { id: 8, title: 'Dune', status: 'available', authorId: 1 })
+  const createdBody = await created.text()
+  t.match(JSON.parse(createdBody), { id: 8, title: 'Dune', status: 'available', authorId: 1 })
+  await idempotentCreation(t, { call, json }, dune, key, createdBody)
 
   // A precondition a POST cannot check is not ignored: nothing is created (RFC 9110 §13.1.1).
   const preconditions: Record<string, string>[] = [
@@ -640,12 +685,22 @@ export async function versions(t: Test, { call, json }: Running): Promise<void> 
 }
 
 export async function exportJob(t: Test, { call, json }: Running): Promise<void> {
-  const accepted = await call('POST', '/v1/exports', { body: { status: 'available' } })
+  const key = { 'idempotency-key': '"export-available"' }
+  const accepted = await call('POST', '/v1/exports', {
+    body: { status: 'available' },
+    headers: key,
+  })
   t.equal(accepted.status, 202)
   const location = accepted.headers.get('location') as string
   t.match(location, /^\/jobs\/[0-9a-f-]{36}$/)
   const job = await json(accepted)
   t.match(job, { jobId: location.slice('/jobs/'.length), status: 'queued', estimatedTime: 'PT5S' })
+  // A retry with the key enqueues nothing: the same job, the same answer.
+  const retried = await call('POST', '/v1/exports', { body: { status: 'available' }, headers: key })
+  t.equal(retried.status, 202)
+  t.equal(retried.headers.get('location'), location)
+  t.equal(retried.headers.get('idempotent-replayed'), 'true')
+  t.same(await json(retried), job)
 
   let status: Response | undefined
   await until(async () => {

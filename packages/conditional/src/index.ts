@@ -1,6 +1,6 @@
 /** @restwell/conditional: ETag, Last-Modified, If-* preconditions (304/412/428) and byte ranges (206/416). */
 import './augment.js'
-import { codingTag, restwellConditional } from './plugin.js'
+import { restwellConditional } from './plugin.js'
 
 export { acceptsCoding } from './accept-encoding.js'
 export { defineValidator } from './define-validator.js'
@@ -64,5 +64,6 @@ export {
   type RangeSpec,
   resolveRanges,
 } from './range.js'
-export { codingTag, restwellConditional }
+export { conditional } from './convention.js'
+export { restwellConditional }
 export default restwellConditional

@@ -4,7 +4,7 @@
  * one convention alone; `installPipeline` (the umbrella's) runs many, in the order of its lists.
  */
 import type { FastifyInstance } from 'fastify'
-import type { RequestStep, SendStep } from './plan.js'
+import type { BodyStep, RequestStep, SendStep } from './plan.js'
 import type { RouteEntry } from './routes.js'
 
 /**
@@ -40,10 +40,15 @@ export const PHASES: readonly Phase[] = [
   'notFoundSend',
 ]
 
-/** The kind of step each phase runs: a request step before the handler, a send step after. */
+/**
+ * The kind of step each phase runs: a request step before the handler (before the body is read,
+ * a body step too, which may replace the body stream), a send step after.
+ */
 export type StepOf<P extends Phase> = P extends 'serialize' | 'send' | 'notFoundSend'
   ? SendStep
-  : RequestStep
+  : P extends 'beforeBody'
+    ? RequestStep | BodyStep
+    : RequestStep
 
 /** What a convention adds to one route: at most one step per phase it declares. */
 export type RouteSteps<P extends Phase = Phase> = {
@@ -157,8 +162,11 @@ export interface ConventionSpec<
   readonly plugin: string
   /** The phases it has steps in; the pipeline lists it in each. */
   readonly phases: readonly P[]
-  /** The route config key of its own settings (`config.<key>`, `false` turning it off there). [name] */
-  readonly routeConfigKey?: string
+  /**
+   * The route config key of its own settings (`config.<key>`, `false` turning it off there), or
+   * `false` when it reads none (its route settings are route options of its own). [name]
+   */
+  readonly routeConfigKey?: string | false
   /** Validates the app's options and resolves their defaults; throws `OptionsError` naming the field. */
   readonly options: (raw: Input) => Options
   /** Validates a route's own settings; `where` names the route for the message. */
@@ -188,14 +196,22 @@ export interface ConventionSpec<
    * per instance, a child scope again with options of its own (`'instance'`).
    */
   readonly scope?: 'chain' | 'instance'
-  /** Alone, where its hook of each route phase goes (see `AlonePlacement`). */
-  readonly alone?: { readonly [K in Extract<P, RoutePhase>]?: AlonePlacement<K> }
+  /**
+   * Alone, where its hook of each route phase goes (see `AlonePlacement`), or a function of the
+   * route's methods that says (a HEAD route's send hook must come before Fastify's, which drops
+   * the body).
+   */
+  readonly alone?: {
+    readonly [K in Extract<P, RoutePhase>]?:
+      | AlonePlacement<K>
+      | ((methods: readonly string[]) => AlonePlacement<K>)
+  }
 }
 
 /**
  * Alone, where a convention's hook of a route phase goes among the route's own hooks of that
  * phase: after them (`'last'`, the default: registration order is run order) or before them
- * (`'first'`). A `beforeBody` step may run before the route's own `onRequest` hooks instead
+ * (`'first'`: the hooks conventions put first run in registration order too). A `beforeBody` step may run before the route's own `onRequest` hooks instead
  * (`'onRequest'`), so that every hook of the route sees what it decided.
  */
 export type AlonePlacement<K extends RoutePhase> = K extends 'beforeBody'

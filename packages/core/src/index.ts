@@ -2,14 +2,18 @@
 export { bodilessHead, notModifiedHeaders, REMOVED_ON_304 } from './answers.js'
 export {
   addRouteHook,
+  type BodyStep,
+  bodyStep,
   contributeSend,
   forgetNotFoundPreHandler,
   installPipeline,
+  isBodyStep,
   notFoundPreHandler,
   type Pipeline,
   parsingHook,
   pipelineOf,
   type PhaseSteps,
+  type RequestBody,
   type RequestStep,
   type StepOutcome,
   requestHook,
@@ -71,6 +75,7 @@ export {
   remembered,
 } from './header-list.js'
 export { appendLink, safePath } from './link.js'
+export { isModuleNotFound } from './peer.js'
 export {
   adoptionBatch,
   checkEveryRoute,
@@ -152,6 +157,6 @@ export {
   notFoundSendHook,
   type OptionsInput,
   pipelineRouteSteps,
-  routeDescriptionsOf,
+  routeDescriptionOf,
 } from './run.js'
 export type { StepKey } from './plan.js'

@@ -188,32 +188,93 @@ export function requestHook(name: string, steps: readonly RequestStep[]): onRequ
   return Object.defineProperty(hook, 'name', { value: name })
 }
 
+/** The body a `preParsing` hook gets and hands on: the request's stream, or one decoding it. */
+export type RequestBody = Parameters<preParsingHookHandler>[2]
+
+const BODY_STEP = Symbol.for('restwell.plan.bodyStep')
+
 /**
- * One `preParsing` hook, named `name`, that runs `steps` in order (as `requestHook` does) and
- * then hands the body stream to `decode` (which may replace it), or passes it on unchanged.
- * Steps that answer or fail end the run before the body is touched.
+ * A step before the body is read that hands the body on (a content-coding decoder): it gets
+ * the body stream and returns the stream to read instead (`undefined` keeps it) or an error to
+ * answer with. Made with `bodyStep`, so that a phase's runner tells it from a `RequestStep`.
+ */
+export interface BodyStep {
+  (request: FastifyRequest, reply: FastifyReply, body: RequestBody): RequestBody | Error | undefined
+  readonly [BODY_STEP]: true
+}
+
+/**
+ * Marks `decode` as a `BodyStep`: a `beforeBody` step that may replace the body stream.
+ *
+ * @param decode gets the body stream, returns the one to read instead, an error, or undefined
+ * @example
+ * const gunzip = bodyStep((request, _reply, body) =>
+ *   request.headers['content-encoding'] === 'gzip' ? body.pipe(zlib.createGunzip()) : undefined,
+ * )
+ */
+export function bodyStep(
+  decode: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: RequestBody,
+  ) => RequestBody | Error | undefined,
+): BodyStep {
+  return Object.defineProperty(decode, BODY_STEP, { value: true }) as BodyStep
+}
+
+/** Whether `step` was made by `bodyStep`. */
+export function isBodyStep(step: RequestStep | BodyStep): step is BodyStep {
+  return (step as Partial<BodyStep>)[BODY_STEP] === true
+}
+
+/** Hands `body` through `steps` in order; the first error ends the run with it. */
+function runBodySteps(
+  steps: readonly BodyStep[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: RequestBody,
+  done: (error: Error | null, body?: RequestBody) => void,
+): void {
+  let out = body
+  for (const step of steps) {
+    let next: RequestBody | Error | undefined
+    try {
+      next = step(request, reply, out)
+    } catch (error) {
+      done(error as Error)
+      return
+    }
+    if (next instanceof Error) {
+      done(next)
+      return
+    }
+    if (next !== undefined) out = next
+  }
+  done(null, out)
+}
+
+/**
+ * One `preParsing` hook, named `name`, that runs the request steps of `steps` in order (as
+ * `requestHook` does) and then hands the body stream through its body steps (`bodyStep`), or
+ * passes it on unchanged. Request steps that answer or fail end the run before the body is
+ * touched.
  */
 export function parsingHook(
   name: string,
-  steps: readonly RequestStep[],
-  decode?: preParsingHookHandler,
+  steps: readonly (RequestStep | BodyStep)[],
 ): preParsingHookHandler {
-  // A route with nothing to check before its body is read decodes at once.
-  const onlyDecode: preParsingHookHandler | undefined =
-    steps.length === 0 && decode !== undefined
-      ? function (this: FastifyInstance, request, reply, payload, done) {
-          decode.call(this, request, reply, payload, done)
-        }
-      : undefined
+  const requests = steps.filter((step) => !isBodyStep(step)) as RequestStep[]
+  const bodies = steps.filter(isBodyStep)
   const hook: preParsingHookHandler =
-    onlyDecode ??
-    function (this: FastifyInstance, request, reply, payload, done) {
-      runSteps(steps, 0, request, reply, (error) => {
-        if (error !== undefined) done(error)
-        else if (decode === undefined) done(null, payload)
-        else decode.call(this, request, reply, payload, done)
-      })
-    }
+    requests.length === 0
+      ? // A route with nothing to check before its body is read decodes at once.
+        (request, reply, payload, done) => runBodySteps(bodies, request, reply, payload, done)
+      : (request, reply, payload, done) => {
+          runSteps(requests, 0, request, reply, (error) => {
+            if (error !== undefined) done(error)
+            else runBodySteps(bodies, request, reply, payload, done)
+          })
+        }
   return Object.defineProperty(hook, 'name', { value: name })
 }
 

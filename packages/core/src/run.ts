@@ -24,6 +24,7 @@ import type {
 } from './convention.js'
 import {
   addRouteHook,
+  type BodyStep,
   type Pipeline,
   parsingHook,
   pipelineOf,
@@ -85,13 +86,14 @@ function routeContext(
   route: RouteEntry,
 ): RouteContext<unknown> | undefined {
   const key = convention.routeConfigKey ?? convention.name
-  const raw = (route.config as Record<string, unknown> | undefined)?.[key]
+  const raw =
+    key === false ? undefined : (route.config as Record<string, unknown> | undefined)?.[key]
   if (raw === false) return undefined
   const name = routeName(route)
   const config =
     raw === undefined || convention.routeConfig === undefined
       ? raw
-      : convention.routeConfig(raw, `${convention.plugin} (config.${key} of ${name})`)
+      : convention.routeConfig(raw, `${convention.plugin} (config.${String(key)} of ${name})`)
   return { route, instance, methods: servedMethods(route), config, name }
 }
 
@@ -115,6 +117,22 @@ export function routeStepsOf(
     }
   }
   return steps
+}
+
+/**
+ * How `installed` describes `route` in the OpenAPI document (its `describe`, given the route's
+ * validated config), or undefined: nothing to add, or the route sets `config.<key>: false`.
+ */
+export function routeDescriptionOf(
+  installed: InstalledConvention,
+  instance: FastifyInstance,
+  route: RouteEntry,
+): RouteDescription | undefined {
+  const { convention } = installed
+  if (convention.describe === undefined) return undefined
+  const context = routeContext(convention, instance, route)
+  if (context === undefined) return undefined
+  return convention.describe(context, installed.settings) ?? undefined
 }
 
 /** The convention's app-wide steps, checked against the phases it declares. */
@@ -141,10 +159,37 @@ const ROUTE_HOOKS = {
 } as const satisfies Record<RoutePhase, string>
 
 /** The route's hook that runs one step of `phase`, named after the convention. */
-function hookOf(phase: RoutePhase, name: string, step: RequestStep | SendStep): unknown {
-  if (phase === 'beforeBody') return parsingHook(name, [step as RequestStep])
+function hookOf(phase: RoutePhase, name: string, step: RequestStep | BodyStep | SendStep): unknown {
+  if (phase === 'beforeBody') return parsingHook(name, [step as RequestStep | BodyStep])
   if (phase === 'serialize' || phase === 'send') return sendHook(name, [step as SendStep])
   return requestHook(name, [step as RequestStep])
+}
+
+/** Marks the hooks conventions used alone put first (`Symbol.for`: the ESM and CJS builds). */
+const PUT_FIRST = Symbol.for('restwell.convention.first')
+
+/**
+ * Adds a convention's hook to the route's own hooks of `phase`: last, or first but after the
+ * hooks conventions put first before it, so that conventions run in registration order either way.
+ */
+function placeHook(
+  route: RouteEntry,
+  phase: RoutePhase,
+  hook: unknown,
+  where: 'first' | 'last',
+): void {
+  const fastifyPhase = ROUTE_HOOKS[phase]
+  if (where === 'last') {
+    addRouteHook(route, fastifyPhase, hook)
+    return
+  }
+  Object.defineProperty(hook, PUT_FIRST, { value: true })
+  const slots = route as unknown as Record<string, unknown>
+  const list = [slots[fastifyPhase] ?? []].flat() as { [PUT_FIRST]?: true }[]
+  let at = 0
+  for (const [i, placed] of list.entries()) if (placed[PUT_FIRST] === true) at = i + 1
+  list.splice(at, 0, hook as { [PUT_FIRST]?: true })
+  slots[fastifyPhase] = list
 }
 
 /** Runs `step` before the not-found handler only (a root `preHandler` hook). */
@@ -226,18 +271,22 @@ async function setUp(
     fastify.addHook('onSend', notFoundSendHook(hookName, app.notFoundSend as SendStep))
   }
   if (convention.route === undefined) return installed
+  type At = AlonePlacement<RoutePhase>
+  const alone = (convention.alone ?? {}) as Partial<
+    Record<RoutePhase, At | ((methods: readonly string[]) => At)>
+  >
   onEveryRoute(fastify, function conventionRoute(this: FastifyInstance, route) {
     const steps = routeStepsOf(installed, this, route)
     if (steps === undefined) return
     for (const phase of Object.keys(ROUTE_HOOKS) as RoutePhase[]) {
       const step = steps[phase]
       if (step === undefined) continue
-      const alone = convention.alone as Record<string, AlonePlacement<RoutePhase>> | undefined
-      const where = alone?.[phase] ?? 'last'
+      const at = alone[phase] ?? 'last'
+      const where = typeof at === 'function' ? at(servedMethods(route)) : at
       if (where === 'onRequest') {
         addRouteHook(route, 'onRequest', requestHook(hookName, [step as RequestStep]), 'first')
       } else {
-        addRouteHook(route, ROUTE_HOOKS[phase], hookOf(phase, hookName, step), where)
+        placeHook(route, phase, hookOf(phase, hookName, step), where)
       }
     }
   })
@@ -305,29 +354,13 @@ export async function installConvention(
   return installed as InstalledConvention
 }
 
-/** What each convention installed in `pipeline` says of `route` for the OpenAPI document. */
-export function routeDescriptionsOf(
-  pipeline: Pipeline,
-  instance: FastifyInstance,
-  route: RouteEntry,
-): RouteDescription[] {
-  const out: RouteDescription[] = []
-  for (const { convention, settings } of installedConventions(pipeline)) {
-    if (convention.describe === undefined) continue
-    const context = routeContext(convention, instance, route)
-    const description = context && convention.describe(context, settings)
-    if (description !== undefined) out.push(description)
-  }
-  return out
-}
-
 /** The steps every installed convention adds to `route`, per phase, by convention. */
 export function pipelineRouteSteps(
   pipeline: Pipeline,
   instance: FastifyInstance,
   route: RouteEntry,
-): Map<RoutePhase, Map<AnyConvention, RequestStep | SendStep>> {
-  const out = new Map<RoutePhase, Map<AnyConvention, RequestStep | SendStep>>()
+): Map<RoutePhase, Map<AnyConvention, RequestStep | BodyStep | SendStep>> {
+  const out = new Map<RoutePhase, Map<AnyConvention, RequestStep | BodyStep | SendStep>>()
   for (const installed of installedConventions(pipeline)) {
     const steps = routeStepsOf(installed, instance, route)
     if (steps === undefined) continue

@@ -14,7 +14,8 @@ import {
   type Phase,
   pipelineRouteSteps,
   type RouteContext,
-  routeDescriptionsOf,
+  routeDescriptionOf,
+  type RouteEntry,
   type RoutePhase,
   type SetupContext,
 } from '@restwell/core'
@@ -171,6 +172,80 @@ test("conventionPlugin: `alone: 'first'` puts the hook before the route's own", 
     'send',
     'own onSend',
   ])
+})
+
+test('conventionPlugin: conventions alone run in registration order, put first or last; a placement may be per route', async (t) => {
+  const order: string[] = []
+  const marker = (
+    name: string,
+    at: 'first' | 'last' | ((methods: readonly string[]) => 'first' | 'last'),
+  ) =>
+    defineConvention({
+      name,
+      plugin: `@test/${name}`,
+      phases: ['send'],
+      options: () => ({}),
+      setup: () => ({}),
+      route: () => ({
+        send: () => {
+          order.push(name)
+          return undefined
+        },
+      }),
+      alone: { send: at },
+    })
+  const headFirst = (methods: readonly string[]) => (methods.includes('HEAD') ? 'first' : 'last')
+  const fastify = app()
+  await fastify.register(conventionPlugin(marker('one', 'first')), {})
+  await fastify.register(conventionPlugin(marker('two', headFirst)), {})
+  await fastify.register(conventionPlugin(marker('three', headFirst)), {})
+  fastify.get(
+    '/x',
+    {
+      onSend: async (_request, _reply, payload) => {
+        order.push('own')
+        return payload
+      },
+    },
+    async () => 'x',
+  )
+  fastify.get('/bare', async () => 'b')
+  await fastify.inject('/x')
+  t.same(order, ['one', 'own', 'two', 'three'], 'GET: first before the own hook, last after it')
+  order.length = 0
+  const head = await fastify.inject({ method: 'HEAD', url: '/x' })
+  t.same(order, ['one', 'two', 'three', 'own'], 'HEAD: all first, in registration order')
+  t.equal(head.headers['content-length'], '1', "before Fastify's HEAD hook, which sizes the body")
+  order.length = 0
+  await fastify.inject('/bare')
+  t.same(order, ['one', 'two', 'three'], 'a route with no hook of its own')
+})
+
+test('conventionPlugin: `routeConfigKey: false` reads no route config', async (t) => {
+  const contexts: RouteContext<unknown>[] = []
+  const options = defineConvention({
+    name: 'routeOptions',
+    plugin: '@test/route-options',
+    phases: ['send'],
+    routeConfigKey: false,
+    options: () => ({}),
+    setup: () => ({}),
+    route: (context) => {
+      contexts.push(context)
+      return undefined
+    },
+  })
+  const fastify = app()
+  await fastify.register(conventionPlugin(options), {})
+  fastify.get('/x', { config: { routeOptions: false } as object }, async () => 'x')
+  t.same(
+    contexts.map((context) => [context.name, context.config]),
+    [
+      ['GET /x', undefined],
+      ['HEAD /x', undefined],
+    ],
+    'called on every route, with no config',
+  )
 })
 
 test('conventionPlugin: a step in a phase the convention does not declare fails, naming it', async (t) => {
@@ -371,6 +446,40 @@ test('mergeContributions: each name once, in order; nothing from a convention th
   )
 })
 
+test('routeDescriptionOf: the convention describes a route by its validated config; false or none says nothing', async (t) => {
+  const fastify = app()
+  const described = defineConvention({
+    name: 'described',
+    plugin: '@test/described',
+    phases: [],
+    options: () => ({ suffix: '!' }),
+    routeConfig: (raw: unknown, where: string) => ({ raw, where }),
+    setup: (_fastify: FastifyInstance, options: { suffix: string }) => options,
+    describe: (context, settings) =>
+      context.config === undefined
+        ? undefined
+        : { responses: [[409, `${context.name} ${String(context.config.raw)}${settings.suffix}`]] },
+  })
+  const installed = { convention: described, options: {}, settings: { suffix: '!' } }
+  const route = (config?: unknown) =>
+    ({
+      method: 'POST',
+      url: '/books',
+      routePath: '/books',
+      path: '/books',
+      prefix: '',
+      handler: async () => null,
+      ...(config === undefined ? {} : { config: { described: config } }),
+    }) as RouteEntry
+  t.same(routeDescriptionOf(installed, fastify, route('yes')), {
+    responses: [[409, 'POST /books yes!']],
+  })
+  t.equal(routeDescriptionOf(installed, fastify, route()), undefined, 'describe said nothing')
+  t.equal(routeDescriptionOf(installed, fastify, route(false)), undefined, 'config false')
+  const silent = { ...installed, convention: { ...described, describe: undefined } }
+  t.equal(routeDescriptionOf(silent, fastify, route('yes')), undefined, 'no describe')
+})
+
 test('a convention with no route steps, or a phase left undefined, adds no hook', async (t) => {
   const appOnly = defineConvention({
     name: 'appOnly',
@@ -442,7 +551,7 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
   )
 })
 
-test('routeDescriptionsOf: what each installed convention says of a route, none where it is off', async (t) => {
+test('routeDescriptionOf over a pipeline: what each installed convention says of a route, none where it is off', async (t) => {
   const fastify = app()
   const pipeline = installPipeline(fastify)
   const context: SetupContext = {
@@ -469,7 +578,11 @@ test('routeDescriptionsOf: what each installed convention says of a route, none 
   await installConvention(fastify, silent, {}, context)
   const seen: unknown[] = []
   fastify.addHook('onRoute', function (route) {
-    seen.push(routeDescriptionsOf(pipeline, this, route))
+    seen.push(
+      installedConventions(pipeline).flatMap(
+        (installed) => routeDescriptionOf(installed, this, route) ?? [],
+      ),
+    )
   })
   fastify.get('/a', async () => 'a')
   fastify.get('/b', { config: { described: false } }, async () => 'b')

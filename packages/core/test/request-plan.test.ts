@@ -1,7 +1,9 @@
 /** The request, preHandler and serialization steps: their hooks, alone and under a pipeline. */
 import {
+  bodyStep,
   forgetNotFoundPreHandler,
   installPipeline,
+  isBodyStep,
   notFoundPreHandler,
   parsingHook,
   type RequestStep,
@@ -15,7 +17,7 @@ import {
   useRouteStep,
 } from '@restwell/core'
 import { Transform } from 'node:stream'
-import type { FastifyInstance, onRequestHookHandler, preParsingHookHandler } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { test } from 'tap'
 import { app } from './helpers.js'
 
@@ -115,15 +117,15 @@ test('parsingHook: its steps, then the decoder on the body stream; an answer or 
   const fastify = app()
   const seen: string[] = []
   // A "decoder" that upper-cases the body, so whether it ran shows in what the handler got.
-  const upper: preParsingHookHandler = (_request, _reply, payload, done) => {
+  const upper = bodyStep((_request, _reply, payload) => {
     seen.push('decode')
     const shout = new Transform({
       transform(chunk: Buffer, _encoding, next) {
         next(null, chunk.toString().toUpperCase())
       },
     })
-    done(null, payload.pipe(shout))
-  }
+    return payload.pipe(shout)
+  })
   const later = async (): Promise<undefined> => {
     seen.push('later')
     return undefined
@@ -135,33 +137,52 @@ test('parsingHook: its steps, then the decoder on the body stream; an answer or 
   const echo = async (request: { body: unknown }) => request.body
   const post = (url: string) =>
     fastify.inject({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, payload: 'a' })
-  const hook = parsingHook('named', [mark(seen, 'a'), later], upper)
+  const hook = parsingHook('named', [mark(seen, 'a'), upper, later])
   t.equal(hook.name, 'named')
   fastify.post('/decoded', { preParsing: hook }, echo)
   fastify.post('/plain', { preParsing: parsingHook('p', [mark(seen, 'p')]) }, echo)
-  const decodeOnly = parsingHook('only', [], upper)
+  const decodeOnly = parsingHook('only', [upper])
   t.equal(decodeOnly.name, 'only')
   fastify.post('/decode-only', { preParsing: decodeOnly }, echo)
-  fastify.post('/answered', { preParsing: parsingHook('e', [answer], upper) }, echo)
+  fastify.post('/answered', { preParsing: parsingHook('e', [answer, upper]) }, echo)
   fastify.post(
     '/refused',
     {
-      preParsing: parsingHook(
-        'f',
-        [() => Object.assign(new Error('no'), { statusCode: 415 })],
+      preParsing: parsingHook('f', [
+        () => Object.assign(new Error('no'), { statusCode: 415 }),
         upper,
-      ),
+      ]),
     },
     echo,
   )
   t.equal((await post('/decoded')).body, 'A')
-  t.same(seen, ['a', 'later', 'decode'], 'the steps in order, then the decoder')
+  t.same(seen, ['a', 'later', 'decode'], 'the request steps in order, then the body steps')
   seen.length = 0
   t.equal((await post('/plain')).body, 'a', 'without a decoder the body goes on unchanged')
   t.equal((await post('/answered')).statusCode, 202)
   t.equal((await post('/refused')).statusCode, 415)
   t.same(seen, ['p'], 'no decoder after an answer or an error')
   t.equal((await post('/decode-only')).body, 'A', 'without steps the decoder runs at once')
+})
+
+test('bodyStep: a body step that keeps the body, refuses it or throws', async (t) => {
+  const fastify = app()
+  const keep = bodyStep(() => undefined)
+  t.ok(isBodyStep(keep))
+  t.notOk(isBodyStep(() => undefined))
+  const refuse = bodyStep(() => Object.assign(new Error('coding'), { statusCode: 415 }))
+  const thrown = bodyStep(() => {
+    throw Object.assign(new Error('broken'), { statusCode: 400 })
+  })
+  const echo = async (request: { body: unknown }) => request.body
+  fastify.post('/kept', { preParsing: parsingHook('k', [keep, keep]) }, echo)
+  fastify.post('/refused', { preParsing: parsingHook('r', [refuse, keep]) }, echo)
+  fastify.post('/thrown', { preParsing: parsingHook('t', [thrown]) }, echo)
+  const post = (url: string) =>
+    fastify.inject({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, payload: 'a' })
+  t.equal((await post('/kept')).body, 'a')
+  t.equal((await post('/refused')).statusCode, 415)
+  t.equal((await post('/thrown')).statusCode, 400)
 })
 
 test('serializeHook runs serialization steps: a value replaces the payload', async (t) => {

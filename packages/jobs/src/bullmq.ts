@@ -2,6 +2,7 @@
  * The Redis backend: jobs in a BullMQ queue, run by a BullMQ worker. bullmq and ioredis are
  * optional peer dependencies, imported only here, when a Redis store is configured.
  */
+import { isModuleNotFound } from '@restwell/core'
 import { OptionsError } from '@restwell/errors'
 import type { Job, WorkerOptions } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
@@ -115,13 +116,8 @@ export async function importPeer<T>(name: string, load: () => Promise<T>): Promi
   try {
     return await load()
   } catch (error) {
-    // A loader hook (tsx, a test runner) can drop `code` on the way back: the message says it too.
-    const { code, message } = Object(error) as { code?: unknown; message?: unknown }
-    const notFound =
-      code === 'ERR_MODULE_NOT_FOUND' ||
-      code === 'MODULE_NOT_FOUND' ||
-      (typeof message === 'string' && /^Cannot find (?:module|package) /.test(message))
-    if (!notFound) throw error
+    if (!isModuleNotFound(error)) throw error
+    const { message } = error as { message?: unknown }
     throw new OptionsError(
       '@restwell/jobs',
       'store',

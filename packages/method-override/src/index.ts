@@ -1,5 +1,5 @@
 /** @restwell/method-override: X-HTTP-Method-Override and ?_method= on POST, resolved before routing. */
-import { METHOD_OVERRIDE_ORDER, OVERRIDE_CONSTRAINT, restwellMethodOverride } from './plugin.js'
+import { restwellMethodOverride } from './plugin.js'
 
 export { type OverrideTwin, overrideTwinOf } from '@restwell/core'
 export { type RerouteRecord, reroutedFrom } from '@restwell/reroute'
@@ -13,5 +13,7 @@ export {
   OVERRIDABLE_METHODS,
 } from './options.js'
 export { type OverrideSource, overrideMethod } from './override.js'
-export { METHOD_OVERRIDE_ORDER, OVERRIDE_CONSTRAINT, restwellMethodOverride }
+export { METHOD_OVERRIDE_ORDER, OVERRIDE_CONSTRAINT } from './carriers.js'
+export { methodOverride } from './convention.js'
+export { restwellMethodOverride }
 export default restwellMethodOverride

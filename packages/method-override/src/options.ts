@@ -2,6 +2,9 @@
 import { OptionsError } from '@restwell/errors'
 import { type Static, Type } from '@sinclair/typebox'
 
+/** The plugin's name, as its messages begin. */
+export const PLUGIN = '@restwell/method-override'
+
 /**
  * Methods an override may name. TRACE and CONNECT are not used by the interface (spec 4.1);
  * HEAD cannot be reached by override (see `HEAD_TARGET_PROBLEM`).
@@ -57,11 +60,7 @@ export function refuseHeadTarget(options: unknown): void {
   if (!Array.isArray(methods)) return
   methods.forEach((method, index) => {
     if (typeof method === 'string' && method.trim().toUpperCase() === 'HEAD') {
-      throw new OptionsError(
-        '@restwell/method-override',
-        `methods.${index}`,
-        `may not be HEAD: ${HEAD_TARGET_PROBLEM}`,
-      )
+      throw new OptionsError(PLUGIN, `methods.${index}`, `may not be HEAD: ${HEAD_TARGET_PROBLEM}`)
     }
   })
 }

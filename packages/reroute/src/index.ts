@@ -1,11 +1,11 @@
-/** @restwell/reroute: the method and URL a twin route was reached for, set in one shared hook. */
+/** @restwell/reroute: the method and URL a twin route was reached for, set in one shared step. */
 import { restwellReroute } from './plugin.js'
 
-export { type RerouteOptions, RerouteOptionsSchema } from './plugin.js'
+export { reroute } from './convention.js'
+export { type RerouteOptions, RerouteOptionsSchema } from './options.js'
+export { addRewriter, installReroute } from './reroute.js'
 export {
   ANSWER_IN_ON_REQUEST,
-  addRewriter,
-  installReroute,
   REROUTE_STATE,
   REROUTED,
   type RerouteRecord,
@@ -14,7 +14,7 @@ export {
   type RewriterEntry,
   reroutedFrom,
   rewriterNames,
-} from './reroute.js'
+} from './rewriters.js'
 export { joinUrl, MAX_QUERY_PARAMS, queryValues, splitUrl, withoutQueryParam } from './url.js'
 export { restwellReroute }
 export default restwellReroute

@@ -1,3 +1,4 @@
+import { installPipeline } from '@restwell/core'
 import { ErrorCode, httpErrors, restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { test } from 'tap'
@@ -5,6 +6,7 @@ import {
   addRewriter,
   installReroute,
   type RerouteTarget,
+  reroute,
   restwellReroute,
   reroutedFrom,
   rewriterNames,
@@ -237,4 +239,28 @@ test('refuses to install after a plugin that answers in onRequest (@restwell/met
   installReroute(ok)
   await ok.register(fp(async () => {}, { name: '@restwell/methods' }))
   t.doesNotThrow(() => addRewriter(ok, { name: 'late', order: 1, rewrite: () => {} }))
+})
+
+test('installed by a rewriter first, then registered: one rewrite, each rewriter once', async (t) => {
+  const app = echoApp()
+  let calls = 0
+  addRewriter(app, {
+    name: 'count',
+    order: 1,
+    rewrite: () => {
+      calls++
+    },
+  })
+  await app.register(restwellReroute)
+  await app.inject({ method: 'GET', url: '/things/1' })
+  t.equal(calls, 1)
+})
+
+test("under restwell's pipeline the rewrite is a step of its request phase", async (t) => {
+  const app = Fastify()
+  const pipeline = installPipeline(app)
+  installReroute(app)
+  t.same([...pipeline.request.keys()], [reroute], 'handed over, keyed by the convention')
+  installReroute(app)
+  t.equal(pipeline.request.size, 1, 'once')
 })

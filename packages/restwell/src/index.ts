@@ -1,5 +1,4 @@
 /** restwell: every HTTP resource convention for a Fastify v5 API, in one line. */
-import './augment.js'
 import { restwell } from './plugin.js'
 
 // The libraries' option types, re-exported by name: their Fastify augmentations
@@ -9,8 +8,11 @@ export type { FastifyUnderPressureOptions } from '@restwell/overload'
 export type { RouteRateLimitOptions as RateLimitOptions } from '@restwell/rate-limit'
 
 export * from '@restwell/errors'
-export type { CompressSettings } from './compress.js'
-export type { RouteDecompressSettings } from './decompress.js'
+export type {
+  CompressSettings,
+  RouteCompressSettings,
+  RouteDecompressSettings,
+} from '@restwell/compress'
 export { combineVersions } from '@restwell/conditional'
 export { restwellMethods } from '@restwell/methods'
 export { PageSchema, PaginationQuery } from '@restwell/pagination'

@@ -8,6 +8,7 @@ import {
   isPlainSchema,
   overrideTwinOf,
   type RouteDescription,
+  type RouteEntry,
   versionPairOf,
   type SchemaAccess,
   schemaAccess,
@@ -112,10 +113,13 @@ export interface OpenapiPlan {
   }
   /** `@restwell/methods` answers OPTIONS on every path (documented per path). [false] */
   autoOptions?: boolean
-  /** What the installed conventions say of a route (their `describe`). [nothing] */
-  conventions?: (route: RouteOptions) => readonly RouteDescription[]
   /** `@restwell/jobs`' `basePath`, when it is registered. [none] */
   jobs?: string
+  /**
+   * What the declared conventions say of one route (their `describe`), given the instance the
+   * route is added in. [nothing]
+   */
+  conventions?(instance: FastifyInstance, route: RouteEntry): readonly RouteDescription[]
   /**
    * The app's `transform` of `@fastify/swagger` (e.g. fastify-type-provider-zod's
    * `jsonSchemaTransform`): restwell's route transforms take the place of the global one, so
@@ -144,7 +148,11 @@ function headerProps(entries: [string, string][]): Json {
 }
 
 /** The error and conditional responses one route can produce, with their descriptions. */
-export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<number, string> {
+export function routeResponses(
+  route: RouteOptions,
+  plan: OpenapiPlan,
+  described: readonly RouteDescription[] = [],
+): Map<number, string> {
   const methods = methodsOf(route)
   const config = configOf(route)
   const out = new Map<number, string>()
@@ -210,13 +218,13 @@ export function routeResponses(route: RouteOptions, plan: OpenapiPlan): Map<numb
   if (plan.rateLimit && config.rateLimit !== false) {
     out.set(429, 'Too Many Requests (`Retry-After`, `X-RateLimit-*`)')
   }
-  for (const said of plan.conventions?.(route) ?? []) {
-    for (const [status, description] of said.responses ?? []) {
-      if (!out.has(status)) out.set(status, description)
-    }
-  }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
   if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
+  // A status another convention answers too keeps both meanings.
+  for (const [status, description] of described.flatMap((one) => one.responses ?? [])) {
+    const before = out.get(status)
+    out.set(status, before === undefined ? description : `${before}; or: ${description}`)
+  }
   return out
 }
 
@@ -248,8 +256,9 @@ export function describeRoute(
   route: RouteOptions,
   plan: OpenapiPlan,
   access: SchemaAccess = EVERY_PART,
+  described: readonly RouteDescription[] = [],
 ): void {
-  const schema = describedSchema(route.schema, route, plan, access)
+  const schema = describedSchema(route.schema, route, plan, access, described)
   if (schema !== undefined) route.schema = schema
 }
 
@@ -259,6 +268,7 @@ function describedSchema(
   route: RouteOptions,
   plan: OpenapiPlan,
   access: SchemaAccess,
+  described: readonly RouteDescription[],
 ): Json | undefined {
   if (given !== undefined && !isPlainSchema(given)) return undefined
   const schema: Json = { ...given }
@@ -267,7 +277,7 @@ function describedSchema(
   const config = configOf(route)
   const conditional = plan.conditional && config.conditional !== false
   if (access.response && (schema.response === undefined || isPlainSchema(schema.response))) {
-    schema.response = describeResponses(route, plan, schema.response, conditional)
+    schema.response = describeResponses(route, plan, schema.response, conditional, described)
   }
   const requestHeaders: [string, string][] = []
   if (conditional && methods.includes('GET')) {
@@ -284,8 +294,9 @@ function describedSchema(
       ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
     )
   }
-  for (const said of plan.conventions?.(route) ?? [])
-    requestHeaders.push(...named(said.requestHeaders))
+  for (const [name, description] of described.flatMap((one) => one.requestHeaders ?? [])) {
+    requestHeaders.push([name.toLowerCase(), description])
+  }
   const headers = schema.headers
   if (
     access.validation &&
@@ -309,6 +320,7 @@ function describeResponses(
   plan: OpenapiPlan,
   given: Json | undefined,
   conditional: boolean,
+  described: readonly RouteDescription[],
 ): Json {
   const response: Json = { ...given }
   const contentType = plan.errors === 'problem' ? 'application/problem+json' : 'application/json'
@@ -320,12 +332,23 @@ function describeResponses(
     if (named && Number(status) >= 400 && plan.errors !== false)
       response[status] = { ...own, content: errorBody }
   }
-  for (const [status, description] of routeResponses(route, plan)) {
+  for (const [status, description] of routeResponses(route, plan, described)) {
     if (response[status] !== undefined) continue
     response[status] =
       status < 400 || plan.errors === false
         ? { description, type: 'null' }
         : { description, content: errorBody }
+  }
+  // What a success of the route carries because of a convention, on each success it names (a
+  // 200 when it names none: the map restwell fills leaves swagger no default success to add).
+  const successHeaders = described.flatMap((one) => one.responseHeaders ?? [])
+  const successes = Object.keys(response).filter((status) => /^2\d\d$/.test(status))
+  if (successes.length === 0) successes.push('200')
+  for (const status of successHeaders.length === 0 ? [] : successes) {
+    const own = response[status] ?? { description: 'OK' }
+    if (!isPlainSchema(own)) continue
+    const headers = successHeaders.map(([name, d]): [string, string] => [name.toLowerCase(), d])
+    response[status] = { ...own, headers: { ...asObject(own.headers), ...headerProps(headers) } }
   }
   const ok = response[200] ?? { description: 'OK' }
   // A 200 schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
@@ -342,20 +365,7 @@ function describeResponses(
       },
     }
   }
-  // The headers the conventions send on a success, on each success the route documents.
-  const sent = (plan.conventions?.(route) ?? []).flatMap((said) => named(said.responseHeaders))
-  const successes = Object.keys(response).filter((status) => status.startsWith('2'))
-  for (const status of sent.length === 0 ? [] : successes.length > 0 ? successes : ['200']) {
-    const own = response[status] ?? { description: 'OK' }
-    if (!isPlainSchema(own)) continue
-    response[status] = { ...own, headers: { ...asObject(own.headers), ...headerProps(sent) } }
-  }
   return response
-}
-
-/** A convention's header descriptions, under lower-case names (as Fastify validates them). */
-function named(headers: RouteDescription['requestHeaders']): [string, string][] {
-  return (headers ?? []).map(([name, description]) => [name.toLowerCase(), description])
 }
 
 /** What negotiation's options say of the representations, for the document. */
@@ -421,6 +431,7 @@ export function swaggerTransformFor(
   own: unknown,
   describe: typeof describeInDocument,
   headServed: (url: string) => boolean = () => false,
+  described: readonly RouteDescription[] = [],
 ): SwaggerTransform {
   const documentPlan = documentPlanOf(plan)
   return (input) => {
@@ -431,12 +442,13 @@ export function swaggerTransformFor(
     if (document === undefined) return before
     const { route } = input
     const given = before.schema ?? input.schema
-    const described = describedSchema(given, route, plan, EVERY_PART) ?? (given as Json | undefined)
+    const schema =
+      describedSchema(given, route, plan, EVERY_PART, described) ?? (given as Json | undefined)
     const url = before.url ?? input.url
     const served = headServed(route.url)
     return {
       ...before,
-      schema: describe(document, described, route, url, documentPlan, served),
+      schema: describe(document, schema, route, url, documentPlan, served),
     }
   }
 }
@@ -481,7 +493,8 @@ export async function installOpenapi(
       heads.add(route.url)
     }
     const access = schemaAccess(this, route)
-    describeRoute(route, plan, access)
+    const described = plan.conventions?.(this, route) ?? []
+    describeRoute(route, plan, access, described)
     const config = configOf(route)
     const own = config.swaggerTransform
     // `false`: the route shows its schema as given; ours already (a config object reused); a
@@ -499,7 +512,7 @@ export async function installOpenapi(
     // it, such a route keeps the app's.
     if (typeof own !== 'function' && plan.transform === undefined && !jsonSchemaOnly(route.schema))
       return
-    const transform = swaggerTransformFor(plan, own, describeInDocument, headServed)
+    const transform = swaggerTransformFor(plan, own, describeInDocument, headServed, described)
     ours.add(transform)
     route.config = { ...route.config, swaggerTransform: transform } as RouteOptions['config']
   })

@@ -2,10 +2,12 @@
 import type { AuthOptions } from '@restwell/auth'
 import type { BatchOptions } from '@restwell/batch'
 import type { CacheControlOptions } from '@restwell/cache-control'
+import { type CompressSettings, CompressSettingsSchema } from '@restwell/compress'
 import { type CorsOptions, CorsOptionsSchema } from '@restwell/cors'
 import type { ConditionalOptions } from '@restwell/conditional'
 import type { DigestOptions } from '@restwell/digest'
 import type { ErrorsOptions } from '@restwell/errors'
+import type { IdempotencyOptions } from '@restwell/idempotency'
 import type { JobsOptions } from '@restwell/jobs'
 import type { MethodOverrideOptions } from '@restwell/method-override'
 import type { MethodsOptions } from '@restwell/methods'
@@ -19,7 +21,6 @@ import { type RateLimitOptions, RateLimitOptionsSchema } from '@restwell/rate-li
 import type { SoftDeleteOptions } from '@restwell/soft-delete'
 import type { VersioningOptions } from '@restwell/versioning'
 import { type TSchema, Type } from '@sinclair/typebox'
-import { type CompressSettings, CompressSettingsSchema } from './compress.js'
 import type { OpenapiPlan } from './openapi.js'
 
 /** The plugins the umbrella registers, in registration order (see the README for why). */
@@ -39,6 +40,7 @@ export const PLUGIN_KEYS = [
   'patch',
   'pagination',
   'softDelete',
+  'idempotency',
   'prefer',
   'digest',
   'naming',
@@ -69,6 +71,7 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     patch: Type.Optional(pluginSetting),
     pagination: Type.Optional(pluginSetting),
     softDelete: Type.Optional(pluginSetting),
+    idempotency: Type.Optional(pluginSetting),
     prefer: Type.Optional(pluginSetting),
     digest: Type.Optional(pluginSetting),
     naming: Type.Optional(pluginSetting),
@@ -110,6 +113,7 @@ export interface OpenapiSettings {
  * @param patch `@restwell/patch` options, or false. [{}]
  * @param pagination `@restwell/pagination` options, or false. [{}]
  * @param softDelete `@restwell/soft-delete` options, or false. [{}]
+ * @param idempotency `@restwell/idempotency` options, or false (routes take a key where `config.idempotency` says). [{}]
  * @param prefer `@restwell/prefer` options (RFC 7240); off unless given. [off]
  * @param digest `@restwell/digest` options (RFC 9530); off unless given. [off]
  * @param naming `@restwell/naming` options, or false. [{ mode: 'warn' }]
@@ -133,6 +137,7 @@ export interface RestwellOptions {
   patch?: PatchOptions | false
   pagination?: PaginationOptions | false
   softDelete?: SoftDeleteOptions | false
+  idempotency?: IdempotencyOptions | false
   prefer?: PreferOptions | false
   digest?: DigestOptions | false
   naming?: NamingOptions | false

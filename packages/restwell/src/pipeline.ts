@@ -5,18 +5,24 @@
  */
 import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
+import { compress } from '@restwell/compress'
+import { conditional } from '@restwell/conditional'
 import { cors } from '@restwell/cors'
 import { digest } from '@restwell/digest'
 import { errors } from '@restwell/errors'
+import { idempotency } from '@restwell/idempotency'
 import { methods } from '@restwell/methods'
 import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import { patch } from '@restwell/patch'
 import { prefer } from '@restwell/prefer'
 import { rateLimit } from '@restwell/rate-limit'
+import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
+import { versioning } from '@restwell/versioning'
 import {
   addRouteHook,
+  type BodyStep,
   bodilessHead,
   notModifiedHeaders,
   type Phase,
@@ -29,15 +35,13 @@ import {
   type RoutePhase,
   requestHook,
   routeName,
-  type SendStep,
-  type SerializeStep,
   type StepKey,
   sendHook,
   serializeHook,
   stepsOf,
   type WithPhase,
 } from '@restwell/core'
-import type { FastifyInstance, onSendHookHandler, preParsingHookHandler } from 'fastify'
+import type { FastifyInstance, onSendHookHandler } from 'fastify'
 
 /**
  * One phase's order: the conventions that have a step in it (a convention listed in a phase it
@@ -56,9 +60,10 @@ export const REQUEST_ORDER: Order<'request'> = [
   // CORS headers on every answer, refusals included; a preflight is answered here, before auth.
   cors,
   // Method override sets the method its twin route was reached for: what follows sees it.
-  'reroute',
-  // What the version carriers refuse (400, 406, an unknown /v<N> prefix) before any other work.
-  'versioning',
+  reroute,
+  // What the version carriers refuse (400, 406, an unknown /v<N> prefix) and a moved path's
+  // 301/308, before any other work.
+  versioning,
   // Overload sheds load before any other work.
   overload,
   // The root rate limit, before auth: a client failing authentication is counted too.
@@ -97,6 +102,8 @@ export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   negotiation,
   // 415 for a body that is not a patch format this route takes.
   patch,
+  // The body decoded (gzip, br, deflate) once the steps above let it through.
+  compress,
 ]
 
 /**
@@ -109,10 +116,14 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   rateLimit,
   // A request whose content does not match its Content-Digest is a 400 before anything reads it.
   digest,
+  // The Idempotency-Key looked up (replay, 409, 422) after auth and the limits counted the
+  // retry, once the body is read (its fingerprint), before any precondition: a replay is the
+  // first answer, whatever the resource's validators are now.
+  idempotency,
   // A PATCH that restores a soft-deleted item (`{"deleted": false}`) is told apart.
   softDelete,
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
-  'conditional',
+  conditional,
   // respond-async: the job enqueued instead of the handler's work, once the write may proceed.
   prefer,
 ]
@@ -129,9 +140,9 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
   // XML, HAL, JSON:API and Siren bodies made from the value.
   negotiation,
   // Preconditions of a read decided on the value (304/412 without serializing).
-  'conditional',
-  // Large bodies compressed while the serializer's output is known.
-  'compress',
+  conditional,
+  // A compressed page found in the cache by its item versions: nothing to serialize.
+  compress,
 ]
 
 /**
@@ -142,7 +153,7 @@ export const SEND_ORDER: Order<'send'> = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
   cors,
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
-  'versioning',
+  versioning,
   // Vary: Accept…, Content-Language of the representation chosen.
   negotiation,
   // Accept-Patch on an OPTIONS 2xx and a 405; a route that answers a patch with 204 drops its
@@ -153,11 +164,12 @@ export const SEND_ORDER: Order<'send'> = [
   // return=minimal drops a write's body likewise; Preference-Applied, Vary: Prefer.
   prefer,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
-  'conditional',
-  // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or not.
-  'compress',
-  // A compressed body's ETag names its coding (RFC 9110 §8.8.3).
-  'conditionalCoding',
+  conditional,
+  // A first answer stored (its identity bytes, ETag and Location), a replay sent as stored.
+  idempotency,
+  // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or
+  // not; a compressed body's ETag names its coding (RFC 9110 §8.8.3).
+  compress,
   // Repr-Digest and Content-Digest of the bytes sent: a content coding is part of the
   // representation (RFC 9530 §3), so after compression; a 206's whole from conditional.
   digest,
@@ -219,28 +231,13 @@ function routeSteps<Step>(
   return steps
 }
 
-/** What the umbrella itself adds to a route's plan, beside the plugins' steps. */
-export interface RouteExtras {
-  /** Send steps (compression), by name in `SEND_ORDER`. */
-  readonly send: ReadonlyMap<string, SendStep>
-  /** Serialization steps (compression's cached body), by name in `SERIALIZE_ORDER`. */
-  readonly serialize: ReadonlyMap<string, SerializeStep>
-  /** The request body's decoder, run after the `ROUTE_REQUEST_ORDER` steps. */
-  readonly decode?: preParsingHookHandler | undefined
-}
-
 /**
- * The route's plan: the steps the plugins handed over for it, plus `extra` (the umbrella's own,
- * such as compression), one hook per phase. The `preParsing` and `onSend` hooks go before the
- * route's own, the guard hook where `ROUTE_GUARD_ORDER` says, the others after. The 304 rule
- * comes with conditional, the HEAD rule on HEAD routes; a route no convention shapes gets no hook.
+ * The route's plan: the steps the plugins handed over for it, one hook per phase. The
+ * `preParsing` and `onSend` hooks go before the route's own, the guard hook where
+ * `ROUTE_GUARD_ORDER` says, the others after. The 304 rule comes with conditional, the HEAD rule
+ * on HEAD routes; a route no convention shapes gets no hook.
  */
-export function planRoute(
-  pipeline: Pipeline,
-  instance: FastifyInstance,
-  route: RouteEntry,
-  extra: RouteExtras,
-): void {
+export function planRoute(pipeline: Pipeline, instance: FastifyInstance, route: RouteEntry): void {
   const where = `route ${routeName(route)}`
   const declared = pipelineRouteSteps(pipeline, instance, route)
   const guards = routeSteps(stepsOf(route, 'guard'), declared, 'guard')
@@ -251,13 +248,12 @@ export function planRoute(
   }
   const requestPlan = planOf(
     ROUTE_REQUEST_ORDER,
-    routeSteps(stepsOf(route, 'onRequest'), declared, 'beforeBody'),
+    routeSteps<RequestStep | BodyStep>(stepsOf(route, 'onRequest'), declared, 'beforeBody'),
     'preParsing (ROUTE_REQUEST_ORDER)',
     where,
   )
-  if (requestPlan.length > 0 || extra.decode !== undefined) {
-    const hook = parsingHook('restwellPreParsing', requestPlan, extra.decode)
-    addRouteHook(route, 'preParsing', hook, 'first')
+  if (requestPlan.length > 0) {
+    addRouteHook(route, 'preParsing', parsingHook('restwellPreParsing', requestPlan), 'first')
   }
   const preHandlerPlan = planOf(
     PRE_HANDLER_ORDER,
@@ -268,7 +264,6 @@ export function planRoute(
   if (preHandlerPlan.length > 0)
     addRouteHook(route, 'preHandler', requestHook('restwellPreHandler', preHandlerPlan))
   const serialize = routeSteps(stepsOf(route, 'preSerialization'), declared, 'serialize')
-  for (const [name, step] of extra.serialize) serialize.set(name, step)
   const serializePlan = planOf(
     SERIALIZE_ORDER,
     serialize,
@@ -278,8 +273,7 @@ export function planRoute(
   if (serializePlan.length > 0)
     addRouteHook(route, 'preSerialization', serializeHook('restwellSerialize', serializePlan))
   const steps = routeSteps(stepsOf(route, 'onSend'), declared, 'send')
-  for (const [name, step] of extra.send) steps.set(name, step)
-  if (steps.has('conditional')) steps.set('notModified', notModifiedHeaders)
+  if (steps.has(conditional)) steps.set('notModified', notModifiedHeaders)
   if ([route.method].flat().includes('HEAD')) steps.set('head', bodilessHead)
   const plan = planOf(SEND_ORDER, steps, 'onSend (SEND_ORDER)', where)
   if (plan.length > 0) addRouteHook(route, 'onSend', sendHook('restwellSend', plan), 'first')

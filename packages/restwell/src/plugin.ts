@@ -19,12 +19,16 @@ import {
 } from '@restwell/core'
 import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
+import { compress } from '@restwell/compress'
+import { conditional } from '@restwell/conditional'
 import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
-import restwellConditional from '@restwell/conditional'
-import restwellMethodOverride, {
+import { digest } from '@restwell/digest'
+import { idempotency } from '@restwell/idempotency'
+import {
   DEFAULT_OVERRIDE_HEADER,
   DEFAULT_OVERRIDE_METHODS,
   DEFAULT_OVERRIDE_QUERY,
+  methodOverride,
 } from '@restwell/method-override'
 import { methods } from '@restwell/methods'
 import { naming } from '@restwell/naming'
@@ -32,28 +36,22 @@ import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import restwellPagination, { DEFAULT_PASSTHROUGH } from '@restwell/pagination'
 import { patch } from '@restwell/patch'
-import { rateLimit } from '@restwell/rate-limit'
-import restwellReroute from '@restwell/reroute'
-import { softDelete } from '@restwell/soft-delete'
-import { digest } from '@restwell/digest'
 import { prefer } from '@restwell/prefer'
-import restwellVersioning from '@restwell/versioning'
+import { rateLimit } from '@restwell/rate-limit'
+import { reroute } from '@restwell/reroute'
+import { softDelete } from '@restwell/soft-delete'
+import { versioning } from '@restwell/versioning'
 import {
   type Contributions,
   installConvention,
   installedConventions,
   installPipeline,
   mergeContributions,
-  routeDescriptionsOf,
-  type SendStep,
-  type SerializeStep,
+  routeDescriptionOf,
   type SetupContext,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { resolveCompression, takeRouteCompression } from './compress.js'
-import { type CompressionSettings, compression } from './compression.js'
-import { requestDecoder } from './decompress.js'
 import { installOpenapi, representationsOf } from './openapi.js'
 import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { checkOverlaps } from './overlaps.js'
@@ -101,8 +99,8 @@ function overrideOf(options: RestwellOptions): MethodOverrideReach | false {
 
 /**
  * What the plugins not yet declared as conventions contribute, from their options (CORS reads
- * it): the request headers they read (the override header, the request id header,
- * `Content-Encoding` of decoded bodies), and the response headers they send, under the names
+ * it): the request headers they read (the override header, the request id header), and the
+ * response headers they send, under the names
  * their options give them (pagination's `totalHeader`, versioning's `responseHeader`, errors'
  * `requestIdHeader`; none when the option or the plugin is off), in `DEFAULT_EXPOSED_HEADERS`' order.
  */
@@ -128,8 +126,6 @@ function undeclaredContributions(
     requestHeaders: [
       ...(override === false || override.header === false ? [] : [override.header]),
       ...(requestIdHeader === false ? [] : [requestIdHeader]),
-      // request bodies are decompressed (gzip, br, deflate): never a safelisted header
-      ...(options.compress === false ? [] : ['content-encoding']),
     ],
     responseHeaders,
   }
@@ -211,11 +207,11 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //    for) and before methods (which needs it). Twins are added once a route's plan is made
   //    (`runWhenPlanned` below).
   if (options.methodOverride !== false) {
-    await fastify.register(restwellReroute)
-    await fastify.register(restwellMethodOverride, options.methodOverride ?? {})
+    await installConvention(fastify, reroute, {}, context)
+    await installConvention(fastify, methodOverride, options.methodOverride ?? {}, context)
   }
   if (options.versioning !== false) {
-    await fastify.register(restwellVersioning, options.versioning ?? {})
+    await installConvention(fastify, versioning, options.versioning ?? {}, context)
   }
 
   // 4. overload: shed load before doing any other work. under-pressure samples the process
@@ -258,17 +254,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     )
   }
 
-  // 9. conditional before compress: its first onSend hashes the identity bytes and decides
-  //    304/412/206; its second, after compression, gives each content-coding its own ETag.
+  // 9. conditional before compress: it hashes the identity bytes and decides 304/412/206;
+  //    compression then gives each content-coding its own ETag. Request bodies are decoded
+  //    before they are read.
   if (options.conditional !== false) {
-    await fastify.register(restwellConditional, options.conditional ?? {})
+    await installConvention(fastify, conditional, options.conditional ?? {}, context)
   }
-  // Compression is a step of the pipeline; request bodies are decoded before they are read.
-  const compressed = new WeakMap<object, CompressionSettings>()
-  const compressor = compression(resolveCompression(options.compress || {}).cacheBytes)
   if (options.compress !== false) {
-    compressor.decorate(fastify)
-    onEveryRoute(fastify, takeRouteCompression(options.compress ?? {}, compressed))
+    await installConvention(fastify, compress, options.compress ?? {}, context)
   }
 
   // Cache-Control on every response: its onSend hook reads the final status (after
@@ -292,6 +285,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   if (options.softDelete !== false) {
     await installConvention(fastify, softDelete, options.softDelete ?? {}, context)
   }
+  if (options.idempotency !== false) {
+    await installConvention(fastify, idempotency, options.idempotency ?? {}, context)
+  }
   // Prefer and the digest fields are off unless given (each adds hooks to the routes it shapes).
   if (options.prefer !== undefined && options.prefer !== false) {
     const queryParameters = [
@@ -306,16 +302,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
   onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
-    const send = new Map<string, SendStep>()
-    const serialize = new Map<string, SerializeStep>()
-    const settings = compressed.get(route)
-    if (settings !== undefined) {
-      const steps = compressor.forRoute(route, settings)
-      send.set('compress', steps.send)
-      if (steps.early !== undefined) serialize.set('compress', steps.early)
-    }
-    const decode = options.compress === false ? undefined : requestDecoder(route)
-    planRoute(pipeline, this, route, { send, serialize, decode })
+    planRoute(pipeline, this, route)
     ;(route as Planned)[PLANNED] = true
     // What waited for the plan (method override's twins of the route) is added now.
     runWhenPlanned(route)
@@ -327,7 +314,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   //     jobs adds its status routes (described too).
   const authOptions =
     options.auth === undefined || options.auth === false ? undefined : options.auth
-  const conditional = options.conditional === false ? undefined : options.conditional
+  const conditionalOptions = options.conditional === false ? undefined : options.conditional
   await installOpenapi(fastify, {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
     auth: authOptions !== undefined,
@@ -335,7 +322,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     hideRoutes: authOptions?.hideRoutes ?? authOptions?.defaultProtected ?? true,
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
-    requirePrecondition: conditional?.requirePrecondition ?? false,
+    requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
     rateLimit: options.rateLimit !== false,
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
@@ -344,11 +331,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     softDelete: options.softDelete === false ? false : { gone: options.softDelete?.gone ?? false },
     representations: representationsOf(options.negotiation),
     autoOptions: options.methods !== false && (options.methods?.autoOptions ?? true),
-    conventions: (route) => routeDescriptionsOf(pipeline, fastify, route as RouteEntry),
     ...(options.jobs === undefined || options.jobs === false
       ? {}
       : { jobs: options.jobs.basePath ?? '/jobs' }),
     ...(options.openapi?.transform === undefined ? {} : { transform: options.openapi.transform }),
+    conventions: (instance, route) =>
+      installedConventions(pipeline).flatMap(
+        (installed) => routeDescriptionOf(installed, instance, route) ?? [],
+      ),
   })
 
   // 13. naming rules check every route added from here on; jobs adds its status routes.

@@ -13,6 +13,7 @@ export const ROUTE_CONFIG_KEYS = [
   'conditional',
   'cors',
   'digest',
+  'idempotency',
   'naming',
   'negotiation',
   'pagination',

@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger from '@fastify/swagger'
+import type { RouteDescription } from '@restwell/core'
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import tap, { test } from 'tap'
 import restwell, {
@@ -449,29 +450,45 @@ test('describeRoute adds to the parts it is allowed to, and copies plain objects
   const odd = route({ response: map })
   describeRoute(odd, plan)
   t.equal(odd.schema?.response, map, 'a response map that is not a plain object')
+
+  // What conventions describe: a status another says too keeps both meanings; a part one
+  // leaves out adds nothing; a success of the route gains its headers.
+  const created = { 201: { type: 'object' }, 400: { description: 'Own' } }
+  const keyed = route({ response: created }, 'POST')
+  describeRoute(keyed, plan, undefined, [
+    {},
+    {
+      responses: [
+        [404, 'No such key'],
+        [422, 'Reused'],
+      ],
+      requestHeaders: [['Idempotency-Key', 'A key']],
+      responseHeaders: [['Idempotent-Replayed', 'true on a replay']],
+    },
+  ])
+  const keyedResponse = keyed.schema?.response as Record<string, { description?: string }>
+  t.equal(keyedResponse[404]?.description, 'Not Found; or: No such key')
+  t.equal(keyedResponse[422]?.description, 'Reused')
+  t.equal(keyedResponse[400]?.description, 'Own', "the route's own description wins")
+  t.match(keyedResponse[201], { headers: { 'idempotent-replayed': { description: /replay/ } } })
+  t.match(keyed.schema?.headers, { properties: { 'idempotency-key': { description: 'A key' } } })
 })
 
 test("describeRoute adds what the conventions say: statuses, request headers, a success's headers", async (t) => {
-  const plan: OpenapiPlan = {
-    ...BARE_PLAN,
-    conventions: (route) =>
-      route.url === '/quiet'
-        ? [{}]
-        : [
-            {
-              responses: [
-                [202, 'Accepted'],
-                [400, 'not the generic one'],
-              ],
-              requestHeaders: [['Prefer', 'Preferences']],
-              responseHeaders: [['Preference-Applied', 'Honoured']],
-            },
-          ],
-  }
+  const said: RouteDescription[] = [
+    {
+      responses: [
+        [202, 'Accepted'],
+        [400, 'not the generic one'],
+      ],
+      requestHeaders: [['Prefer', 'Preferences']],
+      responseHeaders: [['Preference-Applied', 'Honoured']],
+    },
+  ]
   const route = (url: string, schema: unknown, method = 'POST') =>
     ({ method, url, schema, handler: async () => 'x' }) as never as RouteOptions
   const post = route('/x', undefined)
-  describeRoute(post, plan)
+  describeRoute(post, BARE_PLAN, undefined, said)
   const response = post.schema?.response as Record<string, Record<string, unknown>>
   t.equal(response[202]?.description, 'Accepted')
   t.match(response[400]?.description, /^Bad Request/, "restwell's own description stays")
@@ -481,26 +498,22 @@ test("describeRoute adds what the conventions say: statuses, request headers, a 
 
   const zod = zObject()
   const kept = route('/x', { response: { 201: zod } })
-  describeRoute(kept, plan)
+  describeRoute(kept, BARE_PLAN, undefined, said)
   const keptResponse = kept.schema?.response as Record<string, unknown>
   t.equal(keptResponse[201], zod, 'a success of another kind is kept whole')
   t.ok((keptResponse[202] as Record<string, unknown>).headers)
 
-  const onlyErrors: OpenapiPlan = {
-    ...plan,
-    conventions: () => [{ responseHeaders: [['Repr-Digest', 'd']] }],
-  }
   const deleted = route('/x', undefined, 'DELETE')
-  describeRoute(deleted, onlyErrors)
+  describeRoute(deleted, BARE_PLAN, undefined, [{ responseHeaders: [['Repr-Digest', 'd']] }])
   const okResponse = (deleted.schema?.response ?? {}) as Record<string, Record<string, unknown>>
-  const ok = okResponse[200]
-  t.same(ok, {
-    description: 'OK',
-    headers: { 'repr-digest': { type: 'string', description: 'd' } },
-  })
+  t.same(
+    okResponse[200],
+    { description: 'OK', headers: { 'repr-digest': { type: 'string', description: 'd' } } },
+    'no success named: the headers on a 200',
+  )
 
   const quiet = route('/quiet', undefined)
-  describeRoute(quiet, plan)
+  describeRoute(quiet, BARE_PLAN, undefined, [{}])
   t.notOk(
     ((quiet.schema?.response ?? {}) as Record<string, unknown>)[200],
     'nothing said: nothing added',

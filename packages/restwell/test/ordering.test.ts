@@ -139,6 +139,27 @@ test('CORS before rerouting: what a rewriter refuses and a moved 301 carry CORS 
   t.notMatch(optedOut.headers.vary ?? '', /Origin/)
 })
 
+test('a moved path answers its redirect with the carriers, before limits, auth and 405', async (t) => {
+  const { app } = await build({ versioning: { moved: { '/v1/people': '/v2/books' } } })
+  // The old path still has a route for another method: a GET there is not that route's 405.
+  app.post('/v1/people/:id', async () => ({ ok: true }))
+  for (const headers of [bearer('reader'), {}]) {
+    const res = await app.inject({ url: '/v1/people/7?x=1', headers })
+    const who = 'authorization' in headers ? 'with a token' : 'anonymous'
+    t.equal(res.statusCode, 301, who)
+    t.equal(res.headers.location, '/v2/books/7?x=1', who)
+    t.equal(res.headers['x-ratelimit-remaining'], undefined, `${who}: not counted`)
+  }
+  const options = await app.inject({
+    method: 'OPTIONS',
+    url: '/v1/people/7',
+    headers: bearer('reader'),
+  })
+  t.equal(options.statusCode, 308, 'nor an automatic OPTIONS of the old path')
+  const moved = await app.inject({ url: '/v2/books/7', headers: bearer('reader') })
+  t.equal(moved.statusCode, 200, 'the Location answers')
+})
+
 test('auth before methods: anonymous clients cannot map paths; authenticated ones get 405/404', async (t) => {
   const { app } = await build()
   t.equal((await app.inject({ method: 'PUT', url: '/v2/books/7' })).statusCode, 401)

@@ -1,20 +1,24 @@
 /** The pipeline runs every step it is handed, or registration fails: a step is never dropped. */
-import { installPipeline, type RequestStep, type SendStep, useRouteStep } from '@restwell/core'
-import Fastify, { type FastifyInstance } from 'fastify'
+import { installPipeline, useRouteStep } from '@restwell/core'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
 import { planNotFound, planRequest } from '../src/pipeline.js'
 import restwell from '../src/index.js'
 
-const keep: SendStep = () => undefined
-const goOn: RequestStep = (_request, reply) => {
+/** A step of any phase that marks the answer it ran on, and goes on. */
+const mark = (_request: FastifyRequest, reply: FastifyReply): undefined => {
   reply.header('x-step', 'ran')
   return undefined
 }
 
 /** A plugin of the app that hands a step of `phase` to every route under `name`. */
-function handsOver(app: FastifyInstance, phase: 'onSend' | 'preHandler', name: string): void {
+function handsOver(
+  app: FastifyInstance,
+  phase: 'onSend' | 'preSerialization' | 'preHandler',
+  name: string,
+): void {
   app.addHook('onRoute', function (this: FastifyInstance, route) {
-    useRouteStep(this, route, phase, name, phase === 'onSend' ? keep : goOn)
+    useRouteStep(this, route, phase, name, mark)
   })
 }
 
@@ -34,8 +38,9 @@ test('a route step under a name the pipeline does not list fails the route, name
 test('a listed name runs; an unlisted one is refused in every route phase', async (t) => {
   const listed = Fastify()
   t.teardown(() => listed.close())
-  handsOver(listed, 'preHandler', 'conditional')
-  await listed.register(restwell, { rateLimit: false })
+  // A name still listed as a string (a plugin not yet declared as a convention), its plugin off.
+  handsOver(listed, 'preSerialization', 'pagination')
+  await listed.register(restwell, { rateLimit: false, pagination: false })
   listed.get('/books', { config: { auth: false } }, async () => [])
   t.equal((await listed.inject('/books')).headers['x-step'], 'ran')
 
@@ -54,12 +59,22 @@ test('a step of every request, or of the answers of no route, under an unlisted 
   t.teardown(() => app.close())
   const pipeline = installPipeline(app)
   const makeRequestPlan = planRequest(app, pipeline)
-  pipeline.request.set('corz', goOn)
+  pipeline.request.set('corz', mark)
   t.throws(makeRequestPlan, {
     message: /"corz" .* for the onRequest \(REQUEST_ORDER\) phase of every request/,
   })
-  pipeline.notFound.set('cache', keep)
+  pipeline.notFound.set('cache', mark)
   t.throws(() => planNotFound(app, pipeline), {
     message: /"cache" .* for the onSend \(NOT_FOUND_SEND_ORDER\) phase of the answers of no route/,
   })
+})
+
+test('with nothing to add to answers of no route, the pipeline adds no root onSend hook', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwell, { rateLimit: false, cors: false, cacheControl: false, patch: false })
+  app.get('/x', async () => 'x')
+  await app.ready()
+  t.notMatch(app.printRoutes({ includeHooks: true }), /restwellSendNotFound/)
+  t.equal((await app.inject('/nope')).statusCode, 404)
 })

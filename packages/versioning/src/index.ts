@@ -17,5 +17,6 @@ export { RetiredVersionSchema, type VersioningOptions, VersioningOptionsSchema }
 export { MAX_VERSION_DIGITS, parseVersionNumber, prefixVersion } from './version.js'
 export { API_VERSIONS } from '@restwell/core'
 export { VERSION_CONSTRAINT, versioned } from './pair.js'
+export { versioning } from './convention.js'
 export { restwellVersioning }
 export default restwellVersioning

@@ -4,7 +4,8 @@ import { type Static, Type } from '@sinclair/typebox'
 import { deprecationValue, linkValue, sunsetValue, toDate } from './lifecycle.js'
 import { compileMoved, type MovedPath } from './moved.js'
 
-const PLUGIN = '@restwell/versioning'
+/** The plugin's name, as its messages begin. */
+export const PLUGIN = '@restwell/versioning'
 const Version = Type.Integer({ minimum: 0, maximum: 999_999_999 })
 const DateLike = Type.Union([Type.String({ minLength: 1 }), Type.Date()])
 /**
@@ -84,7 +85,10 @@ export interface ResolvedVersioningOptions {
   prefix: boolean
   accept: boolean
   query: string | false
+  /** Lower case, as the step sets it; false: none. */
   responseHeader: string | false
+  /** As the app spelt it (`API-Version` by default): how the convention names it to others. */
+  responseHeaderName: string | false
   routeToDefault: boolean
   moved: MovedPath[]
   retired: ReadonlyMap<number, RetiredHeaders>
@@ -141,16 +145,16 @@ export function resolveVersioningOptions(options: VersioningOptions): ResolvedVe
     })
   }
   const carriers = options.carriers ?? {}
+  const responseHeaderName =
+    options.responseHeader === false ? false : (options.responseHeader ?? 'API-Version')
   return {
     versions,
     defaultVersion: options.defaultVersion,
     prefix: carriers.prefix ?? true,
     accept: carriers.accept ?? true,
     query: (carriers.query ?? true) ? (options.queryParameter ?? 'version') : false,
-    responseHeader:
-      options.responseHeader === false
-        ? false
-        : (options.responseHeader ?? 'api-version').toLowerCase(),
+    responseHeader: responseHeaderName === false ? false : responseHeaderName.toLowerCase(),
+    responseHeaderName,
     routeToDefault: options.routeToDefault ?? true,
     moved: compileMoved(options.moved ?? {}),
     retired,

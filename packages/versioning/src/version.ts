@@ -1,4 +1,5 @@
 /** Version numbers as carried by the URL prefix (`/v<N>/`) and the query (`?version=<N>`). */
+import { joinUrl, withoutQueryParam } from '@restwell/reroute'
 
 /** Longest version number read (digits); longer ones are not versions. */
 export const MAX_VERSION_DIGITS = 9
@@ -29,4 +30,27 @@ export function prefixVersion(url: string): { version: number; length: number } 
   }
   const version = parseVersionNumber(url.slice(2, end))
   return version === undefined ? undefined : { version, length: end }
+}
+
+/** An unprefixed path under `/v<version>`: `/` is the version's root, `/v<N>`. */
+export function underVersion(version: number, path: string): string {
+  return `/v${version}${path === '/' ? '' : path}`
+}
+
+/**
+ * `path` (which names a version by its `/v<N>` prefix) with `query`, less the version parameter
+ * `parameter`: a `?version=` left beside the prefix would make the URL a 400
+ * CONFLICTING_VERSIONS whenever the two differ. Other pairs are kept byte for byte (the caller
+ * makes the URL a valid URI-Reference with `safePath`).
+ */
+export function versionedUrl(
+  path: string,
+  query: string | undefined,
+  parameter: string | false,
+): string {
+  // As the carriers read it: the parameter counts only where its name is there unescaped.
+  if (query === undefined || parameter === false || !query.includes(parameter)) {
+    return joinUrl(path, query)
+  }
+  return joinUrl(path, withoutQueryParam(query, parameter))
 }

@@ -176,6 +176,26 @@ test('?version=<N> routes too, and is kept in the query', async (t) => {
   t.equal(same.json().served, 'v1')
 })
 
+test('carriers that name no usable version leave the choice to the others', async (t) => {
+  const app = await build()
+  const inName = await app.inject('/books?myversion=1')
+  t.equal(inName.statusCode, 200)
+  t.equal(inName.json().served, 'v2', "the parameter's name inside another's carries nothing")
+  const noNumber = await app.inject({
+    url: '/books',
+    headers: { accept: 'application/vnd.api.vx+json' },
+  })
+  t.equal(noNumber.statusCode, 200)
+  t.equal(noNumber.json().served, 'v2', 'a vendor type naming no version: the default one')
+  const pinned = await app.inject({
+    url: '/v1/books',
+    headers: { accept: 'application/vnd.api.v9+json, application/json' },
+  })
+  t.equal(pinned.statusCode, 200, 'JSON is acceptable too: the prefix decides')
+  t.equal(pinned.json().served, 'v1')
+  t.match(pinned.headers['content-type'], /^application\/json/, 'the plain type, not v9')
+})
+
 test('default version: an unprefixed path without a route is served by the default version', async (t) => {
   const app = await build()
   const res = await app.inject('/books/5')

@@ -153,7 +153,7 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
         body: BookInput,
         response: { 201: Book, 409: BOOK_CONFLICT, 422: NO_SUCH_AUTHOR },
       },
-      config: { auth: WRITE },
+      config: { auth: WRITE, idempotency: true },
     },
     async (request, reply) => {
       const stored = await db.transaction(async (tx) => {

@@ -62,7 +62,7 @@ export async function exportsRoutes(app: FastifyInstance, opts: { db: Database }
         body: ExportInput,
         response: { 202: AcceptedJob },
       },
-      config: { auth: WRITE },
+      config: { auth: WRITE, idempotency: true },
     },
     async (request, reply) => {
       const job = await jobs.enqueue(EXPORT_JOB, request.body ?? {})

@@ -1,8 +1,4 @@
-/**
- * Type augmentation of Fastify for the umbrella's own route options. The route config keys of
- * the packages it wires in (`config.cors`, `config.rateLimit`) come with their types, imported by
- * name: a named import is what keeps their augmentations in the CommonJS declarations too.
- */
+/** Type augmentation of Fastify for `@restwell/compress`: a route's own options. */
 import type {
   ContextConfigDefault,
   FastifyBaseLogger,
@@ -15,8 +11,8 @@ import type {
   RawServerDefault,
   RouteGenericInterface,
 } from 'fastify'
-import type { CompressSettings } from './compress.js'
 import type { RouteDecompressSettings } from './decompress.js'
+import type { RouteCompressSettings } from './options.js'
 
 declare module 'fastify' {
   interface RouteShorthandOptions<
@@ -31,7 +27,7 @@ declare module 'fastify' {
     Logger extends FastifyBaseLogger = FastifyBaseLogger,
   > {
     /** `false`: responses not compressed; or compression settings over the app's (no `cacheBytes`). */
-    compress?: false | Omit<CompressSettings, 'cacheBytes'>
+    compress?: false | RouteCompressSettings
     /** `false`: request bodies not decoded; or this route's own decoding settings. */
     decompress?: false | RouteDecompressSettings
   }

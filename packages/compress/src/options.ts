@@ -1,9 +1,5 @@
-/** Compression settings, per app and per route (request bodies: `decompress.ts`). */
-import { type RouteEntry, routeName } from '@restwell/core'
-import { validateOptions } from '@restwell/errors'
+/** Options of `@restwell/compress`, and a route's own `compress` option. */
 import { type Static, Type } from '@sinclair/typebox'
-import type { onRouteHookHandler } from 'fastify'
-import type { CompressionSettings } from './compression.js'
 
 export const CompressSettingsSchema = Type.Object(
   {
@@ -32,17 +28,37 @@ export const CompressSettingsSchema = Type.Object(
  */
 export type CompressSettings = Static<typeof CompressSettingsSchema>
 
+/** A coding compression offers. */
+export type Coding = 'br' | 'gzip' | 'deflate'
+
+/** Compression settings with their defaults filled in (the app's, or one route's). */
+export interface CompressionSettings {
+  /** Smallest body (bytes) worth compressing. */
+  threshold: number
+  /** Largest body compressed in one synchronous call; larger ones (and streams) stream. */
+  syncThreshold: number
+  /** Codings offered, in the server's order of preference. */
+  encodings: readonly Coding[]
+  gzipLevel: number
+  brotliQuality: number
+  /** Total bytes of compressed bodies kept (shared by every route); 0: no cache. */
+  cacheBytes: number
+}
+
 const DEFAULT_THRESHOLD = 1024
 // @fastify/compress derives this from the core count (8 KB on 2 cores); its stream path
 // cost 2-4x the synchronous one here, so a typical API page (20-60 KB) is compressed at once.
 const DEFAULT_SYNC_THRESHOLD = 65_536
 const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
-const DEFAULT_ENCODINGS: readonly ('br' | 'gzip' | 'deflate')[] = ['gzip', 'br', 'deflate']
+const DEFAULT_ENCODINGS: readonly Coding[] = ['gzip', 'br', 'deflate']
 
 /** A route's own `compress` option: `false`, or settings over the app's (no cache budget). */
-const RouteCompressSchema = Type.Omit(CompressSettingsSchema, ['cacheBytes'], {
+export const RouteCompressSchema = Type.Omit(CompressSettingsSchema, ['cacheBytes'], {
   additionalProperties: false,
 })
+
+/** A route's own `compress` settings (see `RouteCompressSchema`). */
+export type RouteCompressSettings = Omit<CompressSettings, 'cacheBytes'>
 
 /** Settings with their defaults filled in. */
 export function resolveCompression(settings: CompressSettings): CompressionSettings {
@@ -53,30 +69,5 @@ export function resolveCompression(settings: CompressSettings): CompressionSetti
     gzipLevel: settings.gzipLevel ?? 6,
     brotliQuality: settings.brotliQuality ?? 4,
     cacheBytes: settings.cacheBytes ?? DEFAULT_CACHE_BYTES,
-  }
-}
-
-/**
- * onRoute hook: reads the route's `compress` option (`false`, or restwell's compression
- * settings, checked here), keeps what the route gets in `taken`, and leaves `compress: false`
- * on the route: compression is the pipeline's step, and a compression plugin the app adds
- * does not compress a body twice.
- */
-export function takeRouteCompression(
-  settings: CompressSettings,
-  taken: WeakMap<object, CompressionSettings>,
-): onRouteHookHandler {
-  const app = resolveCompression(settings)
-  return function restwellTakeCompression(route: RouteEntry) {
-    const own = (route as { compress?: unknown }).compress
-    ;(route as { compress?: unknown }).compress = false
-    if (own === false) return
-    if (own === undefined) {
-      taken.set(route, app)
-      return
-    }
-    const where = `restwell (compress of ${routeName(route)})`
-    const checked = validateOptions(where, RouteCompressSchema, own) as CompressSettings
-    taken.set(route, resolveCompression({ ...settings, ...checked }))
   }
 }

@@ -5,6 +5,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
+import { parsingHook } from '@restwell/core'
 import restwellErrors, { createError, ErrorCode, httpErrors, OptionsError } from '@restwell/errors'
 import Fastify, {
   type FastifyInstance,
@@ -16,8 +17,10 @@ import { REQUEST_CODINGS, requestDecoder } from '../src/decompress.js'
 
 /** The decoder put first among a route's `preParsing` hooks, where the pipeline runs it. */
 const decompressRequests: onRouteHookHandler = (route) => {
-  const decode = requestDecoder(route)
-  if (decode !== undefined) route.preParsing = [decode, ...[route.preParsing ?? []].flat()]
+  const decode = requestDecoder(route, '@restwell/compress')
+  if (decode !== undefined) {
+    route.preParsing = [parsingHook('decode', [decode]), ...[route.preParsing ?? []].flat()]
+  }
 }
 
 const apps: FastifyInstance[] = []

@@ -5,11 +5,10 @@
  */
 import { pipeline, type Transform } from 'node:stream'
 import zlib from 'node:zlib'
-import type { RouteEntry } from '@restwell/core'
-import { servedMethods } from '@restwell/core'
+import { type BodyStep, bodyStep, type RouteEntry, routeName, servedMethods } from '@restwell/core'
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
-import type { FastifyRequest, preParsingHookHandler } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 
 type Coding = 'zstd' | 'br' | 'gzip' | 'deflate'
 type RequestCoding = Coding | 'identity'
@@ -107,8 +106,8 @@ function attempt<A extends unknown[], T>(
   }
 }
 
-/** The preParsing hook of one route's settings. */
-function decoder(settings: RouteDecompressSettings): preParsingHookHandler {
+/** The body step of one route's settings. */
+function decoder(settings: RouteDecompressSettings): BodyStep {
   const listed = settings.requestEncodings
   let accepted: readonly RequestCoding[] =
     listed === undefined
@@ -120,16 +119,16 @@ function decoder(settings: RouteDecompressSettings): preParsingHookHandler {
   if (forced !== undefined && accepted.includes(forced)) accepted = [forced]
   const acceptEncoding = accepted.filter((coding) => coding !== 'identity').join(', ')
 
-  return function restwellDecompress(request, _reply, payload, done) {
+  return bodyStep(function restwellDecompress(request, _reply, payload) {
     const header = request.headers['content-encoding']
     if (header !== undefined) request.headers['content-encoding'] = canonicalCoding(header)
     const coding = forced ?? request.headers['content-encoding']
-    if (!coding) return done(null, payload)
+    if (!coding) return undefined
     if (!accepted.includes(coding as RequestCoding)) {
       const error = attempt(settings.onUnsupportedRequestEncoding, coding, request)
-      return done(error ?? unsupportedCoding(coding, acceptEncoding))
+      return error ?? unsupportedCoding(coding, acceptEncoding)
     }
-    if (coding === 'identity') return done(null, payload)
+    if (coding === 'identity') return undefined
     const decode = Object.assign((DECODERS[coding as Coding] as () => Transform)(), {
       receivedEncodedLength: 0,
     })
@@ -150,24 +149,25 @@ function decoder(settings: RouteDecompressSettings): preParsingHookHandler {
     })
     // The decoder's own error handler above reports a failure; the callback has nothing to add.
     pipeline(payload, decode, () => {})
-    done(null, decode)
-  }
+    return decode
+  })
 }
 
 /** Methods whose request body Fastify never reads (its `bodyless` set). */
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
 
 /**
- * The decoder of a route that may read a body, run by the pipeline before the route's own
- * `preParsing` hooks. `decompress: false` turns it off; a route of bodyless methods only (GET,
- * HEAD, TRACE) gets none unless it sets `decompress`, since Fastify reads no body there.
+ * The decoder of a route that may read a body, run before the route's own `preParsing` hooks.
+ * `decompress: false` turns it off; a route of bodyless methods only (GET, HEAD, TRACE) gets
+ * none unless it sets `decompress`, since Fastify reads no body there. `plugin` names the
+ * plugin in the message for a bad option.
  */
-export function requestDecoder(route: RouteEntry): preParsingHookHandler | undefined {
+export function requestDecoder(route: RouteEntry, plugin: string): BodyStep | undefined {
   const own = (route as { decompress?: unknown }).decompress
   if (own === false) return undefined
   const methods = servedMethods(route)
   if (own === undefined && methods.every((method) => BODYLESS_METHODS.has(method))) return undefined
-  const where = `restwell (decompress of ${methods.join(',')} ${route.url})`
+  const where = `${plugin} (decompress of ${routeName(route)})`
   const settings = validateOptions(where, RouteDecompressSchema, own) as RouteDecompressSettings
   return decoder(settings)
 }

@@ -1,7 +1,8 @@
 import { gzipSync } from 'node:zlib'
+import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { test } from 'tap'
-import restwell from '../src/index.js'
+import { restwellCompress } from '../src/index.js'
 
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
@@ -12,7 +13,8 @@ async function build(): Promise<FastifyInstance> {
   const app = Fastify()
   apps.push(app)
   app.get('/early', async () => ({ early: true }))
-  await app.register(restwell, { cacheControl: false })
+  await app.register(restwellErrors)
+  await app.register(restwellCompress)
   app.get('/books', async () => ({ books: [] }))
   app.post('/books', echo)
   app.route({ method: ['GET', 'POST'], url: '/both', handler: echo })

@@ -1,0 +1,71 @@
+/**
+ * What a key is stored under (who sent it, to which method and route) and the fingerprint that
+ * tells a retry from another request under the same key (draft §2.4, §5).
+ */
+import { createHash } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+
+/**
+ * Who a key belongs to: the principal `@restwell/auth` (or another guard) set, by its `id` or
+ * `sub`, else the credentials that proved it, else the client's address. One client's key never
+ * finds another's answer.
+ */
+export function defaultScope(request: FastifyRequest): string {
+  const principal = (request as { principal?: unknown }).principal
+  if (principal !== undefined && principal !== null) {
+    const { id, sub } = (typeof principal === 'object' ? principal : {}) as {
+      id?: unknown
+      sub?: unknown
+    }
+    const named = typeof principal === 'object' ? (id ?? sub) : principal
+    if (typeof named === 'string' || typeof named === 'number' || typeof named === 'bigint') {
+      return `principal:${String(named)}`
+    }
+    const credentials = request.headers.authorization
+    if (credentials !== undefined) return `credentials:${credentials}`
+  }
+  return `address:${request.ip}`
+}
+
+/**
+ * The store's key for one client's key on one route and method: a digest, so that neither the
+ * client's key nor its scope reaches the store as given (draft §5, injection).
+ */
+export function storeKeyOf(scope: string, method: string, route: string, key: string): string {
+  return createHash('sha256')
+    .update(scope)
+    .update('\0')
+    .update(method)
+    .update('\0')
+    .update(route)
+    .update('\0')
+    .update(key)
+    .digest('base64url')
+}
+
+/** The body as its fingerprint sees it: bytes as they are, parsed values as JSON writes them. */
+function bodyText(body: unknown): string | Buffer {
+  if (body === undefined) return 'u'
+  if (Buffer.isBuffer(body)) return body
+  if (typeof body === 'string') return `s${body}`
+  try {
+    return `j${JSON.stringify(body)}`
+  } catch {
+    // A value JSON cannot write (circular, a bigint) comes from no body parser: refuse to match.
+    return `x${Math.random()}`
+  }
+}
+
+/**
+ * The request's fingerprint (draft §2.4): method, path and query as sent, and the body as the
+ * route's parser read it (a JSON body's whitespace does not count; its values and their order do).
+ */
+export function fingerprintOf(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(request.method)
+    .update('\n')
+    .update(request.url)
+    .update('\n')
+    .update(bodyText(request.body))
+    .digest('base64url')
+}
