@@ -73,6 +73,19 @@ export function errorContentType(format: ErrorFormat): string {
   return format === 'problem' ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE
 }
 
+/** A problem body with an error's extension members after its own (RFC 9457 §3.2), never over them. */
+function withMembers(
+  members: Readonly<Record<string, unknown>> | undefined,
+  body: ProblemErrorBody,
+): ProblemErrorBody {
+  if (members === undefined) return body
+  const extended: Record<string, unknown> = body as unknown as Record<string, unknown>
+  for (const [name, value] of Object.entries(members)) {
+    if (!Object.hasOwn(extended, name)) extended[name] = value
+  }
+  return body
+}
+
 /** Builds the body object of one error in one form. */
 export function buildErrorBody(
   format: ErrorFormat,
@@ -94,7 +107,7 @@ export function buildErrorBody(
         requestId: context.requestId,
       }
     case 'problem':
-      return {
+      return withMembers(error.members, {
         type:
           error.type ??
           (context.problemTypeBase === undefined
@@ -108,7 +121,7 @@ export function buildErrorBody(
         details,
         requestId: context.requestId,
         timestamp: context.timestamp,
-      }
+      })
     default:
       return {
         error: {

@@ -27,6 +27,12 @@ export interface HttpErrorOptions {
    * the problem form whatever `problemTypeBase` says; the other forms keep `code`. [none]
    */
   type?: string
+  /**
+   * Extension members of the problem form (RFC 9457 §3.2), such as a problem type's own
+   * (`violated-policies`); a member the form already has is not replaced, the other forms
+   * send none, and an error not exposed sends none. [none]
+   */
+  members?: Readonly<Record<string, unknown>>
 }
 
 const BRAND: unique symbol = Symbol.for('restwell.http-error')
@@ -42,6 +48,8 @@ export class HttpError extends Error {
   readonly expose: boolean
   /** The problem type URI it names (`HttpErrorOptions.type`); an own property only when given. */
   declare readonly type?: string
+  /** Its problem extension members (`HttpErrorOptions.members`); an own property only when given. */
+  declare readonly members?: Readonly<Record<string, unknown>>
   declare readonly [BRAND]: true
 
   constructor(statusCode: number, message?: string, options: HttpErrorOptions = {}) {
@@ -65,6 +73,9 @@ export class HttpError extends Error {
     this.headers = options.headers ?? {}
     this.expose = options.expose ?? statusCode < 500
     if (options.type !== undefined) (this as { type?: string }).type = options.type
+    if (options.members !== undefined) {
+      ;(this as { members?: Readonly<Record<string, unknown>> }).members = options.members
+    }
   }
 
   /** Alias of `statusCode`, for libraries that read `status`. */

@@ -13,6 +13,8 @@ export interface NormalizedError {
   headers: Readonly<Record<string, HeaderValue>>
   /** The problem type URI an `HttpError` names (`HttpErrorOptions.type`), if any. */
   type?: string | undefined
+  /** The problem extension members an exposed `HttpError` carries (`HttpErrorOptions.members`). */
+  members?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** Fastify's own error codes that have a better restwell code than the status default. */
@@ -159,6 +161,7 @@ export function normalizeError(thrown: unknown, replyStatus?: number): Normalize
       details: expose ? thrown.details : [],
       headers: thrown.headers,
       ...(thrown.type === undefined ? {} : { type: thrown.type }),
+      ...(thrown.members === undefined || !expose ? {} : { members: thrown.members }),
     }
   }
   const error: ErrorLike = typeof thrown === 'object' && thrown !== null ? thrown : {}

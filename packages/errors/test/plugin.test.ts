@@ -139,6 +139,32 @@ test('problem form: an error naming a registered problem type sends it as type, 
   t.equal(new HttpError(400).type, undefined)
 })
 
+test("problem form: an error's extension members follow its own, never over them; other forms send none", async (t) => {
+  const members = { 'violated-policies': ['default'], status: 200, type: 'about:blank' }
+  const type = 'https://iana.org/assignments/http-problem-types#quota-exceeded'
+  const app = Fastify()
+  await app.register(restwellErrors, { format: 'problem' })
+  app.get('/quota', async () => {
+    throw httpErrors.tooManyRequests('over', { type, members })
+  })
+  app.get('/masked', async () => {
+    throw httpErrors.serviceUnavailable('down', { members })
+  })
+  const res = await app.inject('/quota')
+  t.same(res.json()['violated-policies'], ['default'])
+  t.equal(res.json().status, 429, 'a member the form has is not replaced')
+  t.equal(res.json().type, type)
+  t.equal(Object.keys(res.json()).at(-1), 'violated-policies', "after the form's own")
+  t.notOk('violated-policies' in (await app.inject('/masked')).json(), 'a masked error sends none')
+  const structured = Fastify()
+  await structured.register(restwellErrors)
+  structured.get('/quota', async () => {
+    throw httpErrors.tooManyRequests('over', { members })
+  })
+  t.notOk(JSON.stringify((await structured.inject('/quota')).json()).includes('violated'))
+  t.equal(new HttpError(400).members, undefined)
+})
+
 test('a thrown Error is a masked 500: no stack, no internal message, requestId', async (t) => {
   const logs: string[] = []
   const app = Fastify({

@@ -1,4 +1,7 @@
-/** The rate-limit convention: 429 + `Retry-After` + `X-RateLimit-*`, per client and per route. */
+/**
+ * The rate-limit convention: 429 + `Retry-After` + `X-RateLimit-*` or the IETF `RateLimit` fields,
+ * per client and per route.
+ */
 import { defineConvention } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
 import {
@@ -23,12 +26,16 @@ export const rateLimit = defineConvention({
   setup: setupRateLimit,
   app: (settings) => ({ request: settings.request }),
   route: ({ route }, settings) => ownLimitSteps(settings.limits, route, settings.plugin),
-  contributes: () => ({
+  // The fields it sends, for CORS to expose.
+  contributes: (options) => ({
     responseHeaders: [
       'Retry-After',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-RateLimit-Reset',
+      ...(options.headers === 'ietf'
+        ? []
+        : ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+      ...(options.headers === 'ietf' || options.headers === 'both'
+        ? ['RateLimit-Policy', 'RateLimit']
+        : []),
     ],
   }),
 })

@@ -5,6 +5,7 @@ import { restwellRateLimit } from './plugin.js'
 // Fastify augmentation to users of the ESM and the CommonJS declarations alike.
 export type { RateLimitOptions as RouteRateLimitOptions } from '@fastify/rate-limit'
 export { rateLimit } from './convention.js'
+export { DEFAULT_POLICY, type HeaderFields, QUOTA_EXCEEDED } from './fields.js'
 export { clientKey, MEMORY_CLIENTS } from './memory.js'
 export {
   DEFAULT_MAX,
@@ -18,3 +19,10 @@ export {
 } from './options.js'
 export { restwellRateLimit }
 export default restwellRateLimit
+
+declare module '@fastify/rate-limit' {
+  interface RateLimitOptions {
+    /** The route's policy name in the IETF fields (`headers: 'ietf'`). [its method and URL] */
+    policy?: string
+  }
+}

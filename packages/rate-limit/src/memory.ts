@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Address6 as IPv6Address } from 'ip-address'
 import { LruMap } from 'toad-cache'
 import { rateLimited } from './answers.js'
+import { announcement, policyField, sendIetfFields } from './fields.js'
 import type { ResolvedRateLimitOptions } from './options.js'
 
 /** Clients whose windows the memory store keeps (least recently seen forgotten first). */
@@ -55,6 +56,11 @@ export function memoryRateLimitStep(
   window: number,
 ): RequestStep {
   const { max } = options
+  const announced = announcement(options.headers, options.policy, window)
+  const ietf =
+    announced.policy === undefined ? undefined : { ...announced, policy: announced.policy }
+  // The policy is the same on every answer (§3): serialized once.
+  const policy = ietf === undefined ? '' : policyField(ietf.policy, max, ietf.window)
   const allowed = new Set<string | number>(options.allowList)
   const keyOf = options.keyGenerator ?? ((request: FastifyRequest) => clientKey(request.ip))
   const windows = new LruMap<Window>(MEMORY_CLIENTS)
@@ -68,12 +74,17 @@ export function memoryRateLimitStep(
     }
     seen.count++
     const reset = Math.ceil((seen.start + window - now) / 1000)
-    reply.header('x-ratelimit-limit', max)
-    reply.header('x-ratelimit-remaining', seen.count > max ? 0 : max - seen.count)
-    reply.header('x-ratelimit-reset', reset)
+    const remaining = seen.count > max ? 0 : max - seen.count
+    if (announced.xRateLimit) {
+      reply.header('x-ratelimit-limit', max)
+      reply.header('x-ratelimit-remaining', remaining)
+      reply.header('x-ratelimit-reset', reset)
+    }
+    if (ietf !== undefined) sendIetfFields(reply, ietf, max, remaining, reset, policy)
     if (seen.count <= max) return undefined
+    // Never earlier than the RateLimit field's `t` (§6): the same second.
     reply.header('retry-after', reset)
-    return rateLimited(max, format(reset * 1000, true) as string)
+    return rateLimited(max, format(reset * 1000, true) as string, announced.policy)
   }
   return function memoryRateLimit(request, reply) {
     const key = keyOf(request)

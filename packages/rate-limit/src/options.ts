@@ -2,6 +2,7 @@
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import { parse } from '@lukeed/ms'
 import { type Static, Type } from '@sinclair/typebox'
+import { DEFAULT_POLICY, type HeaderFields, POLICY_NAME } from './fields.js'
 
 export const RateLimitOptionsSchema = Type.Object(
   {
@@ -15,6 +16,10 @@ export const RateLimitOptionsSchema = Type.Object(
     storeTimeout: Type.Optional(Type.Integer({ minimum: 1 })),
     allowList: Type.Optional(Type.Array(Type.String())),
     keyGenerator: Type.Optional(Type.Unsafe<RateLimitPluginOptions['keyGenerator']>(Type.Any())),
+    headers: Type.Optional(
+      Type.Union([Type.Literal('x-ratelimit'), Type.Literal('ietf'), Type.Literal('both')]),
+    ),
+    policy: Type.Optional(Type.String({ pattern: POLICY_NAME.source })),
   },
   { additionalProperties: false },
 )
@@ -28,6 +33,9 @@ export const RateLimitOptionsSchema = Type.Object(
  * @param storeTimeout Longest wait (ms) for the Redis store; then it counts as failed. [1000]
  * @param allowList Client keys (IPs by default) never limited. [[]]
  * @param keyGenerator `(request) => key`. [the client IP]
+ * @param headers The fields a limit sends: `X-RateLimit-*`, the IETF `RateLimit-Policy` and
+ *   `RateLimit`, or both. ['x-ratelimit']
+ * @param policy The root limit's policy name in the IETF fields. ['default']
  */
 export type RateLimitOptions = Static<typeof RateLimitOptionsSchema>
 
@@ -44,6 +52,8 @@ export interface ResolvedRateLimitOptions {
   readonly storeTimeout: number
   readonly allowList: readonly string[]
   readonly keyGenerator: KeyGenerator | undefined
+  readonly headers: HeaderFields
+  readonly policy: string
 }
 
 /** Requests per client per window when not set. */
@@ -68,6 +78,8 @@ export function resolveRateLimitOptions(options: RateLimitOptions): ResolvedRate
     storeTimeout: options.storeTimeout ?? DEFAULT_STORE_TIMEOUT,
     allowList: options.allowList ?? [],
     keyGenerator: options.keyGenerator,
+    headers: options.headers ?? 'x-ratelimit',
+    policy: options.policy ?? DEFAULT_POLICY,
   }
 }
 

@@ -15,6 +15,8 @@ import {
 } from '@restwell/core'
 import { OptionsError } from '@restwell/errors'
 import type { onRouteHookHandler } from 'fastify'
+import { rateLimited } from './answers.js'
+import { announcement, POLICY_NAME } from './fields.js'
 import {
   type KeyGenerator,
   type ResolvedRateLimitOptions,
@@ -74,6 +76,22 @@ function checkWindow(route: RouteEntry, timeWindow: unknown, plugin: string): vo
   )
 }
 
+/**
+ * A route's policy name in the IETF fields: its `config.rateLimit.policy`, else its name
+ * (`GET /login`) as an RFC 9651 String may carry it. A name it cannot carry is refused.
+ */
+function policyOf(route: RouteEntry, policy: unknown, plugin: string): string {
+  if (policy === undefined) {
+    return routeName(route).replace(/[^\x20-\x7e]/gu, (character) => encodeURIComponent(character))
+  }
+  if (typeof policy === 'string' && POLICY_NAME.test(policy)) return policy
+  throw new OptionsError(
+    plugin,
+    'config.rateLimit.policy',
+    `of route ${routeName(route)} must be a non-empty string of printable ASCII, as an RFC 9651 String carries it (got ${shown(policy)})`,
+  )
+}
+
 /** The limit `route` shares: its source's, for a twin, or its GET's, for a HEAD. */
 function sharedLimit(limits: OwnLimits, route: RouteEntry, config: unknown): OwnLimit | undefined {
   const source = twinSourceOf(route)
@@ -85,8 +103,19 @@ function sharedLimit(limits: OwnLimits, route: RouteEntry, config: unknown): Own
 }
 
 /** A route's own limit from its `config.rateLimit`, the library's copy of it rewritten. */
-function ownLimit(own: Record<string, unknown>, options: ResolvedRateLimitOptions): OwnLimit {
-  const { hook, skipOnError, keyGenerator } = own
+function ownLimit(
+  own: Record<string, unknown>,
+  options: ResolvedRateLimitOptions,
+  policy: string,
+  rootWindow: number,
+): OwnLimit {
+  const { hook, skipOnError, keyGenerator, timeWindow } = own
+  // A window a function gives is not fixed: the policy then names none.
+  const announced = announcement(
+    options.headers,
+    policy,
+    timeWindow === undefined ? rootWindow : windowMs(timeWindow),
+  )
   const keyOf =
     options.redis === undefined
       ? undefined
@@ -98,10 +127,13 @@ function ownLimit(own: Record<string, unknown>, options: ResolvedRateLimitOption
       storeTimeout: options.storeTimeout,
       failOpen: typeof skipOnError === 'boolean' ? skipOnError : options.failOpen,
       keyOf,
+      announced,
     },
     // Store errors come to the step (storeTimeout, failOpen, 503), not to the library; `hook`
-    // names no lifecycle hook here: the slot is ours.
+    // names no lifecycle hook here: the slot is ours. Its 429 names its own policy.
     config: {
+      errorResponseBuilder: (_request: unknown, context: { max: number; after: string }) =>
+        rateLimited(context.max, context.after, announced.policy),
       ...own,
       hook: OWN_LIMITER,
       skipOnError: false,
@@ -117,6 +149,7 @@ function ownLimit(own: Record<string, unknown>, options: ResolvedRateLimitOption
 export function prepareOwnLimits(
   limits: OwnLimits,
   options: ResolvedRateLimitOptions,
+  rootWindow: number,
   plugin: string,
 ): onRouteHookHandler {
   return function restwellRateLimitRoute(route) {
@@ -126,7 +159,8 @@ export function prepareOwnLimits(
     checkWindow(route, (own as { timeWindow?: unknown }).timeWindow, plugin)
     let limit = sharedLimit(limits, route, config)
     if (limit === undefined) {
-      limit = ownLimit(own as Record<string, unknown>, options)
+      const policy = policyOf(route, (own as { policy?: unknown }).policy, plugin)
+      limit = ownLimit(own as Record<string, unknown>, options, policy, rootWindow)
       limits.families.set(route, limit)
       if ([route.method].flat().includes('GET')) {
         limits.lastGet = { config, handler: route.handler, limit }

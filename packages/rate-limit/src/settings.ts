@@ -15,6 +15,7 @@ import {
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { rateLimited } from './answers.js'
+import { type Announcement, announcement } from './fields.js'
 import { memoryRateLimitStep } from './memory.js'
 import { type ResolvedRateLimitOptions, shown, WINDOW_RULE, windowMs } from './options.js'
 import { type OwnLimits, ownLimits, prepareOwnLimits } from './own-limit.js'
@@ -46,7 +47,11 @@ function rootWindow(options: ResolvedRateLimitOptions, context: SetupContext): n
 }
 
 /** What `@fastify/rate-limit` is given: no global hook (the root step is ours), our 429. */
-function libraryOptions(options: ResolvedRateLimitOptions, window: number): RateLimitPluginOptions {
+function libraryOptions(
+  options: ResolvedRateLimitOptions,
+  window: number,
+  announced: Announcement,
+): RateLimitPluginOptions {
   const { redis, keyGenerator } = options
   return {
     global: false,
@@ -59,7 +64,9 @@ function libraryOptions(options: ResolvedRateLimitOptions, window: number): Rate
     ...(keyGenerator === undefined
       ? {}
       : { keyGenerator: redis === undefined ? keyGenerator : computedKeyFirst(keyGenerator) }),
-    errorResponseBuilder: (_request, context) => rateLimited(context.max, context.after),
+    // The root limit's 429; a route's own limit has a builder of its own (`ownLimit`).
+    errorResponseBuilder: (_request, context) =>
+      rateLimited(context.max, context.after, announced.policy),
   }
 }
 
@@ -81,13 +88,14 @@ export async function setupRateLimit(
   context: SetupContext,
 ): Promise<RateLimitSettings> {
   const window = rootWindow(options, context)
+  const announced = announcement(options.headers, options.policy, window)
   const plugin = optionNaming({ name: 'rateLimit', plugin: PLUGIN }, context).plugin
   if (!context.pipeline) refuseBeside(fastify, '@fastify/rate-limit', twoLimiters)
   // Under the umbrella, its batch runs every onRoute hook over the routes added before it.
   const adoptEarlierRoutes = context.pipeline ? undefined : adoptionBatch(fastify)
   const limits = ownLimits()
   // Before the library's own onRoute hook, which makes each route's own limiter.
-  fastify.addHook('onRoute', prepareOwnLimits(limits, options, plugin))
+  fastify.addHook('onRoute', prepareOwnLimits(limits, options, window, plugin))
   if (options.redis !== undefined) fastify.decorateRequest(ROOT_KEY as unknown as string, null)
   // Imported here, not at the top: an app that turns rate limits off never loads it. Called on
   // this instance rather than registered: its decorators and onRoute hook land here as they
@@ -95,7 +103,7 @@ export async function setupRateLimit(
   const { fastifyRateLimit } = await import('@fastify/rate-limit')
   await (fastifyRateLimit as unknown as FastifyPluginAsync<RateLimitPluginOptions>)(
     fastify,
-    libraryOptions(options, window),
+    libraryOptions(options, window, announced),
   )
   adoptEarlierRoutes?.()
   const limit =
@@ -106,6 +114,7 @@ export async function setupRateLimit(
           storeTimeout: options.storeTimeout,
           failOpen: options.failOpen,
           keyOf: options.keyGenerator,
+          announced,
         })
   const routeLimit = routeConfigReader(fastify, 'rateLimit')
   return {

@@ -5,6 +5,7 @@
 import type { RequestStep } from '@restwell/core'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { storeUnavailable } from './answers.js'
+import { type Announcement, restate } from './fields.js'
 import type { KeyGenerator } from './options.js'
 
 /** A limiter of `@fastify/rate-limit`: its request hook (`fastify.rateLimit()`). */
@@ -50,6 +51,8 @@ export interface StoreSettings {
   readonly failOpen: boolean
   /** The client key made first (with Redis and a `keyGenerator`), or undefined. */
   readonly keyOf: KeyGenerator | undefined
+  /** The fields its answers carry, restated from the library's `X-RateLimit-*`. */
+  readonly announced: Announcement
 }
 
 /**
@@ -60,9 +63,16 @@ export interface StoreSettings {
  * as such and not taken for a store failure; the library reads it back.
  */
 export function limiterStep(limiter: Limiter, settings: StoreSettings): RequestStep {
-  const { storeTimeout, failOpen, keyOf } = settings
-  const failed = (request: FastifyRequest, error: unknown): Error | undefined => {
-    if ((error as { statusCode?: unknown }).statusCode === 429) return error as Error
+  const { storeTimeout, failOpen, keyOf, announced } = settings
+  const counted = (reply: FastifyReply): undefined => {
+    restate(reply, announced)
+    return undefined
+  }
+  const failed = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+    if ((error as { statusCode?: unknown }).statusCode === 429) {
+      restate(reply, announced)
+      return error as Error
+    }
     request.log.error({ err: error }, 'rate-limit store failed')
     return failOpen ? undefined : storeUnavailable()
   }
@@ -70,13 +80,16 @@ export function limiterStep(limiter: Limiter, settings: StoreSettings): RequestS
   const limited = settings.redis
     ? (request: FastifyRequest, reply: FastifyReply): Promise<Error | undefined> =>
         withTimeout(limiter(request, reply), storeTimeout).then(
-          () => undefined,
-          (error: unknown) => failed(request, error),
+          () => counted(reply),
+          (error: unknown) => failed(request, reply, error),
         )
     : (request: FastifyRequest, reply: FastifyReply): Promise<Error | undefined> =>
         limiter(request, reply).then(
-          () => undefined,
-          (error: unknown) => error as Error,
+          () => counted(reply),
+          (error: unknown) => {
+            restate(reply, announced)
+            return error as Error
+          },
         )
   if (keyOf === undefined) return limited
   return function keyFirst(request, reply) {

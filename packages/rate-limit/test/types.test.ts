@@ -15,5 +15,9 @@ test("types of the options and of a route's own limit", async (t) => {
   expectTypeOf<FastifyContextConfig['rateLimit']>().toEqualTypeOf<
     RouteRateLimitOptions | false | undefined
   >()
+  expectTypeOf<RouteRateLimitOptions['policy']>().toEqualTypeOf<string | undefined>()
+  expectTypeOf<RateLimitOptions['headers']>().toEqualTypeOf<
+    'x-ratelimit' | 'ietf' | 'both' | undefined
+  >()
   t.equal(restwellRateLimitDefault, restwellRateLimit)
 })

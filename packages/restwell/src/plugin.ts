@@ -114,6 +114,10 @@ function undeclaredContributions(
     ['x-total-count', pagination === false ? false : (pagination?.totalHeader ?? 'x-total-count')],
     ['api-version', versioning === false ? false : (versioning?.responseHeader ?? 'api-version')],
     ['x-request-id', requestIdHeader],
+    // Rate limits that send only the IETF fields contribute those instead.
+    ...(options.rateLimit !== false && options.rateLimit?.headers === 'ietf'
+      ? X_RATELIMIT_HEADERS.map((name) => [name, false] as const)
+      : []),
   ])
   // The default spelling is kept when the name only differs in case.
   const responseHeaders = DEFAULT_EXPOSED_HEADERS.flatMap((name) => {
@@ -141,6 +145,8 @@ function versionQueryParameter(options: RestwellOptions): string | false {
   if (versioning === false || versioning?.carriers?.query === false) return false
   return versioning?.queryParameter ?? 'version'
 }
+
+const X_RATELIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
 
 /** `first`, then the names of `then` that `first` does not hold in any case. */
 function withoutCaseTwins(first: readonly string[], then: readonly string[]): string[] {

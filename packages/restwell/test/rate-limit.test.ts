@@ -283,3 +283,26 @@ test('rateLimit: false', async (t) => {
   const res = await app.inject('/books')
   t.equal(res.headers['x-ratelimit-limit'], undefined)
 })
+
+test("rateLimit.headers 'ietf': RateLimit-Policy and RateLimit, the problem form's quota-exceeded, CORS exposes them", async (t) => {
+  const app = await build({
+    rateLimit: { max: 1, headers: 'ietf' },
+    errors: { format: 'problem' },
+    cors: { origin: ['https://app.example'] },
+  })
+  const origin = { origin: 'https://app.example' }
+  const first = await app.inject({ url: '/books', headers: origin })
+  t.equal(first.headers['ratelimit-policy'], '"default";q=1;w=60')
+  t.equal(first.headers.ratelimit, '"default";r=0;t=60')
+  t.notOk('x-ratelimit-limit' in first.headers)
+  const exposed = String(first.headers['access-control-expose-headers']).toLowerCase().split(', ')
+  t.ok(exposed.includes('ratelimit-policy') && exposed.includes('ratelimit'), exposed.join(', '))
+  t.notOk(exposed.includes('x-ratelimit-limit'), 'not the fields it does not send')
+  const limited = await app.inject({ url: '/books', headers: origin })
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.json().type, 'https://iana.org/assignments/http-problem-types#quota-exceeded')
+  t.same(limited.json()['violated-policies'], ['default'])
+  t.ok(Number(limited.headers['retry-after']) >= 60)
+  const own = await app.inject({ url: '/tight', headers: origin })
+  t.equal(own.headers.ratelimit, '"GET /tight";r=0;t=60')
+})
