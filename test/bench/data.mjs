@@ -124,10 +124,23 @@ export const BATCH_BODY = JSON.stringify({
   })),
 })
 
+/** The item `POST /items` creates, as every stack answers it (the store is not written). */
+export const CREATED_ITEM = makeItem(ITEMS.length + 1)
+export const CREATED_LOCATION = `/items/${CREATED_ITEM.id}`
+
+/** What a client sends to create it: its fields, without what the server assigns (~900 bytes). */
+export const POST_BODY = JSON.stringify(
+  (({ id, version, createdAt, updatedAt, ...fields }) => fields)(CREATED_ITEM),
+)
+
+/** The key of the replay workload: an RFC 9651 String, as the draft's example. */
+export const IDEMPOTENCY_KEY = '"8e03978e-40d5-43e8-bc93-6894a57f9324"'
+
 /**
  * The workloads. `spec` is what a server following the conventions answers. A stack without
  * the feature declares its own answer (see each server's `expect`), and the output says so.
- * `setup` names a value the parent reads with one request first (an ETag).
+ * `setup` names a value the parent reads with one request first (an ETag); `prime` sends the
+ * workload's own request once before the probe, so the probe and every measured request repeat it.
  */
 export const WORKLOADS = [
   {
@@ -215,6 +228,22 @@ export const WORKLOADS = [
     spec: 207,
     // A stack without a batch endpoint, unless it declares otherwise.
     absent: { status: 404, note: 'no batch endpoint' },
+  },
+  {
+    // The first POST (the prime) runs and its answer is stored under the key (memory store);
+    // every request after it is a replay: compare with get1k.
+    id: 'post-replay',
+    title: 'POST + Idempotency-Key, replayed',
+    method: 'POST',
+    path: '/items',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'idempotency-key': IDEMPOTENCY_KEY,
+    },
+    body: POST_BODY,
+    prime: true,
+    spec: 201,
   },
 ]
 

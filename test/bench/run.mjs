@@ -295,6 +295,7 @@ function expectationFor(workload, declared) {
   return {
     status: own?.status ?? workload.spec,
     gzip: own?.gzip ?? workload.id === 'page-gzip',
+    replay: own?.replay ?? workload.id === 'post-replay',
     note: own?.note,
     absent: own !== undefined && own === workload.absent,
   }
@@ -317,6 +318,9 @@ function probeProblems(workload, expected, response) {
   }
   if (expected.status === 405 && !response.headers.allow) problems.push('405 without Allow')
   if (expected.status === 304 && !response.headers.etag) problems.push('304 without ETag')
+  if (expected.replay && response.headers['idempotent-replayed'] !== 'true') {
+    problems.push('not a replay: no Idempotent-Replayed: true')
+  }
   return problems
 }
 
@@ -364,7 +368,8 @@ function countMismatches(result, status) {
 
 /**
  * Starts one server for a round and reads what its workloads need: an ETag from one request
- * (If-None-Match, If-Match), then one probe per workload, checked against what the server
+ * (If-None-Match, If-Match), the first request of a workload that repeats it (`prime`: a POST
+ * whose answer its key stores), then one probe per workload, checked against what the server
  * declares it answers.
  */
 async function prepareServer(server, opts, round) {
@@ -390,6 +395,7 @@ async function prepareServer(server, opts, round) {
         headers[workload.setup.header] = etags[workload.setup.etagFrom] ?? '"no-etag-from-server"'
       }
       const expected = expectationFor(workload, ready.expect)
+      if (workload.prime) await probe(ready.port, workload, headers)
       const response = await probe(ready.port, workload, headers)
       const found = probeProblems(workload, expected, response)
       for (const p of found) problems.push(`${server.id} ${id}: ${p}`)

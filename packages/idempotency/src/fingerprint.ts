@@ -2,7 +2,7 @@
  * What a key is stored under (who sent it, to which method and route) and the fingerprint that
  * tells a retry from another request under the same key (draft §2.4, §5).
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 
 /**
@@ -32,15 +32,8 @@ export function defaultScope(request: FastifyRequest): string {
  * client's key nor its scope reaches the store as given (draft §5, injection).
  */
 export function storeKeyOf(scope: string, method: string, route: string, key: string): string {
-  return createHash('sha256')
-    .update(scope)
-    .update('\0')
-    .update(method)
-    .update('\0')
-    .update(route)
-    .update('\0')
-    .update(key)
-    .digest('base64url')
+  // One-shot `hash`: half the cost of a `Hash` object, on every request that sends a key.
+  return hash('sha256', `${scope}\0${method}\0${route}\0${key}`, 'base64url')
 }
 
 /** The body as its fingerprint sees it: bytes as they are, parsed values as JSON writes them. */
@@ -61,11 +54,8 @@ function bodyText(body: unknown): string | Buffer {
  * route's parser read it (a JSON body's whitespace does not count; its values and their order do).
  */
 export function fingerprintOf(request: FastifyRequest): string {
-  return createHash('sha256')
-    .update(request.method)
-    .update('\n')
-    .update(request.url)
-    .update('\n')
-    .update(bodyText(request.body))
-    .digest('base64url')
+  const head = `${request.method}\n${request.url}\n`
+  const body = bodyText(request.body)
+  const text = typeof body === 'string' ? head + body : Buffer.concat([Buffer.from(head), body])
+  return hash('sha256', text, 'base64url')
 }

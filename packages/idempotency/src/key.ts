@@ -18,6 +18,13 @@ export function maxFieldLength(maxLength: number): number {
   return 2 * maxLength + 256
 }
 
+/**
+ * A field that is one String of characters needing no escape, with no parameters nor spaces
+ * around it: what clients send. Its key is the text between the quotes, as the parser would
+ * read it (RFC 9651 §4.2.5), without the parser's cost on every request.
+ */
+const PLAIN_STRING = /^"[\x20\x21\x23-\x5b\x5d-\x7e]+"$/
+
 /** A key read from the field, or why the field is refused. */
 export type KeyReading = { readonly key: string } | { readonly problem: string }
 
@@ -41,7 +48,7 @@ export function readIdempotencyKey(
   }
   let bare: unknown
   try {
-    bare = parseItem(field)[0]
+    bare = PLAIN_STRING.test(field) ? field.slice(1, -1) : parseItem(field)[0]
   } catch {
     return {
       problem:

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
-import { serializeItem, Token } from 'structured-headers'
+import { parseItem, serializeItem, Token } from 'structured-headers'
 import { test } from 'tap'
 import { DEFAULT_MAX_KEY_LENGTH, readIdempotencyKey } from '../src/index.js'
 import { maxFieldLength } from '../src/key.js'
@@ -136,6 +136,43 @@ test('property: a key outside printable ASCII is refused', async () => {
     fc.property(printable, outside, (key, code) => {
       const value = `"${key.replace(/[\\"]/g, '\\$&')}${String.fromCharCode(code)}"`
       return 'problem' in readIdempotencyKey(value, MAX)
+    }),
+  )
+})
+
+test('a plain quoted key is read without the structured-field parser (its cost on every request)', async (t) => {
+  const { readIdempotencyKey: read } = await t.mockImport<typeof import('../src/key.js')>(
+    '../src/key.js',
+    {
+      'structured-headers': {
+        parseItem: () => {
+          throw new Error('parsed')
+        },
+      },
+    },
+  )
+  t.same(read('"8e03978e-40d5-43e8-bc93-6894a57f9324"', MAX), {
+    key: '8e03978e-40d5-43e8-bc93-6894a57f9324',
+  })
+  t.same(read(`"${'a'.repeat(MAX)}"`, MAX), { key: 'a'.repeat(MAX) }, 'the longest key')
+  t.match(read(`"${'a'.repeat(MAX + 1)}"`, MAX), { problem: /longer than/ }, 'still bounded')
+  t.match(read('"k";v=1', MAX), { problem: /structured field String/ }, 'parameters: the parser')
+  t.match(read('"a\\"b"', MAX), { problem: /structured field String/ }, 'an escape: the parser')
+})
+
+test('property: a plain key, as sent, is what the parser reads', async () => {
+  const plain = fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0x7e })
+      .filter((c) => c !== 0x22 && c !== 0x5c)
+      .map((c) => String.fromCharCode(c)),
+    minLength: 1,
+    maxLength: MAX,
+  })
+  fc.assert(
+    fc.property(plain, (key) => {
+      const reading = readIdempotencyKey(`"${key}"`, MAX)
+      return 'key' in reading && reading.key === parseItem(`"${key}"`)[0]
     }),
   )
 })

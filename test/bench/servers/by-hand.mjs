@@ -1,7 +1,7 @@
 // What the servers that write restwell's conventions by hand (raw node, Fastify hand-specialized)
 // share: the values restwell sends that do not depend on the request, and the few checks behind
 // its headers, each written once.
-import { randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import { RATE_LIMIT_MAX } from './limits.mjs'
 
 /** `Access-Control-Expose-Headers` of restwell's CORS, on every answer. */
@@ -25,10 +25,12 @@ export const EXPOSED = [
   'Deprecation',
   'Sunset',
   'WWW-Authenticate',
+  'Idempotent-Replayed',
 ].join(', ')
 
 export const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
-export const COLLECTION_ALLOW = 'GET, HEAD, OPTIONS'
+export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS'
+export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS'
 export const ACCEPT_PATCH = 'application/json-patch+json, application/merge-patch+json'
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const RATE_LIMIT = String(RATE_LIMIT_MAX)
@@ -97,4 +99,77 @@ export function errorBody(code, message, requestIdValue) {
       timestamp: new Date().toISOString(),
     },
   }
+}
+
+/**
+ * restwell's `Idempotency-Key` (memory store), by hand: the key is an RFC 9651 String; the first
+ * request under (client, method, route, key) holds it while it runs, and its answer (status,
+ * Content-Type and Location, bytes) is kept 24 h; the same request again gets that answer back
+ * with `Idempotent-Replayed: true`, another request under the key is 422, one while the first
+ * still runs 409. A 5xx, or a refusal before the work, frees the key.
+ */
+export const KEY_HEADER = 'idempotency-key'
+export const REPLAYED = 'idempotent-replayed'
+const KEY_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255})"$/
+const EXPIRY_MS = 86_400_000
+const IN_FLIGHT_MS = 60_000
+const MAX_KEYS = 100_000
+const keys = new Map()
+
+/** The fingerprint of a request: method, URL and the body (its bytes, or its JSON). */
+export function fingerprintOf(method, url, body) {
+  return hash('sha256', `${method}\n${url}\n${body}`, 'base64url')
+}
+
+/**
+ * Looks a request's key up. Returns `{ error: [status, code, message] }` (a malformed key, 409,
+ * 422), `{ replay }` (the stored answer), or `{ claim }` (the key is now held: pass it to
+ * `settleKey` with the answer).
+ */
+export function lookUpKey(value, scope, method, route, fingerprint) {
+  const match = typeof value === 'string' ? KEY_STRING.exec(value) : null
+  if (match === null) {
+    return { error: [400, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be a String'] }
+  }
+  const id = `${scope}\0${method}\0${route}\0${match[1].replace(/\\(.)/g, '$1')}`
+  const now = Date.now()
+  const found = keys.get(id)
+  if (found !== undefined && found.expires > now) {
+    if (found.fingerprint !== fingerprint) {
+      return {
+        error: [
+          422,
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used with another request',
+        ],
+      }
+    }
+    if (found.answer === undefined) {
+      return {
+        error: [
+          409,
+          'IDEMPOTENCY_KEY_IN_USE',
+          'A request with this Idempotency-Key is still being processed',
+        ],
+      }
+    }
+    return { replay: found.answer }
+  }
+  if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value)
+  const claim = { id, fingerprint, answer: undefined, expires: now + IN_FLIGHT_MS }
+  keys.set(id, claim)
+  return { claim }
+}
+
+/**
+ * Stores the answer (`status`, `[name, value]` headers, bytes) of the request that holds
+ * `claim`; frees the key instead after a 5xx, or when called without one (refused before it ran).
+ */
+export function settleKey(claim, status, headers, body) {
+  if (keys.get(claim.id) !== claim) return
+  keys.delete(claim.id)
+  if (status === undefined || status >= 500) return
+  claim.answer = { status, headers, body: Buffer.from(body) }
+  claim.expires = Date.now() + EXPIRY_MS
+  keys.set(claim.id, claim)
 }

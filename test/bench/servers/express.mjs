@@ -1,13 +1,15 @@
 // Express 5 + cors + compression + method-override + the built-in ETag (weak, over the
 // identity body; req.fresh -> 304) + a negotiator-based Accept check (406). Express has no
 // 405: a known path with an unrouted method is a 404. The hashed items get the built-in ETag
-// alone (the handler sets none).
+// alone (the handler sets none). A POST's Idempotency-Key is the same by-hand store as raw node's.
 import compression from 'compression'
 import cors from 'cors'
 import express from 'express'
 import methodOverride from 'method-override'
 import Negotiator from 'negotiator'
 import {
+  CREATED_ITEM,
+  CREATED_LOCATION,
   etagListHas,
   HASHED_ITEMS,
   ITEM_BY_ID,
@@ -17,6 +19,7 @@ import {
   pageLink,
   readPageQuery,
 } from '../data.mjs'
+import { fingerprintOf, KEY_HEADER, lookUpKey, REPLAYED, settleKey } from './by-hand.mjs'
 
 const SERVED = ['application/json']
 
@@ -62,6 +65,35 @@ export async function build() {
       return res.status(412).json({ error: 'Precondition Failed' })
     }
     res.set('etag', etag).json(mergePatch(item, req.body))
+  })
+  app.post('/items', (req, res) => {
+    const value = req.get(KEY_HEADER)
+    let claim
+    if (value !== undefined) {
+      const fingerprint = fingerprintOf('POST', req.originalUrl, JSON.stringify(req.body))
+      const held = lookUpKey(value, req.ip, 'POST', '/items', fingerprint)
+      if (held.error !== undefined) return res.status(held.error[0]).json({ error: held.error[2] })
+      if (held.replay !== undefined) {
+        const { status, headers, body } = held.replay
+        for (const [name, v] of headers) res.set(name, v)
+        return res.status(status).set(REPLAYED, 'true').send(body)
+      }
+      claim = held.claim
+    }
+    const bytes = Buffer.from(JSON.stringify({ ...CREATED_ITEM, ...req.body }))
+    const type = 'application/json; charset=utf-8'
+    if (claim !== undefined) {
+      settleKey(
+        claim,
+        201,
+        [
+          ['content-type', type],
+          ['location', CREATED_LOCATION],
+        ],
+        bytes,
+      )
+    }
+    res.status(201).set('content-type', type).set('location', CREATED_LOCATION).send(bytes)
   })
   app.put('/items/:id', (req, res) => {
     const item = ITEM_BY_ID.get(req.params.id)

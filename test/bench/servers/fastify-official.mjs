@@ -1,7 +1,8 @@
 // Fastify + the official plugins a user would assemble by hand: @fastify/sensible,
 // @fastify/cors, @fastify/rate-limit, @fastify/etag, @fastify/compress. What the plugins do
 // not cover is written in the handlers the way a user would (the item's ETag from its
-// version, If-Match -> 412). The hashed items get their ETag from @fastify/etag alone (a sha1
+// version, If-Match -> 412, a POST's Idempotency-Key: the same by-hand store as raw node's,
+// looked up in the handler, the answer kept by the route's onSend hook). The hashed items get their ETag from @fastify/etag alone (a sha1
 // of the bytes, 304 on If-None-Match). Neither 405 nor method override exists among them.
 import fastifyCompress from '@fastify/compress'
 import fastifyCors from '@fastify/cors'
@@ -10,6 +11,8 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import fastifySensible from '@fastify/sensible'
 import Fastify from 'fastify'
 import {
+  CREATED_ITEM,
+  CREATED_LOCATION,
   etagListHas,
   HASHED_ITEMS,
   ITEM_BY_ID,
@@ -21,6 +24,7 @@ import {
   pageLink,
   readPageQuery,
 } from '../data.mjs'
+import { fingerprintOf, KEY_HEADER, lookUpKey, REPLAYED, settleKey } from './by-hand.mjs'
 import { RATE_LIMIT_MAX } from './limits.mjs'
 
 const STACK = 'not in this stack'
@@ -74,6 +78,42 @@ export async function build() {
       }
       reply.header('etag', etag)
       return mergePatch(item, request.body)
+    },
+  )
+  const claims = new WeakMap()
+  app.post(
+    '/items',
+    {
+      schema: { response: { 201: ITEM_SCHEMA } },
+      onSend: async (_request, reply, payload) => {
+        const claim = claims.get(reply)
+        if (claim === undefined) return payload
+        const stored = [['content-type', reply.getHeader('content-type')]]
+        const location = reply.getHeader('location')
+        if (location !== undefined) stored.push(['location', location])
+        settleKey(claim, reply.statusCode, stored, payload)
+        return payload
+      },
+    },
+    async (request, reply) => {
+      const value = request.headers[KEY_HEADER]
+      if (value !== undefined) {
+        const fingerprint = fingerprintOf('POST', request.url, JSON.stringify(request.body))
+        const held = lookUpKey(value, request.ip, 'POST', '/items', fingerprint)
+        if (held.error !== undefined) {
+          const [status, code, message] = held.error
+          throw app.httpErrors.createError(status, message, { code })
+        }
+        if (held.replay !== undefined) {
+          const { status, headers, body } = held.replay
+          reply.code(status)
+          for (const [name, v] of headers) reply.header(name, v)
+          return reply.header(REPLAYED, 'true').send(body)
+        }
+        claims.set(reply, held.claim)
+      }
+      reply.code(201).header('location', CREATED_LOCATION)
+      return { ...CREATED_ITEM, ...request.body }
     },
   )
   app.put('/items/:id', { schema: { response: { 200: ITEM_SCHEMA } } }, async (request) => {

@@ -4,8 +4,8 @@
 // the request id, CORS, the rate counter and its headers, a remembered Accept check (406),
 // method override's twin, 405 + Allow, the PATCH's media type (415) and If-Match (412), Vary,
 // Cache-Control, Accept-Ranges, the ETag from the version or a sha1 of the bytes, 304 on
-// If-None-Match, the page's Link, gzip with restwell's cache of compressed bodies, and the
-// batch. No plugin suite on Fastify can do the same work for less: it is their ceiling.
+// If-None-Match, the page's Link, gzip with restwell's cache of compressed bodies, the
+// batch, and a POST's Idempotency-Key (its lookup in the handler, its answer stored in `onSend`). No plugin suite on Fastify can do the same work for less: it is their ceiling.
 //
 // One hook more, `preSerialization`, on the two routes whose validator is known from the
 // payload (the item's version, the page's item versions): it decides the 304, and finds a page
@@ -16,6 +16,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { gzipSync } from 'node:zlib'
 import Fastify from 'fastify'
 import {
+  CREATED_ITEM,
+  CREATED_LOCATION,
   etagListHas,
   HASHED_ITEMS,
   hashEtag,
@@ -35,11 +37,17 @@ import {
   countRequest,
   EXPOSED,
   errorBody,
+  fingerprintOf,
   ITEM_ALLOW,
   JSON_TYPE,
+  KEY_HEADER,
+  lookUpKey,
   pageLinks,
   RATE_LIMIT,
+  READ_ONLY_ALLOW,
+  REPLAYED,
   requestId,
+  settleKey,
 } from './by-hand.mjs'
 
 const READ_VARY = 'Accept, Accept-Encoding'
@@ -69,6 +77,8 @@ const compressedPages = new Map()
 /** The compressed page found before serialization, for `onSend` to send. */
 const EARLY = Symbol('fastify-special.early')
 const skipSerialization = () => ''
+/** The Idempotency-Key a request holds while it runs, for `onSend` to store its answer. */
+const CLAIM = Symbol('fastify-special.claim')
 
 /**
  * restwell's overload check (`@fastify/under-pressure` as the umbrella sets it up): every second
@@ -209,9 +219,16 @@ function notModified(reply) {
 function onSend(request, reply, payload, done) {
   const answer = request.routeOptions.config.answer
   const status = reply.statusCode
+  const claim = reply[CLAIM]
+  if (claim !== null) {
+    const stored = [['content-type', reply.getHeader('content-type')]]
+    const location = reply.getHeader('location')
+    if (location !== undefined) stored.push(['location', location])
+    settleKey(claim, status, stored, payload)
+  }
   // Errors carry their headers already; answers of no route are errors.
   if (answer === undefined || (status >= 400 && status !== 304)) return done(null, payload)
-  if (answer === 'write' || answer === 'patch') {
+  if (answer === 'write' || answer === 'patch' || answer === 'create') {
     reply.header('vary', 'Accept').header('cache-control', 'no-store')
     return done(null, payload)
   }
@@ -313,6 +330,7 @@ export async function build() {
   const stopWatching = watchLoad()
   app.addHook('onClose', async () => stopWatching())
   app.decorateReply(EARLY, null)
+  app.decorateReply(CLAIM, null)
   app.addHook('onRequest', onRequest)
   app.addHook('onSend', onSend)
   const getItem = (request, reply) =>
@@ -384,6 +402,28 @@ export async function build() {
       return notAllowed(request, reply, ITEM_ALLOW)
     },
   )
+  // Creates the item (the store is not written); a key's answer is replayed as stored.
+  app.post(
+    '/items',
+    { config: { answer: 'create' }, schema: { response: { 201: ITEM_SCHEMA } } },
+    async (request, reply) => {
+      const value = request.headers[KEY_HEADER]
+      if (value !== undefined) {
+        const fingerprint = fingerprintOf('POST', request.url, JSON.stringify(request.body))
+        const held = lookUpKey(value, request.ip, 'POST', '/items', fingerprint)
+        if (held.error !== undefined) return fail(reply, ...held.error)
+        if (held.replay !== undefined) {
+          const { status, headers, body } = held.replay
+          reply.code(status)
+          for (const [name, v] of headers) reply.header(name, v)
+          return reply.header(REPLAYED, 'true').send(body)
+        }
+        reply[CLAIM] = held.claim
+      }
+      reply.code(201).header('location', CREATED_LOCATION)
+      return { ...CREATED_ITEM, ...request.body }
+    },
+  )
   app.post('/batch', { config: { answer: 'batch' } }, async (request, reply) => {
     const operations = request.body?.requests
     if (!Array.isArray(operations)) {
@@ -396,9 +436,8 @@ export async function build() {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]
     if (/^\/items\/\d+$/.test(path)) return notAllowed(request, reply, ITEM_ALLOW)
-    if (path === '/items' || path.startsWith(`${HASHED_ITEMS}/`)) {
-      return notAllowed(request, reply, COLLECTION_ALLOW)
-    }
+    if (path === '/items') return notAllowed(request, reply, COLLECTION_ALLOW)
+    if (path.startsWith(`${HASHED_ITEMS}/`)) return notAllowed(request, reply, READ_ONLY_ALLOW)
     return fail(reply, 404, 'NOT_FOUND', 'Not found')
   })
 

@@ -1,9 +1,12 @@
 // Bare Fastify: the same routes with response schemas (fast-json-stringify) and nothing else.
 // A JSON parser for application/merge-patch+json is the one line any Fastify app taking merge
-// patches needs. No ETag, no compression, no 405, no method override: the output says so.
+// patches needs. No ETag, no compression, no 405, no method override, no Idempotency-Key (a
+// retried POST runs again): the output says so.
 import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
 import {
+  CREATED_ITEM,
+  CREATED_LOCATION,
   HASHED_ITEMS,
   ITEM_BY_ID,
   ITEM_SCHEMA,
@@ -71,6 +74,10 @@ export async function build(variant) {
       return item ? mergePatch(item, request.body) : notFound(reply)
     },
   )
+  app.post('/items', { schema: { response: { 201: ITEM_SCHEMA } } }, async (request, reply) => {
+    reply.code(201).header('location', CREATED_LOCATION)
+    return { ...CREATED_ITEM, ...request.body }
+  })
   app.put('/items/:id', { schema: { response: { 200: ITEM_SCHEMA } } }, async (request, reply) => {
     const item = ITEM_BY_ID.get(request.params.id)
     return item ? { ...request.body, id: item.id } : notFound(reply)
@@ -89,6 +96,7 @@ export async function build(variant) {
       patch: { status: 200, note: `If-Match not checked: ${STACK}` },
       405: { status: 404, note: `Fastify answers 404, no 405: ${STACK}` },
       override: { status: 404, note: `no method override: ${STACK}` },
+      'post-replay': { status: 201, replay: false, note: `no replay, the handler runs: ${STACK}` },
     },
   }
 }

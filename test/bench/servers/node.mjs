@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import {
+  CREATED_ITEM,
+  CREATED_LOCATION,
   etagListHas,
   HASHED_ITEMS,
   hashEtag,
@@ -25,11 +27,17 @@ import {
   countRequest,
   EXPOSED,
   errorBody,
+  fingerprintOf,
   ITEM_ALLOW,
   JSON_TYPE,
+  KEY_HEADER,
+  lookUpKey,
   pageLinks,
   RATE_LIMIT,
+  READ_ONLY_ALLOW,
+  REPLAYED,
   requestId,
+  settleKey,
 } from './by-hand.mjs'
 
 const HASHED_PREFIX = `${HASHED_ITEMS}/`
@@ -176,13 +184,61 @@ async function item(req, res, headers, id, method) {
 /** An item whose ETag is hashed from the bytes on every GET: no version is used. */
 function hashedItem(req, res, headers, id, method) {
   if (method !== 'GET' && method !== 'HEAD') {
-    headers.allow = COLLECTION_ALLOW
+    headers.allow = READ_ONLY_ALLOW
     return notAllowed(req, res, headers, method)
   }
   const current = ITEM_BY_ID.get(id)
   if (!current) return error(res, headers, 404, 'NOT_FOUND', 'No such item')
   const bytes = Buffer.from(JSON.stringify(current))
   return sendRepresentation(req, res, headers, bytes, hashEtag(bytes))
+}
+
+/** `POST /items` creates the item (the store is not written); with a key, as restwell does. */
+async function create(req, res, headers) {
+  headers['cache-control'] = 'no-store'
+  headers.vary = 'Accept'
+  const text = await readBody(req)
+  const value = req.headers[KEY_HEADER]
+  let claim
+  if (value !== undefined) {
+    const url = req.url
+    const held = lookUpKey(
+      value,
+      req.socket.remoteAddress,
+      'POST',
+      '/items',
+      fingerprintOf('POST', url, text),
+    )
+    if (held.error !== undefined) return error(res, headers, ...held.error)
+    if (held.replay !== undefined) {
+      const { status, headers: stored, body } = held.replay
+      for (const [name, v] of stored) headers[name] = v
+      headers[REPLAYED] = 'true'
+      headers['content-length'] = body.length
+      res.writeHead(status, headers)
+      return res.end(body)
+    }
+    claim = held.claim
+  }
+  const fields = parseJson(res, headers, text)
+  if (fields === undefined) {
+    if (claim !== undefined) settleKey(claim)
+    return undefined
+  }
+  const bytes = Buffer.from(JSON.stringify({ ...CREATED_ITEM, ...fields }))
+  headers.location = CREATED_LOCATION
+  if (claim !== undefined) {
+    settleKey(
+      claim,
+      201,
+      [
+        ['content-type', JSON_TYPE],
+        ['location', CREATED_LOCATION],
+      ],
+      bytes,
+    )
+  }
+  return sendBytes(res, 201, bytes, headers)
 }
 
 async function handle(req, res) {
@@ -204,6 +260,7 @@ async function handle(req, res) {
     if (method === 'GET' || method === 'HEAD') {
       return getPage(req, res, headers, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
     }
+    if (method === 'POST') return create(req, res, headers)
     headers.allow = COLLECTION_ALLOW
     return notAllowed(req, res, headers, method)
   }

@@ -10,6 +10,8 @@
 import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 import {
+  CREATED_ITEM,
+  CREATED_LOCATION,
   HASHED_ITEMS,
   ITEM_BY_ID,
   ITEM_SCHEMA,
@@ -41,10 +43,11 @@ const FEATURES = {
   methodOverride: '@restwell/method-override',
   negotiation: '@restwell/negotiation',
   methods: '@restwell/methods',
-  cors: 'restwell-cors',
+  cors: '@restwell/cors',
   versioning: '@restwell/versioning',
   softDelete: '@restwell/soft-delete',
   naming: '@restwell/naming',
+  idempotency: '@restwell/idempotency',
 }
 // @restwell/auth and @restwell/jobs are registered only when given options (a `verify`, a
 // store); no workload uses them and none of the compared stacks authenticates, so they stay off.
@@ -62,6 +65,7 @@ const OPT_OUT = {
   naming: false,
   auth: false,
   cache: false,
+  idempotency: false,
 }
 
 const NOT_YET = 'feature not yet in restwell'
@@ -175,6 +179,20 @@ export async function build(variant = 'all') {
     },
   )
 
+  app.post(
+    '/items',
+    {
+      // A key's first answer is stored in the umbrella's default memory store; its retries
+      // are replayed without running the handler.
+      ...route({ idempotency: true }),
+      schema: { response: { 201: ITEM_SCHEMA } },
+    },
+    async (request, reply) => {
+      reply.code(201).header('location', CREATED_LOCATION)
+      return { ...CREATED_ITEM, ...request.body }
+    },
+  )
+
   app.put(
     '/items/:id',
     { ...route({}), schema: { response: { 200: ITEM_SCHEMA } } },
@@ -200,6 +218,14 @@ export async function build(variant = 'all') {
     expect.override = {
       status: has.methods ? 405 : 404,
       note: `no method override: ${NOT_YET} (methodOverride)`,
+    }
+  }
+
+  if (!on('idempotency')) {
+    expect['post-replay'] = {
+      status: 201,
+      replay: false,
+      note: `no replay, the handler runs: ${why('idempotency')}`,
     }
   }
 
