@@ -11,6 +11,8 @@ import zlib, { constants } from 'node:zlib'
 import { withCoding } from '@restwell/conditional'
 import {
   appendVary,
+  BODY_DIGESTS,
+  type BodyDigests,
   declareCompression,
   declareState,
   IDENTITY_DIGEST,
@@ -64,6 +66,8 @@ interface Entry {
   body: Buffer
   /** The Content-Type it was stored with. */
   type: unknown
+  /** The digests of `body` by algorithm, filled by whoever hashes it (`BODY_DIGESTS`). */
+  digests: BodyDigests
 }
 
 /** The compressed bodies kept for identical answers, shared by every route of one registration. */
@@ -103,6 +107,7 @@ const EARLY = Symbol('restwell.compression.early')
 type Pending = FastifyReply & {
   [EARLY]?: { key: string; hit: Entry }
   [IDENTITY_DIGEST]?: string
+  [BODY_DIGESTS]?: BodyDigests
 }
 
 /**
@@ -112,7 +117,7 @@ type Pending = FastifyReply & {
  */
 export function declareCompressionState(fastify: FastifyInstance): void {
   fastify.decorateReply(EARLY as unknown as string, undefined)
-  declareState(fastify, 'reply', IDENTITY_DIGEST)
+  declareState(fastify, 'reply', IDENTITY_DIGEST, BODY_DIGESTS)
   declareCompression(fastify)
 }
 
@@ -134,6 +139,7 @@ function encoded(reply: FastifyReply, coding: Coding): void {
 /** Sends a stored body with the headers compression sets; it is now the newest. */
 function serve(cache: BodyCache, reply: FastifyReply, key: string, hit: Entry): Buffer {
   if (cache.entries.delete(key)) cache.entries.set(key, hit)
+  ;(reply as Pending)[BODY_DIGESTS] = hit.digests
   if (hit.type !== undefined) reply.header('content-type', hit.type)
   encoded(reply, hit.coding)
   reply.header('content-length', hit.body.length)
@@ -295,7 +301,11 @@ function compressedBytes(
   )
   encoded(reply, coding)
   reply.header('content-length', body.length)
-  if (key !== undefined) keep(cache, key, { coding, body, type: reply.getHeader('content-type') })
+  if (key !== undefined) {
+    const entry: Entry = { coding, body, type: reply.getHeader('content-type'), digests: {} }
+    keep(cache, key, entry)
+    ;(reply as Pending)[BODY_DIGESTS] = entry.digests
+  }
   return body
 }
 

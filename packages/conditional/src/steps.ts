@@ -17,6 +17,7 @@ import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/e
 import {
   appendVary,
   declareState,
+  FULL_REPRESENTATION,
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
@@ -526,6 +527,8 @@ function applyRange(
     })
   }
   reply.code(206)
+  // What the part was cut from, for a later step that describes the whole (`Repr-Digest`).
+  ;(reply as { [FULL_REPRESENTATION]?: Buffer })[FULL_REPRESENTATION] = bytes
   reply.removeHeader('content-length')
   reply.header('accept-ranges', 'bytes')
   if (ranges.length === 1) {
@@ -592,7 +595,7 @@ export function setupConditional(
     )
   }
   fastify.decorateReply(STATE as unknown as string, null)
-  declareState(fastify, 'reply', IDENTITY_DIGEST)
+  declareState(fastify, 'reply', IDENTITY_DIGEST, FULL_REPRESENTATION)
   fastify.decorateReply(
     'etag',
     function etag(this: FastifyReply, value: Version, opts?: EtagOptions) {

@@ -4,6 +4,7 @@
  * takes the place of its earliest member.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
+import { FULL_REPRESENTATION } from '@restwell/core'
 import { test } from 'tap'
 import { restwellConditional } from '../src/index.js'
 
@@ -57,4 +58,17 @@ test('coalesced ranges take the place of their earliest member', async (t) => {
   )
   t.same(parts[0]?.bytes, BODY.subarray(850))
   t.same(parts[1]?.bytes, BODY.subarray(0, 20))
+})
+
+test('a 206 leaves the whole it was cut from for a later step (FULL_REPRESENTATION)', async (t) => {
+  const app = await build()
+  const seen: unknown[] = []
+  app.addHook('onResponse', async (_request, reply) => {
+    seen.push((reply as unknown as Record<symbol, unknown>)[FULL_REPRESENTATION])
+  })
+  const part = await app.inject({ url: '/file', headers: { range: 'bytes=0-99,500-599' } })
+  t.equal(part.statusCode, 206)
+  t.same(seen[0], BODY, 'the whole representation, not its parts')
+  await app.inject('/file')
+  t.equal(seen[1], undefined, 'a whole answer leaves nothing')
 })

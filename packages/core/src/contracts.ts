@@ -82,6 +82,34 @@ export function identityDigest(bytes: string | Buffer): string {
 export const ITEMS_DIGEST_PREFIX = 'items.'
 
 /**
+ * Set on the reply by a step that sends bytes it keeps (a cache of compressed bodies): an object
+ * kept with those bytes, which holds their digests by algorithm (`sha-256` → the digest's bytes).
+ * `@restwell/digest` reads a digest from it rather than hashing the same bytes again, and adds
+ * the ones it makes, so each kept body is hashed once per algorithm (RFC 9530 §2, §3).
+ */
+export const BODY_DIGESTS: unique symbol = Symbol.for('restwell.body-digests')
+
+/** The digests of a body's bytes by algorithm (`BODY_DIGESTS`): filled by whoever hashes them. */
+export type BodyDigests = Record<string, Uint8Array>
+
+/** The digests kept with the bytes a reply sends, if the step that sends them keeps any. */
+export function bodyDigestsOf(reply: object): BodyDigests | undefined {
+  return (reply as { [BODY_DIGESTS]?: BodyDigests })[BODY_DIGESTS]
+}
+
+/**
+ * Set on the reply by a step that answers with a part of the selected representation (a 206 of
+ * `@restwell/conditional`): the bytes of the whole representation, so that a step after it can
+ * still describe the whole (`Repr-Digest`, RFC 9530 §3), which the part no longer shows.
+ */
+export const FULL_REPRESENTATION: unique symbol = Symbol.for('restwell.full-representation')
+
+/** The whole representation a partial answer was cut from (`FULL_REPRESENTATION`), if known. */
+export function fullRepresentationOf(reply: object): string | Buffer | undefined {
+  return (reply as { [FULL_REPRESENTATION]?: string | Buffer })[FULL_REPRESENTATION]
+}
+
+/**
  * Set on the request by `@restwell/versioning` (a getter): the API versions whose versioned JSON
  * (`application/vnd.<name>.v<N>+json`, spec 9) the request may be answered in: `{N}` on a
  * `/v<N>` route, every supported version on an unversioned one. The same set object is handed

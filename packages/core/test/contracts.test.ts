@@ -121,3 +121,16 @@ test('refuseUnguardedRoutes fails ready() on the routes asking for a guard none 
   fine.get('/public', { config: { auth: false } as object }, async () => 'c')
   await t.resolves(async () => fine.ready())
 })
+
+test('bodyDigestsOf and fullRepresentationOf read what a step left on the reply', async (t) => {
+  const { BODY_DIGESTS, bodyDigestsOf, FULL_REPRESENTATION, fullRepresentationOf } = await import(
+    '@restwell/core'
+  )
+  const kept = { 'sha-256': new Uint8Array(32) }
+  t.equal(bodyDigestsOf({ [BODY_DIGESTS]: kept }), kept, 'the object kept with the bytes')
+  t.equal(bodyDigestsOf({}), undefined)
+  t.equal(fullRepresentationOf({ [FULL_REPRESENTATION]: 'whole' }), 'whole')
+  t.equal(fullRepresentationOf({}), undefined)
+  t.equal(BODY_DIGESTS, Symbol.for('restwell.body-digests'), 'shared by every copy of core')
+  t.equal(FULL_REPRESENTATION, Symbol.for('restwell.full-representation'))
+})

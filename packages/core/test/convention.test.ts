@@ -551,6 +551,46 @@ test('conventionPlugin: registered where a pipeline collects steps, it hands the
   )
 })
 
+test('routeDescriptionOf over a pipeline: what each installed convention says of a route, none where it is off', async (t) => {
+  const fastify = app()
+  const pipeline = installPipeline(fastify)
+  const context: SetupContext = {
+    pipeline: true,
+    contributions: () => mergeContributions([]),
+  }
+  const described = defineConvention({
+    name: 'described',
+    plugin: '@test/described',
+    phases: [],
+    options: () => ({ header: 'x-own' }),
+    setup: (_fastify, options) => options,
+    describe: ({ methods }, settings) =>
+      methods.includes('POST') ? undefined : { requestHeaders: [[settings.header, 'own']] },
+  })
+  const silent = defineConvention({
+    name: 'silent',
+    plugin: '@test/silent',
+    phases: [],
+    options: () => ({}),
+    setup: () => ({}),
+  })
+  await installConvention(fastify, described, {}, context)
+  await installConvention(fastify, silent, {}, context)
+  const seen: unknown[] = []
+  fastify.addHook('onRoute', function (route) {
+    seen.push(
+      installedConventions(pipeline).flatMap(
+        (installed) => routeDescriptionOf(installed, this, route) ?? [],
+      ),
+    )
+  })
+  fastify.get('/a', async () => 'a')
+  fastify.get('/b', { config: { described: false } }, async () => 'b')
+  fastify.post('/c', async () => 'c')
+  const own = [{ requestHeaders: [['x-own', 'own']] }]
+  t.same(seen, [own, own, [], [], []], 'GET /a and its HEAD; /b off; POST /c: nothing to say')
+})
+
 test('optionNaming: the umbrella and its option when the umbrella installed it, else the plugin', async (t) => {
   const convention = { name: 'cors', plugin: '@restwell/cors' }
   const context: SetupContext = {

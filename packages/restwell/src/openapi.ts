@@ -339,10 +339,14 @@ function describeResponses(
         ? { description, type: 'null' }
         : { description, content: errorBody }
   }
-  // What a success of the route carries because of a convention, on each success it names.
+  // What a success of the route carries because of a convention, on each success it names (a
+  // 200 when it names none: the map restwell fills leaves swagger no default success to add).
   const successHeaders = described.flatMap((one) => one.responseHeaders ?? [])
-  for (const [status, own] of Object.entries(response)) {
-    if (successHeaders.length === 0 || !/^2\d\d$/.test(status) || !isPlainSchema(own)) continue
+  const successes = Object.keys(response).filter((status) => /^2\d\d$/.test(status))
+  if (successes.length === 0) successes.push('200')
+  for (const status of successHeaders.length === 0 ? [] : successes) {
+    const own = response[status] ?? { description: 'OK' }
+    if (!isPlainSchema(own)) continue
     const headers = successHeaders.map(([name, d]): [string, string] => [name.toLowerCase(), d])
     response[status] = { ...own, headers: { ...asObject(own.headers), ...headerProps(headers) } }
   }

@@ -5,6 +5,7 @@ import type { CacheControlOptions } from '@restwell/cache-control'
 import { type CompressSettings, CompressSettingsSchema } from '@restwell/compress'
 import { type CorsOptions, CorsOptionsSchema } from '@restwell/cors'
 import type { ConditionalOptions } from '@restwell/conditional'
+import type { DigestOptions } from '@restwell/digest'
 import type { ErrorsOptions } from '@restwell/errors'
 import type { IdempotencyOptions } from '@restwell/idempotency'
 import type { JobsOptions } from '@restwell/jobs'
@@ -15,6 +16,7 @@ import type { NegotiationOptions } from '@restwell/negotiation'
 import { type OverloadOptions, OverloadOptionsSchema } from '@restwell/overload'
 import type { PaginationOptions } from '@restwell/pagination'
 import type { PatchOptions } from '@restwell/patch'
+import type { PreferOptions } from '@restwell/prefer'
 import { type RateLimitOptions, RateLimitOptionsSchema } from '@restwell/rate-limit'
 import type { SoftDeleteOptions } from '@restwell/soft-delete'
 import type { VersioningOptions } from '@restwell/versioning'
@@ -39,6 +41,8 @@ export const PLUGIN_KEYS = [
   'pagination',
   'softDelete',
   'idempotency',
+  'prefer',
+  'digest',
   'naming',
   'jobs',
   'batch',
@@ -68,6 +72,8 @@ export const RestwellOptionsSchema: TSchema = Type.Object(
     pagination: Type.Optional(pluginSetting),
     softDelete: Type.Optional(pluginSetting),
     idempotency: Type.Optional(pluginSetting),
+    prefer: Type.Optional(pluginSetting),
+    digest: Type.Optional(pluginSetting),
     naming: Type.Optional(pluginSetting),
     jobs: Type.Optional(pluginSetting),
     batch: Type.Optional(pluginSetting),
@@ -108,6 +114,8 @@ export interface OpenapiSettings {
  * @param pagination `@restwell/pagination` options, or false. [{}]
  * @param softDelete `@restwell/soft-delete` options, or false. [{}]
  * @param idempotency `@restwell/idempotency` options, or false (routes take a key where `config.idempotency` says). [{}]
+ * @param prefer `@restwell/prefer` options (RFC 7240); off unless given. [off]
+ * @param digest `@restwell/digest` options (RFC 9530); off unless given. [off]
  * @param naming `@restwell/naming` options, or false. [{ mode: 'warn' }]
  * @param jobs `@restwell/jobs` options; off unless given (it adds the job status routes). [off]
  * @param batch `@restwell/batch` options; off unless given (it adds `POST /batch`). [off]
@@ -130,6 +138,8 @@ export interface RestwellOptions {
   pagination?: PaginationOptions | false
   softDelete?: SoftDeleteOptions | false
   idempotency?: IdempotencyOptions | false
+  prefer?: PreferOptions | false
+  digest?: DigestOptions | false
   naming?: NamingOptions | false
   jobs?: JobsOptions | false
   batch?: BatchOptions | false

@@ -8,6 +8,7 @@ import { cacheControl } from '@restwell/cache-control'
 import { compress } from '@restwell/compress'
 import { conditional } from '@restwell/conditional'
 import { cors } from '@restwell/cors'
+import { digest } from '@restwell/digest'
 import { errors } from '@restwell/errors'
 import { idempotency } from '@restwell/idempotency'
 import { methods } from '@restwell/methods'
@@ -15,6 +16,7 @@ import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import { pagination } from '@restwell/pagination'
 import { patch } from '@restwell/patch'
+import { prefer } from '@restwell/prefer'
 import { rateLimit } from '@restwell/rate-limit'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
@@ -95,6 +97,8 @@ export const ROUTE_GUARD_ORDER: Order<'guard'> = [
 export const ROUTE_REQUEST_ORDER: Order<'beforeBody'> = [
   // ?include=deleted read before anything looks at the query.
   softDelete,
+  // Prefer read once; handling=strict|lenient on the query before any plugin reads it.
+  prefer,
   // 406/415/300 and the representation chosen.
   negotiation,
   // 415 for a body that is not a patch format this route takes.
@@ -113,6 +117,8 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   // A route's own rate limit moved here (`config.rateLimit.hook: 'preHandler'`), keyed by what
   // the route's own hooks found (the principal).
   rateLimit,
+  // A request whose content does not match its Content-Digest is a 400 before anything reads it.
+  digest,
   // The Idempotency-Key looked up (replay, 409, 422) after auth and the limits counted the
   // retry, once the body is read (its fingerprint), before any precondition: a replay is the
   // first answer, whatever the resource's validators are now.
@@ -121,6 +127,8 @@ export const PRE_HANDLER_ORDER: Order<'beforeHandler'> = [
   softDelete,
   // The stored validators read: 412/428 (and 404 for a missing target) before the handler writes.
   conditional,
+  // respond-async: the job enqueued instead of the handler's work, once the write may proceed.
+  prefer,
 ]
 
 /**
@@ -156,6 +164,8 @@ export const SEND_ORDER: Order<'send'> = [
   patch,
   // A hard DELETE's 200 becomes a 204 without a body, likewise.
   softDelete,
+  // return=minimal drops a write's body likewise; Preference-Applied, Vary: Prefer.
+  prefer,
   // ETag from the identity bytes, 304/412, Accept-Ranges, 206/416: decided before compression.
   conditional,
   // A first answer stored (its identity bytes, ETag and Location), a replay sent as stored.
@@ -163,6 +173,9 @@ export const SEND_ORDER: Order<'send'> = [
   // gzip/br/deflate of what conditional let through (never a 206 or a 304), from the cache or
   // not; a compressed body's ETag names its coding (RFC 9110 §8.8.3).
   compress,
+  // Repr-Digest and Content-Digest of the bytes sent: a content coding is part of the
+  // representation (RFC 9530 §3), so after compression; a 206's whole from conditional.
+  digest,
   // Cache-Control and the rest of Vary, by the final status.
   cacheControl,
   // The one 304 rule: representation metadata goes, whatever step added it (RFC 9110 §15.4.5).

@@ -22,6 +22,7 @@ import { cacheControl } from '@restwell/cache-control'
 import { compress } from '@restwell/compress'
 import { conditional } from '@restwell/conditional'
 import { cors, DEFAULT_EXPOSED_HEADERS, type MethodOverrideReach } from '@restwell/cors'
+import { digest } from '@restwell/digest'
 import { idempotency } from '@restwell/idempotency'
 import {
   DEFAULT_OVERRIDE_HEADER,
@@ -35,6 +36,7 @@ import { negotiation } from '@restwell/negotiation'
 import { overload } from '@restwell/overload'
 import { DEFAULT_PASSTHROUGH, pagination } from '@restwell/pagination'
 import { patch } from '@restwell/patch'
+import { prefer } from '@restwell/prefer'
 import { rateLimit } from '@restwell/rate-limit'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
@@ -270,6 +272,9 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   } else if (options.auth === undefined) {
     onEveryRoute(fastify, refuseUnguarded)
   }
+  // Prefer and digest are off until given: a route's setting for one would be ignored.
+  const offUntilGiven = (['prefer', 'digest'] as const).filter((key) => options[key] === undefined)
+  if (offUntilGiven.length > 0) onEveryRoute(fastify, refuseUnread(offUntilGiven))
 
   // 7. methods: 405/OPTIONS/501 on the not-found path only.
   if (options.methods !== false) {
@@ -323,6 +328,17 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   }
   if (options.idempotency !== false) {
     await installConvention(fastify, idempotency, options.idempotency ?? {}, context)
+  }
+  // Prefer and the digest fields are off unless given (each adds hooks to the routes it shapes).
+  if (options.prefer !== undefined && options.prefer !== false) {
+    const queryParameters = [
+      ...ownedQueryParameters(options),
+      ...(options.prefer.queryParameters ?? []),
+    ]
+    await installConvention(fastify, prefer, { ...options.prefer, queryParameters }, context)
+  }
+  if (options.digest !== undefined && options.digest !== false) {
+    await installConvention(fastify, digest, options.digest, context)
   }
 
   // Every plugin that hands over send steps is registered: each route's plan is made from them.
@@ -429,4 +445,21 @@ function refuseUnguarded(route: RouteEntry): void {
     'auth',
     `is not given, and route ${routeName(route)} sets config.auth, which nothing would check, so the route would be public. Give restwell \`auth: { verify }\` (see @restwell/auth), or drop config.auth (a route that checks credentials itself tells cache-control with \`config.cache: { authenticates: true }\`); \`auth: false\` serves every route without authentication, on purpose`,
   )
+}
+
+/**
+ * A route whose `config.prefer` or `config.digest` sets what only that convention reads while
+ * restwell was given no such option (both are off until given): the setting would be ignored.
+ */
+function refuseUnread(keys: readonly ('prefer' | 'digest')[]): (route: RouteEntry) => void {
+  return function refuseUnreadConfig(route) {
+    const config = route.config as Record<string, unknown> | undefined
+    const key = keys.find((name) => config?.[name] !== undefined && config[name] !== false)
+    if (key === undefined) return
+    throw new OptionsError(
+      'restwell',
+      key,
+      `is not given, and route ${routeName(route)} sets config.${key}, which nothing would read. Give restwell \`${key}: {}\` (see @restwell/${key}), or drop config.${key}`,
+    )
+  }
 }

@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger from '@fastify/swagger'
+import type { RouteDescription } from '@restwell/core'
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import tap, { test } from 'tap'
 import restwell, {
@@ -404,20 +405,23 @@ test('with Zod compilers and swagger: every route works, restwell leaves the sch
   t.ok(doc.paths['/v1/posts/{id}']!.get, 'described from the route as it is')
 })
 
+/** A plan with every convention off: each test turns on what it describes. */
+const BARE_PLAN: OpenapiPlan = {
+  errors: 'structured',
+  auth: false,
+  authByDefault: false,
+  negotiation: false,
+  conditional: false,
+  requirePrecondition: false,
+  rateLimit: false,
+  underPressure: false,
+  versioning: false,
+  patch: false,
+  softDelete: false,
+}
+
 test('describeRoute adds to the parts it is allowed to, and copies plain objects only', async (t) => {
-  const plan: OpenapiPlan = {
-    errors: 'structured',
-    auth: false,
-    authByDefault: false,
-    negotiation: false,
-    conditional: true,
-    requirePrecondition: false,
-    rateLimit: false,
-    underPressure: false,
-    versioning: false,
-    patch: false,
-    softDelete: false,
-  }
+  const plan: OpenapiPlan = { ...BARE_PLAN, conditional: true }
   const route = (schema: unknown, method = 'GET') =>
     ({ method, url: '/x', schema, handler: async () => 'x' }) as never as RouteOptions
   const zod = zObject()
@@ -468,4 +472,66 @@ test('describeRoute adds to the parts it is allowed to, and copies plain objects
   t.equal(keyedResponse[400]?.description, 'Own', "the route's own description wins")
   t.match(keyedResponse[201], { headers: { 'idempotent-replayed': { description: /replay/ } } })
   t.match(keyed.schema?.headers, { properties: { 'idempotency-key': { description: 'A key' } } })
+})
+
+test("describeRoute adds what the conventions say: statuses, request headers, a success's headers", async (t) => {
+  const said: RouteDescription[] = [
+    {
+      responses: [
+        [202, 'Accepted'],
+        [400, 'not the generic one'],
+      ],
+      requestHeaders: [['Prefer', 'Preferences']],
+      responseHeaders: [['Preference-Applied', 'Honoured']],
+    },
+  ]
+  const route = (url: string, schema: unknown, method = 'POST') =>
+    ({ method, url, schema, handler: async () => 'x' }) as never as RouteOptions
+  const post = route('/x', undefined)
+  describeRoute(post, BARE_PLAN, undefined, said)
+  const response = post.schema?.response as Record<string, Record<string, unknown>>
+  t.equal(response[202]?.description, 'Accepted')
+  t.match(response[400]?.description, /^Bad Request/, "restwell's own description stays")
+  t.same(Object.keys(response[202]?.headers as object), ['preference-applied'])
+  const requestHeaders = post.schema?.headers as { properties: object }
+  t.same(Object.keys(requestHeaders.properties), ['prefer'])
+
+  const zod = zObject()
+  const kept = route('/x', { response: { 201: zod } })
+  describeRoute(kept, BARE_PLAN, undefined, said)
+  const keptResponse = kept.schema?.response as Record<string, unknown>
+  t.equal(keptResponse[201], zod, 'a success of another kind is kept whole')
+  t.ok((keptResponse[202] as Record<string, unknown>).headers)
+
+  const deleted = route('/x', undefined, 'DELETE')
+  describeRoute(deleted, BARE_PLAN, undefined, [{ responseHeaders: [['Repr-Digest', 'd']] }])
+  const okResponse = (deleted.schema?.response ?? {}) as Record<string, Record<string, unknown>>
+  t.same(
+    okResponse[200],
+    { description: 'OK', headers: { 'repr-digest': { type: 'string', description: 'd' } } },
+    'no success named: the headers on a 200',
+  )
+
+  const quiet = route('/quiet', undefined)
+  describeRoute(quiet, BARE_PLAN, undefined, [{}])
+  t.notOk(
+    ((quiet.schema?.response ?? {}) as Record<string, unknown>)[200],
+    'nothing said: nothing added',
+  )
+})
+
+test('the document through the umbrella: Prefer, Want-*-Digest and what answers carry', async (t) => {
+  const { doc } = await build({ prefer: {}, digest: { repr: true } })
+  await SwaggerParser.validate(structuredClone(doc) as never)
+  const post = doc.paths['/v1/books']!.post!
+  const names = (post.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name)
+  for (const header of ['prefer', 'want-repr-digest', 'want-content-digest', 'content-digest'])
+    t.ok(names.includes(header), header)
+  t.ok(post.responses['204'], 'return=minimal: 204')
+  const headers = post.responses['204']!.headers as Record<string, unknown>
+  t.ok(headers['preference-applied'])
+  t.ok(headers['repr-digest'], 'the route sends Repr-Digest always')
+  const get = doc.paths['/v1/books/{id}']!.get!
+  t.ok((get.responses['200']!.headers as Record<string, unknown>)['repr-digest'])
+  t.ok((get.responses['200']!.headers as Record<string, unknown>).etag, "conditional's kept")
 })
