@@ -156,3 +156,34 @@ test('OpenAPI: the header (required or not) with the expiry, the 409 and 422, th
   }
   t.equal(operation('/notes').responses['409'], undefined)
 })
+
+test('a batch operation carries its own key: a second batch replays it, the handler once', async (t) => {
+  const { app, runs } = await build({ batch: {} })
+  const batch = () =>
+    app.inject({
+      method: 'POST',
+      url: '/batch',
+      payload: {
+        requests: [
+          {
+            id: 'create',
+            method: 'POST',
+            url: '/books',
+            headers: { 'idempotency-key': KEY },
+            body: { title: 'Dune' },
+          },
+        ],
+      },
+    })
+  const first = await batch()
+  t.equal(first.statusCode, 207)
+  const [created] = first.json().responses
+  t.equal(created.status, 201)
+  const again = await batch()
+  const [replayed] = again.json().responses
+  t.equal(replayed.status, 201)
+  t.same(replayed.body, created.body, 'the stored answer')
+  t.equal(replayed.headers.location, '/books/1')
+  t.equal(replayed.headers['idempotent-replayed'], 'true')
+  t.equal(runs(), 1, 'the handler ran once')
+})
