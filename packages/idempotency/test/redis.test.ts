@@ -197,6 +197,36 @@ test("the app's own ioredis client is used as it is, and left open", async (t) =
   client.disconnect()
 })
 
+test('an outage is logged once, and so is the recovery', async (t) => {
+  // The events of the client itself: a real outage may close the socket without an error
+  // before Redis is back, so the log of the recovery is proven here, deterministically.
+  const client = new Redis(redis.url, { enableOfflineQueue: false })
+  await until(() => client.status === 'ready', 'the client connected')
+  const logged: Array<{ level: number; msg: string }> = []
+  const app = Fastify({
+    logger: { level: 'info', stream: { write: (line: string) => void logged.push(JSON.parse(line)) } },
+  })
+  await app.register(restwellIdempotency, { store: { redis: client } })
+  await app.ready()
+  const ours = () => logged.filter((line) => line.msg.startsWith('@restwell/idempotency'))
+  client.emit('ready')
+  t.same(ours(), [], 'a ready with no outage before it is not news')
+  client.emit('error', new Error('ECONNRESET'))
+  client.emit('error', new Error('ECONNREFUSED'))
+  client.emit('ready')
+  client.emit('ready')
+  t.same(
+    ours().map((line) => [line.level, line.msg]),
+    [
+      [40, '@restwell/idempotency: redis error'],
+      [30, '@restwell/idempotency: redis is back'],
+    ],
+    'the first error of the outage, then the recovery, each once',
+  )
+  await app.close()
+  client.disconnect()
+})
+
 test('on Redis too: a 5xx frees the key, a handler past its in-flight time stores nothing', async (t) => {
   const prefix = newPrefix()
   const warnings: string[] = []
