@@ -204,7 +204,10 @@ test('an outage is logged once, and so is the recovery', async (t) => {
   await until(() => client.status === 'ready', 'the client connected')
   const logged: Array<{ level: number; msg: string }> = []
   const app = Fastify({
-    logger: { level: 'info', stream: { write: (line: string) => void logged.push(JSON.parse(line)) } },
+    logger: {
+      level: 'info',
+      stream: { write: (line: string) => void logged.push(JSON.parse(line)) },
+    },
   })
   await app.register(restwellIdempotency, { store: { redis: client } })
   await app.ready()
