@@ -158,5 +158,6 @@ export {
   type OptionsInput,
   pipelineRouteSteps,
   routeDescriptionOf,
+  routeResponseHeadersOf,
 } from './run.js'
 export type { StepKey } from './plan.js'

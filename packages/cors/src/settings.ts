@@ -7,6 +7,7 @@ import {
   optionNaming,
   refuseBeside,
   RegistrationError,
+  type RouteEntry,
   routeConfigReader,
   type SetupContext,
 } from '@restwell/core'
@@ -43,6 +44,16 @@ export interface CorsSettings {
   readonly credentials: boolean
   /** The header values, made on first use: once every convention of the app is installed. */
   readonly headers: () => CorsHeaders
+  /**
+   * Under a pipeline: a route's answers get the route's own `Access-Control-Expose-Headers` from
+   * its send step (`routeExposedHeaders`), not the app's from the request step.
+   */
+  readonly perRoute: boolean
+  /**
+   * `Access-Control-Expose-Headers` of one route's answers: the response headers its conventions
+   * may send there, and the option's; the app's list alone.
+   */
+  readonly routeExposedHeaders: (instance: FastifyInstance, route: RouteEntry) => string
   /** The request's route's `config.cors` (`false`: opted out). */
   readonly routeCors: (request: FastifyRequest) => unknown
   /** Whether the route a preflight asks about allows CORS. */
@@ -84,18 +95,14 @@ export function corsHeaders(
   contributed: Contributions,
   alone: boolean,
 ): CorsHeaders {
-  const exposed = [
-    ...(alone ? DEFAULT_EXPOSED_HEADERS : []),
-    ...contributed.responseHeaders,
-    ...options.exposedHeaders,
-  ]
+  const exposed = exposedList(options, contributed.responseHeaders, alone)
   const allowed = [
     ...DEFAULT_ALLOWED_HEADERS,
     ...contributed.requestHeaders,
     ...options.allowedHeaders,
   ]
   return {
-    exposedHeaders: unique(exposed).join(', '),
+    exposedHeaders: exposed,
     preflightHeaders: {
       'access-control-allow-methods': options.methods.join(', '),
       'access-control-allow-headers': unique(allowed).join(', '),
@@ -103,6 +110,19 @@ export function corsHeaders(
       'cache-control': 'no-store',
     },
   }
+}
+
+/** `Access-Control-Expose-Headers`: the defaults alone, the response headers sent, the option's. */
+function exposedList(
+  options: ResolvedCorsOptions,
+  sent: readonly string[],
+  alone: boolean,
+): string {
+  return unique([
+    ...(alone ? DEFAULT_EXPOSED_HEADERS : []),
+    ...sent,
+    ...options.exposedHeaders,
+  ]).join(', ')
 }
 
 /** The refusal of `@fastify/cors` beside this plugin. */
@@ -133,14 +153,21 @@ export function setupCors(
   }
   if (!context.pipeline) refuseBeside(fastify, '@fastify/cors', twoCors)
   let headers: CorsHeaders | undefined
+  const headersOf = (): CorsHeaders => {
+    headers ??= corsHeaders(options, context.contributions(), !context.pipeline)
+    return headers
+  }
+  const routeHeaders = context.routeResponseHeaders
   return {
     allowOrigin: originRule(origin),
     varies: origin !== false && (!anyOrigin(origin) || origin === true),
     credentials,
-    headers: () => {
-      headers ??= corsHeaders(options, context.contributions(), !context.pipeline)
-      return headers
-    },
+    headers: headersOf,
+    perRoute: routeHeaders !== undefined,
+    routeExposedHeaders: (instance, route) =>
+      routeHeaders === undefined
+        ? headersOf().exposedHeaders
+        : exposedList(options, routeHeaders(instance, route), false),
     routeCors: routeConfigReader(fastify, 'cors'),
     preflightCors: preflightTargetCors(fastify, options.methodOverride),
   }

@@ -4,7 +4,7 @@
 import { hash, randomUUID } from 'node:crypto'
 import { RATE_LIMIT_MAX } from './limits.mjs'
 
-/** `Access-Control-Expose-Headers` of restwell's CORS, on every answer. */
+/** `Access-Control-Expose-Headers` of restwell's CORS on the answers of no route (404, 405). */
 export const EXPOSED = [
   'ETag',
   'Location',
@@ -27,6 +27,37 @@ export const EXPOSED = [
   'WWW-Authenticate',
   'Idempotent-Replayed',
 ].join(', ')
+
+/** What restwell exposes on the answers of every route of the bench: what they may send. */
+const ROUTE_EXPOSED = [
+  'ETag',
+  'Location',
+  'Link',
+  'Retry-After',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Request-Id',
+  'Content-Range',
+  'Accept-Ranges',
+  'Accept',
+  'Accept-Encoding',
+]
+
+/**
+ * restwell's `Access-Control-Expose-Headers` of each route by the kind of answer it gives: the
+ * headers its conventions may send there (a page's total, a patch route's `Accept-Patch`, a
+ * keyed route's `Idempotent-Replayed`; the batch route does no negotiation).
+ */
+export const EXPOSED_BY_ANSWER = {
+  versioned: ROUTE_EXPOSED.join(', '),
+  hashed: ROUTE_EXPOSED.join(', '),
+  write: ROUTE_EXPOSED.join(', '),
+  page: ROUTE_EXPOSED.toSpliced(3, 0, 'X-Total-Count').join(', '),
+  patch: [...ROUTE_EXPOSED, 'Accept-Patch'].join(', '),
+  create: [...ROUTE_EXPOSED, 'Idempotent-Replayed'].join(', '),
+  batch: ROUTE_EXPOSED.filter((name) => name !== 'Accept').join(', '),
+}
 
 export const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
 export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS'
