@@ -4,6 +4,7 @@
  */
 import {
   type Contributions,
+  declareState,
   optionNaming,
   refuseBeside,
   RegistrationError,
@@ -19,6 +20,7 @@ import {
   type ResolvedCorsOptions,
 } from './options.js'
 import { preflightTargetCors } from './preflight-target.js'
+import { EXPOSE_PENDING } from './steps.js'
 
 /** The plugin's name, as its messages begin. */
 export const PLUGIN = '@restwell/cors'
@@ -152,6 +154,7 @@ export function setupCors(
     )
   }
   if (!context.pipeline) refuseBeside(fastify, '@fastify/cors', twoCors)
+  declareState(fastify, 'reply', EXPOSE_PENDING)
   let headers: CorsHeaders | undefined
   const headersOf = (): CorsHeaders => {
     headers ??= corsHeaders(options, context.contributions(), !context.pipeline)

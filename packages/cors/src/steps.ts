@@ -38,6 +38,13 @@ function allowActual(
 const EXPOSE = 'access-control-expose-headers'
 
 /**
+ * Set on a reply whose origin the request step allowed without `-Expose-Headers`: its route's
+ * send step adds the route's own (`declareState`: one hidden class for every reply).
+ */
+export const EXPOSE_PENDING: unique symbol = Symbol.for('restwell.cors.exposePending')
+type Pending = { [EXPOSE_PENDING]?: true }
+
+/**
  * The request step, on every request before the route's own steps (rate limits and auth under
  * the umbrella). With `origin: '*'` every answer gets `Access-Control-Allow-Origin: *` and
  * `-Expose-Headers` and no `Vary: Origin`; otherwise an allowed `Origin` gets them, and every
@@ -53,11 +60,10 @@ export function corsRequest(settings: CorsSettings): RequestStep {
     if (settings.routeCors(request) !== false && (!preflight || settings.preflightCors(request))) {
       if (settings.varies) appendVary(reply, 'Origin')
       if (origin !== undefined || !settings.varies) {
-        const exposed =
-          settings.perRoute && !preflight && !request.is404
-            ? undefined
-            : settings.headers().exposedHeaders
+        const deferred = settings.perRoute && !preflight && !request.is404
+        const exposed = deferred ? undefined : settings.headers().exposedHeaders
         allowed = allowActual(settings, reply, origin ?? '', exposed)
+        if (deferred && allowed !== false) (reply as Pending)[EXPOSE_PENDING] = true
       }
     }
     if (!preflight) return undefined
@@ -75,31 +81,31 @@ export function corsRequest(settings: CorsSettings): RequestStep {
  * the header, and gives the CORS headers to an answer made before the request step ran (a
  * request refused while the app closes, say), so a script sees the status, not a network error.
  * `exposed` gives `Access-Control-Expose-Headers` (a route's own list under a pipeline, the
- * app's by default), set where the request step allowed the origin and set none.
+ * app's by default), also where the request step allowed the origin and left it to this step
+ * (`EXPOSE_PENDING`); a value the handler set is kept.
  */
 export function corsSend(
   settings: CorsSettings,
   exposed: () => string = () => settings.headers().exposedHeaders,
 ): SendStep {
   return function restwellCorsVary(request, reply) {
-    const vary = reply.getHeader('vary')
-    if (
-      settings.varies &&
-      (typeof vary !== 'string' || (vary !== 'Origin' && !vary.startsWith('Origin,')))
-    ) {
-      appendVary(reply, 'Origin')
+    if (settings.varies) {
+      const vary = reply.getHeader('vary')
+      if (typeof vary !== 'string' || (vary !== 'Origin' && !vary.startsWith('Origin,'))) {
+        appendVary(reply, 'Origin')
+      }
+    }
+    if ((reply as Pending)[EXPOSE_PENDING] === true) {
+      if (!reply.hasHeader(EXPOSE)) reply.header(EXPOSE, exposed())
+      return undefined
     }
     const origin = request.headers.origin
-    if ((origin !== undefined || !settings.varies) && !isPreflight(request)) {
-      if (!reply.hasHeader('access-control-allow-origin')) {
-        allowActual(settings, reply, origin ?? '', exposed())
-      } else if (
-        settings.perRoute &&
-        !reply.hasHeader(EXPOSE) &&
-        settings.allowOrigin(origin ?? '') !== false
-      ) {
-        reply.header(EXPOSE, exposed())
-      }
+    if (
+      (origin !== undefined || !settings.varies) &&
+      !reply.hasHeader('access-control-allow-origin') &&
+      !isPreflight(request)
+    ) {
+      allowActual(settings, reply, origin ?? '', exposed())
     }
     return undefined
   }

@@ -904,3 +904,10 @@ test('the convention contributes the query parameters it reads and the headers i
     'Link',
   ])
 })
+
+test("a page's headers go on the routes that ask for pagination only", async (t) => {
+  const options = pagination.options({ totalHeader: 'X-Total' })
+  const on = (config: unknown) => pagination.routeResponseHeaders?.({ config } as never, options)
+  t.same(on({}), ['Link', 'x-total'])
+  t.same(on(undefined), [], 'not a paginated route')
+})
