@@ -18,13 +18,18 @@ export const REMOVED_ON_304: readonly string[] = [
   'transfer-encoding',
 ]
 
+const REMOVED: ReadonlySet<string> = new Set(REMOVED_ON_304)
+
 /**
- * The one 304 rule: drops the representation metadata, whatever step added it. Only the headers
- * present are removed: removing one that is absent still costs V8 a property deletion.
+ * The one 304 rule: drops the representation metadata, whatever step added it. The headers set
+ * are read once (their names are lower case) and only those present are removed: asking for
+ * each name in turn lower-cases it twice and looks it up on both header objects.
  */
 export const notModifiedHeaders: SendStep = (_request, reply) => {
   if (reply.statusCode !== 304) return undefined
-  for (const name of REMOVED_ON_304) if (reply.hasHeader(name)) reply.removeHeader(name)
+  for (const name of Object.keys(reply.getHeaders())) {
+    if (REMOVED.has(name)) reply.removeHeader(name)
+  }
   return undefined
 }
 
