@@ -364,7 +364,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
     requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
-    rateLimit: options.rateLimit !== false,
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
     patch:
