@@ -172,7 +172,10 @@ test('a GET: every representation, the statuses and headers of the conventions',
   }
   const limit: RouteDescription = {
     answerHeaders: [['X-RateLimit-Limit', 'Requests allowed', 'integer']],
-    responses: [[429, 'Too Many Requests', { headers: [['Retry-After', 'Seconds', 'integer']] }]],
+    responses: [
+      [429, 'Too Many Requests', { headers: [['Retry-After', 'Seconds', 'integer']] }],
+      [404, 'Nothing more to say of it', {}],
+    ],
   }
   const schema = documentSchema(
     { ...given, response: { ...given.response, 429: { description: 'Too Many Requests' } } },

@@ -29,14 +29,20 @@ type Doc = { paths: Record<string, Record<string, Operation>> }
 const TOKEN = { authorization: 'Bearer ok' }
 const id = { type: 'object', properties: { id: { type: 'integer', minimum: 1 } } } as const
 
+/** An app with swagger, then restwell with `options`. */
+async function swaggerApp(t: Test, options: RestwellOptions): Promise<FastifyInstance> {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifySwagger, restwellOpenapi({ info: { title: 't', version: '1' } }))
+  await app.register(restwell, options)
+  return app
+}
+
 async function build(
   t: Test,
   options: RestwellOptions = {},
 ): Promise<{ app: FastifyInstance; doc: Doc }> {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifySwagger, restwellOpenapi({ info: { title: 't', version: '1' } }))
-  await app.register(restwell, {
+  const app = await swaggerApp(t, {
     auth: { verify: (token) => (token === 'ok' ? { sub: 'x' } : null) },
     ...options,
   })
@@ -186,14 +192,12 @@ const FIELDS = {
   ],
 } as const
 
+/** The problem form, no auth and no naming rules: what the tests of limits and keys need. */
+const LIMITS_ONLY: RestwellOptions = { errors: { format: 'problem' }, auth: false, naming: false }
+
 async function limitedApp(t: Test, headers: keyof typeof FIELDS) {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifySwagger, restwellOpenapi({ info: { title: 't', version: '1' } }))
-  await app.register(restwell, {
-    errors: { format: 'problem' },
-    auth: false,
-    naming: false,
+  const app = await swaggerApp(t, {
+    ...LIMITS_ONLY,
     rateLimit: { max: 3, headers, policy: 'per-client' },
   })
   app.get('/books/:id', { schema: { params: id } }, async () => ({ id: 1 }))
@@ -275,13 +279,8 @@ function headerParameter(operation: Operation | undefined, name: string) {
 }
 
 test('Idempotency-Key: required where the route requires it; a missing one is answered by restwell', async (t) => {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(fastifySwagger, restwellOpenapi({ info: { title: 't', version: '1' } }))
-  await app.register(restwell, {
-    errors: { format: 'problem' },
-    auth: false,
-    naming: false,
+  const app = await swaggerApp(t, {
+    ...LIMITS_ONLY,
     rateLimit: false,
     idempotency: { expiry: 120, retryAfter: 3 },
   })
