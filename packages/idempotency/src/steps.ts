@@ -102,6 +102,18 @@ function unavailable(settings: IdempotencySettings, cause: unknown): HttpError {
   })
 }
 
+/**
+ * A marker's token, unique across processes and instances: one random prefix per process and a
+ * counter, rather than a `randomUUID` on every request that claims a key.
+ */
+const PROCESS_TOKEN = randomUUID()
+let markers = 0
+
+function nextToken(): string {
+  markers += 1
+  return `${PROCESS_TOKEN}.${markers.toString(36)}`
+}
+
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | undefined)?.then === 'function'
 }
@@ -153,7 +165,7 @@ export function lookUpKey(route: RouteSettings): RequestStep {
     const marker: Running = {
       state: 'running',
       fingerprint: fingerprintOf(request),
-      token: randomUUID(),
+      token: nextToken(),
     }
     // The memory store answers at once; the Redis store's promise rejects when it is away.
     const found = store.claim(key, marker, options.inFlightMs)
@@ -225,11 +237,23 @@ function teeStream(reply: FastifyReply, state: KeyState, stream: NodeJS.Readable
   return stream.pipe(tee)
 }
 
-/** The replay sent as stored: status, describing headers (others of this request kept), bytes. */
+/** Whether the stored answer has a header `name` (lower case, as stored). */
+function stores(replay: StoredAnswer, name: string): boolean {
+  for (const [stored] of replay.headers) if (stored === name) return true
+  return false
+}
+
+/**
+ * The replay sent as stored: status, describing headers (others of this request kept), bytes.
+ * A describing header the steps before set is dropped only where the stored answer has none
+ * (the stored one replaces it), so that an answer's headers are not deleted one by one.
+ */
 function replayed(reply: FastifyReply, state: KeyState, replay: StoredAnswer): Buffer {
   reply.code(replay.status)
-  for (const name of state.settings.options.storedHeaders) reply.removeHeader(name)
-  reply.removeHeader('content-length')
+  for (const name of state.settings.options.storedHeaders) {
+    if (reply.hasHeader(name) && !stores(replay, name)) reply.removeHeader(name)
+  }
+  if (reply.hasHeader('content-length')) reply.removeHeader('content-length')
   for (const [name, value] of replay.headers) reply.header(name, value)
   reply.header(REPLAYED_HEADER, 'true')
   return replay.body
