@@ -245,15 +245,15 @@ function stores(replay: StoredAnswer, name: string): boolean {
 
 /**
  * The replay sent as stored: status, describing headers (others of this request kept), bytes.
- * A describing header the steps before set is dropped only where the stored answer has none
- * (the stored one replaces it), so that an answer's headers are not deleted one by one.
+ * A describing header the steps before set is dropped only where the stored answer has none:
+ * one it has is overwritten, not deleted and added again.
  */
 function replayed(reply: FastifyReply, state: KeyState, replay: StoredAnswer): Buffer {
   reply.code(replay.status)
   for (const name of state.settings.options.storedHeaders) {
-    if (reply.hasHeader(name) && !stores(replay, name)) reply.removeHeader(name)
+    if (!stores(replay, name)) reply.removeHeader(name)
   }
-  if (reply.hasHeader('content-length')) reply.removeHeader('content-length')
+  reply.removeHeader('content-length')
   for (const [name, value] of replay.headers) reply.header(name, value)
   reply.header(REPLAYED_HEADER, 'true')
   return replay.body
