@@ -2,8 +2,7 @@
  * The Redis backend: jobs in a BullMQ queue, run by a BullMQ worker. bullmq and ioredis are
  * optional peer dependencies, imported only here, when a Redis store is configured.
  */
-import { isModuleNotFound } from '@restwell/core'
-import { OptionsError } from '@restwell/errors'
+import { importPeer, OptionsError, type Peer } from '@restwell/errors'
 import type { Job, WorkerOptions } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
@@ -108,22 +107,12 @@ function watch(
   })
 }
 
-/**
- * `load()`, an import of the optional peer dependency `name`; when it is not installed, an
- * `OptionsError` on `store` naming what to install, instead of a bare module-not-found error.
- */
-export async function importPeer<T>(name: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load()
-  } catch (error) {
-    if (!isModuleNotFound(error)) throw error
-    const { message } = error as { message?: unknown }
-    throw new OptionsError(
-      '@restwell/jobs',
-      'store',
-      `is a Redis store, which needs the optional peer dependencies bullmq and ioredis: install them (npm install bullmq ioredis); ${name} could not be loaded (${String(message)})`,
-    )
-  }
+/** The Redis store's optional peers. */
+export const REDIS_STORE: Peer = {
+  plugin: '@restwell/jobs',
+  option: 'store',
+  needs:
+    'is a Redis store, which needs the optional peer dependencies bullmq and ioredis: install them (npm install bullmq ioredis)',
 }
 
 /**
@@ -136,13 +125,13 @@ export async function bullmqBackend(
   estimateOf: (name: string) => string,
   log: FastifyBaseLogger,
 ): Promise<JobBackend> {
-  const bullmq = await importPeer('bullmq', () => import('bullmq'))
+  const bullmq = await importPeer(REDIS_STORE, 'bullmq', () => import('bullmq'))
   const owned: Redis[] = []
   let client: Redis
   let workerClient: () => Redis
   if (typeof options.redis === 'string') {
     const url = options.redis
-    const { Redis } = await importPeer('ioredis', () => import('ioredis'))
+    const { Redis } = await importPeer(REDIS_STORE, 'ioredis', () => import('ioredis'))
     // The queue's commands fail at once while Redis is away (503), and are never sent again
     // after a reconnection: a request answered 503 must not enqueue its job later.
     client = new Redis(url, {
