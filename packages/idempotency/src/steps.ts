@@ -239,21 +239,22 @@ function teeStream(reply: FastifyReply, state: KeyState, stream: NodeJS.Readable
 
 /** Whether the stored answer has a header `name` (lower case, as stored). */
 function stores(replay: StoredAnswer, name: string): boolean {
-  for (const [stored] of replay.headers) if (stored === name) return true
+  for (const header of replay.headers) if (header[0] === name) return true
   return false
 }
 
 /**
  * The replay sent as stored: status, describing headers (others of this request kept), bytes.
- * A describing header the steps before set is dropped only where the stored answer has none:
- * one it has is overwritten, not deleted and added again.
+ * The headers the steps before set are read once: a describing one is dropped only where the
+ * stored answer has none (one it has is overwritten), and no absent one is looked up by name.
  */
 function replayed(reply: FastifyReply, state: KeyState, replay: StoredAnswer): Buffer {
   reply.code(replay.status)
+  const present = reply.getHeaders()
   for (const name of state.settings.options.storedHeaders) {
-    if (!stores(replay, name)) reply.removeHeader(name)
+    if (present[name] !== undefined && !stores(replay, name)) reply.removeHeader(name)
   }
-  reply.removeHeader('content-length')
+  if (present['content-length'] !== undefined) reply.removeHeader('content-length')
   for (const [name, value] of replay.headers) reply.header(name, value)
   reply.header(REPLAYED_HEADER, 'true')
   return replay.body
