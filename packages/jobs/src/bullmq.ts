@@ -116,6 +116,49 @@ export const REDIS_STORE: Peer = {
 }
 
 /**
+ * The queue's Redis client and how the worker gets its own: connections of restwell's for a
+ * URL (listed in `owned`, closed with the backend), or the app's client and its duplicates.
+ */
+async function connectionsOf(
+  options: BullmqBackendOptions,
+): Promise<{ client: Redis; workerClient: () => Redis; owned: Redis[] }> {
+  if (typeof options.redis !== 'string') {
+    // The app's ioredis client, typed by the few members the options declare.
+    const client = options.redis as Redis
+    if (client.options.keyPrefix) {
+      throw new OptionsError(
+        '@restwell/jobs',
+        'store.redis',
+        `is an ioredis client with a keyPrefix (${JSON.stringify(client.options.keyPrefix)}), which BullMQ refuses: give a client without one, and the prefix as "store.keyPrefix"`,
+      )
+    }
+    return {
+      client,
+      workerClient: () => client.duplicate({ maxRetriesPerRequest: null }),
+      owned: [],
+    }
+  }
+  const url = options.redis
+  const { Redis } = await importPeer(REDIS_STORE, 'ioredis', () => import('ioredis'))
+  // The queue's commands fail at once while Redis is away (503), and are never sent again
+  // after a reconnection: a request answered 503 must not enqueue its job later.
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: options.timeoutMs,
+    retryStrategy,
+  })
+  // The worker's commands wait for Redis instead (BullMQ requires it of a worker): a
+  // finished job's outcome is written once Redis is back.
+  return {
+    client,
+    workerClient: () => new Redis(url, { maxRetriesPerRequest: null, retryStrategy }),
+    owned: [client],
+  }
+}
+
+/**
  * A BullMQ queue (enqueue, status reads) and, when the instance runs one and has handlers, a
  * BullMQ worker running them through `jobProcessor`.
  */
@@ -126,37 +169,7 @@ export async function bullmqBackend(
   log: FastifyBaseLogger,
 ): Promise<JobBackend> {
   const bullmq = await importPeer(REDIS_STORE, 'bullmq', () => import('bullmq'))
-  const owned: Redis[] = []
-  let client: Redis
-  let workerClient: () => Redis
-  if (typeof options.redis === 'string') {
-    const url = options.redis
-    const { Redis } = await importPeer(REDIS_STORE, 'ioredis', () => import('ioredis'))
-    // The queue's commands fail at once while Redis is away (503), and are never sent again
-    // after a reconnection: a request answered 503 must not enqueue its job later.
-    client = new Redis(url, {
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: options.timeoutMs,
-      retryStrategy,
-    })
-    owned.push(client)
-    // The worker's commands wait for Redis instead (BullMQ requires it of a worker): a
-    // finished job's outcome is written once Redis is back.
-    workerClient = () => new Redis(url, { maxRetriesPerRequest: null, retryStrategy })
-  } else {
-    // The app's ioredis client, typed by the few members the options declare.
-    client = options.redis as Redis
-    if (client.options.keyPrefix) {
-      throw new OptionsError(
-        '@restwell/jobs',
-        'store.redis',
-        `is an ioredis client with a keyPrefix (${JSON.stringify(client.options.keyPrefix)}), which BullMQ refuses: give a client without one, and the prefix as "store.keyPrefix"`,
-      )
-    }
-    workerClient = () => client.duplicate({ maxRetriesPerRequest: null })
-  }
+  const { client, workerClient, owned } = await connectionsOf(options)
   watch(client, 'queue', log)
   const queue = new bullmq.Queue(options.queue, {
     connection: client,

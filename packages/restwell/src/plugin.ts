@@ -403,7 +403,6 @@ function openapiPlan(options: RestwellOptions, pipeline: Pipeline): OpenapiPlan 
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
     requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
-    rateLimit: options.rateLimit !== false,
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
     patch:
