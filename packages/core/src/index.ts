@@ -4,7 +4,6 @@ export {
   addRouteHook,
   type BodyStep,
   bodyStep,
-  contributeSend,
   forgetNotFoundPreHandler,
   installPipeline,
   isBodyStep,
@@ -12,7 +11,6 @@ export {
   type Pipeline,
   parsingHook,
   pipelineOf,
-  type PhaseSteps,
   type RequestBody,
   type RequestStep,
   type StepOutcome,
@@ -20,14 +18,7 @@ export {
   type SendStep,
   type SerializeStep,
   sendHook,
-  sendStepsOf,
   serializeHook,
-  stepsOf,
-  useNotFoundPreHandlerStep,
-  useNotFoundSendStep,
-  useRouteStep,
-  useRootRequestStep,
-  useSendStep,
   runWhenPlanned,
   whenPlanned,
 } from './plan.js'
@@ -62,6 +53,7 @@ export {
   SAFE_METHODS,
   STANDARD_METHODS,
   UNSAFE_METHODS,
+  VALIDATED_METHODS,
 } from './methods.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
 export {
@@ -97,8 +89,10 @@ export {
   AUTHENTICATES,
   apiVersionsOf,
   authenticates,
+  BODY_BYTES,
   BODY_DIGESTS,
   type BodyDigests,
+  bodyBytesOf,
   bodyDigestsOf,
   COMPRESSES,
   compressesAnswers,
@@ -161,3 +155,4 @@ export {
   routeResponseHeadersOf,
 } from './run.js'
 export type { StepKey } from './plan.js'
+export { QUERY_KEY_PREFIX, type QueryRequest, queryContentKey } from './query.js'

@@ -124,7 +124,7 @@ test('a request without Origin gets no CORS headers from a list, and every answe
   t.ok(names(cors.headers.vary).includes('origin'), 'and on the CORS answer')
   t.equal(
     cors.headers['access-control-expose-headers'],
-    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept, Accept-Encoding, Accept-Patch, API-Version, Deprecation, Sunset, WWW-Authenticate',
+    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept, Accept-Encoding, Accept-Patch, Accept-Query, Content-Location, API-Version, Deprecation, Sunset, WWW-Authenticate',
     'alone: every header a restwell convention may send, each name once',
   )
   t.same(String(cors.headers['access-control-expose-headers']).split(', '), DEFAULT_EXPOSED_HEADERS)
@@ -465,4 +465,39 @@ test('a request arriving while the app closes: the 503 carries the CORS headers'
   t.match(head, /^503 /)
   t.match(head, /\r\naccess-control-allow-origin: \*\r\n/i)
   t.match(head, /\r\naccess-control-expose-headers: [^\r]*Retry-After/i, 'Retry-After readable')
+})
+
+test('a preflight for QUERY (no safelisted method) is allowed QUERY only where a route takes it', async (t) => {
+  const app = await build({ origin: 'https://app.example' })
+  app.route({ method: 'QUERY', url: '/books/:id', handler: async () => ({ ok: true }) })
+  const ask = (url: string, method: string) =>
+    app.inject({
+      method: 'OPTIONS',
+      url,
+      headers: { origin: 'https://app.example', 'access-control-request-method': method },
+    })
+  const query = await ask('/books/7', 'QUERY')
+  t.equal(query.statusCode, 200)
+  t.equal(
+    query.headers['access-control-allow-methods'],
+    'GET, HEAD, POST, PUT, PATCH, DELETE, QUERY',
+  )
+  const elsewhere = await ask('/own', 'QUERY')
+  t.equal(elsewhere.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, PATCH, DELETE')
+  const lower = await ask('/books/7', 'query')
+  t.notMatch(
+    lower.headers['access-control-allow-methods'],
+    /QUERY/,
+    'method names are case-sensitive',
+  )
+  const patch = await ask('/books/7', 'PATCH')
+  t.notMatch(patch.headers['access-control-allow-methods'], /QUERY/, 'listed only when asked')
+  const listed = await build({ origin: 'https://app.example', methods: ['GET', 'QUERY'] })
+  listed.route({ method: 'QUERY', url: '/books/:id', handler: async () => ({ ok: true }) })
+  const own = await listed.inject({
+    method: 'OPTIONS',
+    url: '/books/7',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'QUERY' },
+  })
+  t.equal(own.headers['access-control-allow-methods'], 'GET, QUERY', 'listed once')
 })

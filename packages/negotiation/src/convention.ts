@@ -1,11 +1,13 @@
 /** The negotiation convention: representation, language and charset; request body types. */
 import { defineConvention } from '@restwell/core'
+import { advertiseAcceptQuery } from './accept-query.js'
 import { validateOptions } from '@restwell/errors'
 import {
   type NegotiationOptions,
   NegotiationOptionsSchema,
   type NegotiationRouteConfig,
   NegotiationRouteSchema,
+  type ResolvedNegotiationOptions,
   resolveNegotiationOptions,
 } from './options.js'
 import { negotiationRoute } from './route.js'
@@ -20,7 +22,7 @@ import { setupNegotiation } from './setup.js'
 export const negotiation = defineConvention({
   name: 'negotiation',
   plugin: PLUGIN,
-  phases: ['beforeBody', 'serialize', 'send'],
+  phases: ['beforeBody', 'serialize', 'send', 'notFoundSend'],
   options: (raw: NegotiationOptions) =>
     resolveNegotiationOptions(
       validateOptions(PLUGIN, NegotiationOptionsSchema, raw) as NegotiationOptions,
@@ -29,14 +31,29 @@ export const negotiation = defineConvention({
     validateOptions(where, NegotiationRouteSchema, raw) as NegotiationRouteConfig,
   setup: setupNegotiation,
   route: negotiationRoute,
+  app: (settings) => ({ notFoundSend: advertiseAcceptQuery(settings.queries) }),
   contributes: (options) => ({
     queryParameters: options.formatParam === false ? [] : [options.formatParam],
     // Safelisted only for some values (Fetch): a JSON body's type, an `Accept` with a quoted
     // profile, any value over 128 bytes make a browser ask first. Accept-Charset it cannot set.
     requestHeaders: ['accept', 'accept-language', 'content-type'],
     // The types of a 406 and a 415, and a 300's preferred choice (Content-Language is safelisted).
-    responseHeaders: options.formatParam === false ? ['Accept'] : ['Accept', 'Location'],
+    // A QUERY's result (`Content-Location`) and its 415's types (`Accept-Query`), RFC 10008.
+    responseHeaders: sentHeaders(options, true),
   }),
+  // A QUERY's 400/415 (`Accept-Query`) and result (`Content-Location`) are a QUERY route's only;
+  // an OPTIONS and a 405 naming `Accept-Query` are answers of no route.
+  routeResponseHeaders: ({ methods }, settings) =>
+    sentHeaders(settings.options, methods.includes('QUERY')),
   // Alone, before the route's own onRequest hooks: every hook of the route sees what was chosen.
   alone: { beforeBody: 'onRequest' },
 })
+
+/** The response headers negotiation sends, those of a QUERY with `query`. */
+function sentHeaders(options: ResolvedNegotiationOptions, query: boolean): string[] {
+  return [
+    'Accept',
+    ...(query ? ['Accept-Query', 'Content-Location'] : []),
+    ...(options.formatParam === false ? [] : ['Location']),
+  ]
+}

@@ -2,7 +2,14 @@
  * Negotiation's setup, once per registration: its request decorators, its body parsers
  * (UTF-8 JSON and forms, multipart when asked), and its error renderer for `@restwell/errors`.
  */
-import { declareState, JsonTypes, MEDIA_TYPE, REPRESENTATION, routeName } from '@restwell/core'
+import {
+  BODY_BYTES,
+  declareState,
+  JsonTypes,
+  MEDIA_TYPE,
+  REPRESENTATION,
+  routeName,
+} from '@restwell/core'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import {
@@ -13,6 +20,7 @@ import {
   utf8FormParser,
   utf8JsonParser,
 } from './bodies.js'
+import { queryRoutes } from './accept-query.js'
 import { createErrorRenderer } from './error-body.js'
 import { FORM_ROUTE, formRoute, JSON_TYPES, jsonTypesOf } from './negotiate.js'
 import {
@@ -88,8 +96,14 @@ export async function setupNegotiation(
 ): Promise<NegotiationSettings> {
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
-  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES)
+  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES, BODY_BYTES)
   const jsonTypes = await setupParsers(fastify, options)
   if (options.errors) registerErrorRenderer(fastify, options)
-  return { options, names: formatNames(options.formats), jsonTypes, contentTypes: new Map() }
+  return {
+    options,
+    names: formatNames(options.formats),
+    jsonTypes,
+    contentTypes: new Map(),
+    queries: queryRoutes(fastify),
+  }
 }

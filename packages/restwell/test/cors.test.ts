@@ -385,3 +385,41 @@ test('each route exposes the headers its answers may carry; an answer of no rout
   const routed = await exposed({ url: '/books' })
   t.ok(routed.length < none.length, "a route's list is the shorter")
 })
+
+test("a QUERY route exposes Accept-Query and Content-Location, a GET beside it not; the limits' fields as sent", async (t) => {
+  for (const headers of ['x-ratelimit', 'both', 'ietf'] as const) {
+    const app = Fastify()
+    apps.push(app)
+    await app.register(restwell, {
+      auth: false,
+      rateLimit: { headers },
+      cors: { origin: ['https://app.example'] },
+    })
+    app.route({
+      method: 'QUERY',
+      url: '/books',
+      handler: async (_request, reply) => reply.header('content-location', '/books/q/1').send([]),
+    })
+    app.get('/books', async () => [])
+    const exposed = async (options: InjectOptions) => {
+      const res = await app.inject({ ...options, headers: { origin: 'https://app.example' } })
+      return String(res.headers['access-control-expose-headers']).split(', ')
+    }
+    const query = await exposed({
+      method: 'QUERY',
+      url: '/books',
+      payload: {},
+    })
+    t.ok(query.includes('Accept-Query') && query.includes('Content-Location'), `${headers}: QUERY`)
+    const get = await exposed({ url: '/books' })
+    t.notOk(get.includes('Accept-Query') || get.includes('Content-Location'), `${headers}: GET`)
+    t.ok(get.includes('Accept'), `${headers}: a 406 names the types`)
+    for (const list of [query, get]) {
+      t.equal(list.includes('X-RateLimit-Limit'), headers !== 'ietf', `${headers}: X-RateLimit-*`)
+      t.equal(list.includes('RateLimit-Policy'), headers !== 'x-ratelimit', `${headers}: IETF`)
+      t.equal(list.includes('RateLimit'), headers !== 'x-ratelimit', `${headers}: RateLimit`)
+    }
+    const none = await exposed({ method: 'DELETE', url: '/books' })
+    t.ok(none.includes('Accept-Query'), `${headers}: a 405 of a QUERY path may name its types`)
+  }
+})

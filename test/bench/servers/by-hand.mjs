@@ -21,6 +21,8 @@ export const EXPOSED = [
   'Accept',
   'Accept-Encoding',
   'Accept-Patch',
+  'Accept-Query',
+  'Content-Location',
   'API-Version',
   'Deprecation',
   'Sunset',
@@ -47,7 +49,8 @@ const ROUTE_EXPOSED = [
 /**
  * restwell's `Access-Control-Expose-Headers` of each route by the kind of answer it gives: the
  * headers its conventions may send there (a page's total, a patch route's `Accept-Patch`, a
- * keyed route's `Idempotent-Replayed`; the batch route does no negotiation).
+ * keyed route's `Idempotent-Replayed`; no route of the bench takes QUERY, so none names
+ * `Accept-Query` or `Content-Location`; the batch route does no negotiation).
  */
 export const EXPOSED_BY_ANSWER = {
   versioned: ROUTE_EXPOSED.join(', '),
