@@ -4,8 +4,8 @@
 import { hash, randomUUID } from 'node:crypto'
 import { RATE_LIMIT_MAX } from './limits.mjs'
 
-/** `Access-Control-Expose-Headers` of restwell's CORS on the answers of no route (404, 405). */
-export const EXPOSED = [
+/** The names restwell's CORS exposes on the answers of no route (404, 405). */
+const EXPOSED_NAMES = [
   'ETag',
   'Location',
   'Link',
@@ -28,23 +28,27 @@ export const EXPOSED = [
   'Sunset',
   'WWW-Authenticate',
   'Idempotent-Replayed',
-].join(', ')
+]
+
+/** `Access-Control-Expose-Headers` of restwell's CORS on the answers of no route (404, 405). */
+export const EXPOSED = EXPOSED_NAMES.join(', ')
+
+/** The names no route of the bench may send: no convention that sends them applies there. */
+const NOT_ON_ROUTES = new Set([
+  'X-Total-Count',
+  'Allow',
+  'Accept-Patch',
+  'Accept-Query',
+  'Content-Location',
+  'API-Version',
+  'Deprecation',
+  'Sunset',
+  'WWW-Authenticate',
+  'Idempotent-Replayed',
+])
 
 /** What restwell exposes on the answers of every route of the bench: what they may send. */
-const ROUTE_EXPOSED = [
-  'ETag',
-  'Location',
-  'Link',
-  'Retry-After',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'X-Request-Id',
-  'Content-Range',
-  'Accept-Ranges',
-  'Accept',
-  'Accept-Encoding',
-]
+const ROUTE_EXPOSED = EXPOSED_NAMES.filter((name) => !NOT_ON_ROUTES.has(name))
 
 /**
  * restwell's `Access-Control-Expose-Headers` of each route by the kind of answer it gives: the
