@@ -47,6 +47,9 @@ const RATE_LIMIT_HEADERS: Json = {
   'x-ratelimit-reset': header('Seconds until the window resets', { type: 'integer' }),
 }
 const RETRY_AFTER: Json = { 'retry-after': header('Seconds to wait before retrying') }
+const ACCEPT_QUERY_TEXT =
+  'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `"application/json"`)'
+const ACCEPT_QUERY = header(ACCEPT_QUERY_TEXT)
 
 // ------------------------------------------------------------------ representations
 
@@ -353,6 +356,7 @@ function extraHeaders(status: string, method: string, route: RouteOptions, plan:
   )
     headers['accept-patch'] = header('The patch formats this route accepts')
   if (status === '206') headers['content-range'] = header('`bytes <start>-<end>/<size>`')
+  if (status === '415' && method === 'QUERY') headers['accept-query'] = ACCEPT_QUERY
   return headers
 }
 
@@ -558,7 +562,13 @@ export function documentSchema(
 // ------------------------------------------------------------------ the whole document
 
 /** The operations of a path item, in the order `Allow` lists them. */
-const OPERATIONS = ['get', 'head', 'post', 'put', 'patch', 'delete']
+const OPERATIONS = ['get', 'head', 'query', 'post', 'put', 'patch', 'delete']
+
+/** OpenAPI 3.2 has the `query` operation; 3.0 and 3.1 have no place for a QUERY route. */
+function describesQuery(document: Json): boolean {
+  const minor = /^3\.(\d+)/.exec(String(document.openapi))?.[1]
+  return minor !== undefined && Number(minor) >= 2
+}
 
 /**
  * The path of a route URL in the document, as `@fastify/swagger` writes it (its exported
@@ -835,17 +845,17 @@ function addOptions(
   } else if (item?.options !== entry.operation) return
   for (const method of methods) entry.methods.add(method.toUpperCase())
   const allow = [...entry.methods].sort((a, b) => rank(a) - rank(b))
-  const responses: Json = {
-    '200': {
-      description: `OK: \`Allow: ${[...allow, 'OPTIONS'].join(', ')}\``,
-      headers: {
-        allow: { description: 'The methods this path supports', schema: str },
-        'accept-patch': {
-          description: 'The patch formats, on a path with a patch route',
-          schema: str,
-        },
-      },
+  const headers: Json = {
+    allow: { description: 'The methods this path supports', schema: str },
+    'accept-patch': {
+      description: 'The patch formats, on a path with a patch route',
+      schema: str,
     },
+  }
+  if (entry.methods.has('QUERY'))
+    headers['accept-query'] = { description: ACCEPT_QUERY_TEXT, schema: str }
+  const responses: Json = {
+    '200': { description: `OK: \`Allow: ${[...allow, 'OPTIONS'].join(', ')}\``, headers },
   }
   if (entry.operation.security !== undefined) {
     responses['401'] = {
@@ -914,6 +924,8 @@ export function describeInDocument(
   const path = pathKeyOf(url, document.servers)
   const schema = documentSchema(given, route, plan, methods[0]!.toUpperCase(), path)
   if (hidden(schema)) return schema
+  // @fastify/swagger writes a `query` operation whatever the version: before 3.2 it goes.
+  if (methods.includes('query') && !describesQuery(document)) return { ...schema, hide: true }
   const own = typeof given?.operationId === 'string' ? given.operationId : undefined
   const wanted = (method: string): string =>
     own === undefined ? operationIdOf(method, path) : `${own}-${method}`
