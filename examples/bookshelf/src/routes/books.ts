@@ -118,7 +118,8 @@ const UNPROCESSABLE_QUERY = {
 export function listingOf(url: string, query: URLSearchParams): string {
   const params = new URLSearchParams(url.split('?')[1] ?? '')
   for (const [name, value] of query) params.set(name, value)
-  const search = params.toString()
+  // A comma is a sub-delimiter (RFC 3986 §2.2): `sort=-publishedAt,title` as the GET's links write it.
+  const search = params.toString().replaceAll('%2C', ',')
   return `/v1/books${search === '' ? '' : `?${search}`}`
 }
 
