@@ -1,5 +1,5 @@
 /** Runs a checked batch: dependencies first, at most `concurrency` operations at once, 424 and 208 without running. */
-import { READ_METHODS } from '@restwell/core'
+import { VALIDATED_METHODS } from '@restwell/core'
 import type { Operation } from './parse.js'
 
 /** One operation's answer in the 207 body. */
@@ -34,18 +34,20 @@ export interface ScheduleOptions {
 }
 
 /**
- * For each operation, the index of the first earlier read (GET, HEAD) with the same method, url,
- * headers and dependencies, whose answer it repeats (208); undefined for the others. Other
- * operations always run: two identical POSTs may mean two resources.
+ * For each operation, the index of the first earlier read (GET, HEAD, QUERY) with the same
+ * method, url, headers, body and dependencies, whose answer it repeats (208); undefined for the
+ * others. Other operations always run: two identical POSTs may mean two resources.
  */
 export function repeats(operations: readonly Operation[]): (number | undefined)[] {
   const first = new Map<string, number>()
   return operations.map((operation, index) => {
-    if (!READ_METHODS.has(operation.method)) return undefined
+    if (!VALIDATED_METHODS.has(operation.method)) return undefined
     const key = JSON.stringify([
       operation.method,
       operation.url,
       Object.entries(operation.headers).sort(([a], [b]) => (a < b ? -1 : 1)),
+      // A QUERY's content is part of what it asks (RFC 10008 §2).
+      operation.body ?? null,
       [...operation.dependsOn].sort((a, b) => a - b),
     ])
     const earlier = first.get(key)

@@ -11,6 +11,7 @@ import {
   routeName,
   type SendStep,
   type SetupContext,
+  VALIDATED_METHODS,
 } from '@restwell/core'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -37,7 +38,7 @@ const NO_STORE_POLICY: Policy = { value: NO_STORE, open: NO_STORE, stored: false
 
 /** One route's settings, resolved once when the route is added. */
 export interface RouteSettings {
-  /** Policy of successful GET/HEAD responses. */
+  /** Policy of successful GET/HEAD/QUERY responses (a QUERY answer is cacheable, RFC 10008 §2). */
   read: Policy
   /** Extra `Vary` names for every response. */
   vary: readonly string[]
@@ -103,8 +104,7 @@ function decide(request: FastifyRequest, reply: FastifyReply, settings: RouteSet
   } else {
     const override = (reply as unknown as WithOverride)[OVERRIDE]
     const method = request.method
-    const policy =
-      override ?? (method === 'GET' || method === 'HEAD' ? settings.read : NO_STORE_POLICY)
+    const policy = override ?? (VALIDATED_METHODS.has(method) ? settings.read : NO_STORE_POLICY)
     // RFC 9111 §5.2.2.7: what depends on who asks stays out of shared caches.
     const value = settings.authenticates || carriesCredentials(request) ? policy.value : policy.open
     reply.header('cache-control', value)

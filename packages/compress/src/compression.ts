@@ -18,6 +18,7 @@ import {
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
+  queryContentKey,
   remembered,
   type SendStep,
   type SerializeStep,
@@ -162,11 +163,21 @@ function cacheableAccept(request: FastifyRequest, reply: FastifyReply): string |
   return accept
 }
 
-/** A digest derived from item versions covers the Content-Type: it stays out of the key. */
-function keyOf(route: string, type: unknown, accept: string, digest: string): string {
-  return digest.startsWith(ITEMS_DIGEST_PREFIX)
-    ? `${route}\n${accept}\n${digest}`
-    : `${route}\n${String(type)}\n${accept}\n${digest}`
+/**
+ * A digest derived from item versions covers the Content-Type (and a QUERY's content): they stay
+ * out of the key. A QUERY's content is in every other key (RFC 10008 §2).
+ */
+function keyOf(
+  request: FastifyRequest,
+  route: string,
+  type: unknown,
+  accept: string,
+  digest: string,
+): string {
+  if (digest.startsWith(ITEMS_DIGEST_PREFIX)) return `${route}\n${accept}\n${digest}`
+  const query = queryContentKey(request)
+  const key = `${route}\n${String(type)}\n${accept}\n${digest}`
+  return query === undefined ? key : `${key}\n${query}`
 }
 
 function isWebStream(payload: object): payload is WebReadableStream {
@@ -292,7 +303,7 @@ function compressedBytes(
   let key: string | undefined
   if (accept !== undefined) {
     const digest = (reply as Pending)[IDENTITY_DIGEST] ?? identityDigest(payload)
-    key = keyOf(route.id, reply.getHeader('content-type'), accept, digest)
+    key = keyOf(request, route.id, reply.getHeader('content-type'), accept, digest)
     const hit = cache.entries.get(key)
     if (hit !== undefined) return serve(cache, reply, key, hit)
   }
@@ -358,14 +369,14 @@ export function earlyLookupStep(route: RouteCompression): SerializeStep {
     const digest = (reply as Pending)[IDENTITY_DIGEST]
     if (
       !digest?.startsWith(ITEMS_DIGEST_PREFIX) ||
-      request.method !== 'GET' ||
+      (request.method !== 'GET' && request.method !== 'QUERY') ||
       request.headers.range !== undefined
     ) {
       return undefined
     }
     const accept = cacheableAccept(request, reply)
     if (accept === undefined) return undefined
-    const key = keyOf(route.id, undefined, accept, digest)
+    const key = keyOf(request, route.id, undefined, accept, digest)
     const hit = route.cache.entries.get(key)
     if (hit !== undefined) {
       ;(reply as Pending)[EARLY] = { key, hit }

@@ -29,8 +29,9 @@ export const compress = defineConvention({
     const own = routeSettings(route, settings)
     if (own === undefined) return decode === undefined ? undefined : { beforeBody: decode }
     const compression = routeCompression(settings.cache, own)
-    // A digest known before serialization (item versions) finds a stored body: GET only.
-    const early = settings.cache.maxBytes > 0 && methods.includes('GET')
+    // A digest known before serialization (item versions) finds a stored body: GET and QUERY.
+    const early =
+      settings.cache.maxBytes > 0 && (methods.includes('GET') || methods.includes('QUERY'))
     return {
       ...(decode === undefined ? {} : { beforeBody: decode }),
       ...(early ? { serialize: earlyLookupStep(compression) } : {}),

@@ -1,4 +1,5 @@
 /** Evaluation of the conditional request header fields in the order of RFC 9110 §13.2.2. */
+import { VALIDATED_METHODS } from '@restwell/core'
 import { acceptsCoding } from './accept-encoding.js'
 import {
   type EntityTag,
@@ -16,7 +17,7 @@ export interface ConditionalHeaders {
   'if-none-match'?: string | undefined
   'if-modified-since'?: string | undefined
   'if-unmodified-since'?: string | undefined
-  /** Read with If-None-Match on GET/HEAD: the codings whose copies a 304 may stand for. */
+  /** Read with If-None-Match on GET/HEAD/QUERY: the codings whose copies a 304 may stand for. */
   'accept-encoding'?: string | undefined
 }
 
@@ -39,9 +40,9 @@ export type PreconditionOutcome =
 
 const PROCEED: PreconditionOutcome = { result: 'proceed' }
 
-/** GET and HEAD: the methods a 304 answers. */
+/** GET, HEAD and QUERY: the methods a 304 answers (RFC 9110 §13.1.2, RFC 10008 §2). */
 export function isSafeReadMethod(method: string): boolean {
-  return method === 'GET' || method === 'HEAD'
+  return VALIDATED_METHODS.has(method)
 }
 
 /**
@@ -55,9 +56,9 @@ export interface Preconditions {
   ifUnmodifiedSince: number | undefined
   /** If-None-Match, when it is `*` or holds at least one well-formed entity-tag. */
   ifNoneMatch: EntityTagList | undefined
-  /** If-Modified-Since, when a valid date on GET/HEAD with no If-None-Match (§13.1.3). */
+  /** If-Modified-Since, when a valid date on GET/HEAD/QUERY with no If-None-Match (§13.1.3). */
   ifModifiedSince: number | undefined
-  /** Accept-Encoding, for If-None-Match on GET/HEAD (see `evaluateParsed`). */
+  /** Accept-Encoding, for If-None-Match on GET/HEAD/QUERY (see `evaluateParsed`). */
   acceptEncoding: string | undefined
 }
 
@@ -73,7 +74,7 @@ const NO_PRECONDITIONS: Preconditions = Object.freeze({
  * Reads the precondition fields of a request the way they are evaluated. An If-Match that is
  * present is always kept (an empty or malformed one is a list that matches nothing: fail
  * closed); an empty or malformed If-None-Match, an invalid date, If-Unmodified-Since beside
- * If-Match and If-Modified-Since on a method other than GET/HEAD or beside If-None-Match are
+ * If-Match and If-Modified-Since on a method other than GET/HEAD/QUERY or beside If-None-Match are
  * ignored, so they are left out.
  */
 export function readPreconditions(
@@ -121,7 +122,7 @@ export function isConditional(preconditions: Preconditions): boolean {
 /**
  * True when the request carries a precondition the evaluation uses for `method` (GET when
  * not given): an If-Match (any value), a parsable If-None-Match, a valid If-Unmodified-Since
- * without If-Match, or, for GET/HEAD, a valid If-Modified-Since without If-None-Match.
+ * without If-Match, or, for GET/HEAD/QUERY, a valid If-Modified-Since without If-None-Match.
  */
 export function hasPrecondition(headers: ConditionalHeaders, method = 'GET'): boolean {
   return isConditional(readPreconditions(method, headers))
@@ -168,7 +169,7 @@ export function evaluateParsed(
     }
   }
   // 3. If-None-Match: weak comparison; `*` is true when a current representation exists.
-  //    On GET/HEAD the 304 lets a cache send the copy it holds, so a tag naming an encoded
+  //    On GET/HEAD/QUERY the 304 lets a cache send the copy it holds, so a tag naming an encoded
   //    copy (`"<tag>-gzip"`) matches only when the request accepts that coding: a cache
   //    revalidating for a client without gzip must not be told to send it its gzip copy.
   //    For other methods the tags name the resource's state, in whatever form and coding.
@@ -188,7 +189,7 @@ export function evaluateParsed(
     if (!read) return { result: 'failed', field: 'if-none-match' }
     return { result: 'not-modified', etag: sentTag(held, current.etag) }
   }
-  // 4. If-Modified-Since (only for GET/HEAD, without If-None-Match: left out otherwise)
+  // 4. If-Modified-Since (only for GET/HEAD/QUERY, without If-None-Match: left out otherwise)
   const since = preconditions.ifModifiedSince
   if (since !== undefined && current.exists && current.lastModified !== undefined) {
     if (current.lastModified <= since) return { result: 'not-modified', etag: current.etag }

@@ -12,6 +12,9 @@ import {
   routeName,
   type SendStep,
   type SetupContext,
+  queryContentKey,
+  READ_METHODS,
+  VALIDATED_METHODS,
 } from '@restwell/core'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
 import {
@@ -155,6 +158,7 @@ function collectionDigest(
       headers.accept ?? null,
       headers['accept-language'] ?? null,
       headers['accept-charset'] ?? null,
+      queryContentKey(request) ?? null,
       reply.getHeader('content-type') ?? null,
       reply.getHeader('content-language') ?? null,
       rest ?? null,
@@ -243,11 +247,22 @@ function setLastModified(reply: FastifyReply, ms: number): void {
 }
 
 /**
+ * What tells the answer to `request` from the route's default one: the negotiated
+ * representation (`REPRESENTATION`) and a QUERY's content (`queryContentKey`), `;`-joined.
+ */
+function variantOf(request: FastifyRequest): string | undefined {
+  const representation = representationOf(request)
+  const query = queryContentKey(request)
+  if (query === undefined) return representation
+  return representation === undefined ? query : `${representation};${query}`
+}
+
+/**
  * The ETag of the representation a request gets of a version: the version's tag, with what
- * tells the negotiated representation from the route's default (`REPRESENTATION`).
+ * tells the answer from the route's default one (`variantOf`).
  */
 function representationTag(request: FastifyRequest, version: Version, weak: boolean): EntityTag {
-  return withRepresentation(toEntityTag(version, weak), representationOf(request))
+  return withRepresentation(toEntityTag(version, weak), variantOf(request))
 }
 
 /** The validators of a read's representation from the stored state (`getValidator`). */
@@ -449,7 +464,9 @@ function buildRouteHooks(settings: RouteSettings) {
       } else if (settings.etag && bytes && !encoded) {
         const digested = identityDigest(payload as string | Buffer)
         ;(reply as { [IDENTITY_DIGEST]?: string })[IDENTITY_DIGEST] = digested
-        setEtag(reply, { weak: settings.weak, opaque: `"${digested}"` })
+        // A QUERY's tag names its content too: two queries never share one (RFC 10008 §2).
+        const tag = { weak: settings.weak, opaque: `"${digested}"` }
+        setEtag(reply, withRepresentation(tag, queryContentKey(request)))
       }
     }
     if (state.lastModified === undefined) {
@@ -467,7 +484,8 @@ function buildRouteHooks(settings: RouteSettings) {
       return notModified(reply, outcome.etag ?? null, settings)
     }
     if (vary) appendVary(reply, 'Accept-Encoding')
-    if (!settings.ranges || !bytes || encoded) return undefined
+    // Range is defined for GET only (RFC 9110 §14.2): a QUERY answer is sent whole.
+    if (!settings.ranges || !bytes || encoded || !READ_METHODS.has(request.method)) return undefined
     if (request.method === 'GET' && request.headers.range !== undefined) {
       const ranged = applyRange(
         request,
@@ -655,7 +673,7 @@ export function conditionalRoute(
   { route, instance, methods, config = {} }: RouteContext<ConditionalRouteConfig>,
   settings: ConditionalSettings,
 ): RouteSteps<'beforeHandler' | 'serialize' | 'send'> | undefined {
-  const read = methods.some((m) => m === 'GET' || m === 'HEAD')
+  const read = methods.some((m) => VALIDATED_METHODS.has(m))
   const write = methods.some((m) => UNSAFE_METHODS.has(m))
   if (!read && !write) return undefined
   const where = `${NAME} (route ${methods.join(',')} ${route.url})`

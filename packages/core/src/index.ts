@@ -62,6 +62,7 @@ export {
   SAFE_METHODS,
   STANDARD_METHODS,
   UNSAFE_METHODS,
+  VALIDATED_METHODS,
 } from './methods.js'
 export { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from './http.js'
 export {
@@ -160,3 +161,4 @@ export {
   routeDescriptionOf,
 } from './run.js'
 export type { StepKey } from './plan.js'
+export { QUERY_KEY_PREFIX, type QueryRequest, queryContentKey } from './query.js'

@@ -4,7 +4,7 @@
  * (`Access-Control-Request-Method` on the same path), so that route's `config.cors` has to be
  * looked up apart.
  */
-import { routeLookup } from '@restwell/core'
+import { routeLookup, servedMethods } from '@restwell/core'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { MethodOverrideReach } from './options.js'
 
@@ -49,4 +49,17 @@ export function preflightTargetCors(
     }
     return true
   }
+}
+
+/**
+ * Whether the path a preflight asks about has a QUERY route. QUERY is no CORS-safelisted
+ * method (Fetch): a preflight for it is allowed QUERY only where a route takes it.
+ */
+export function queryRouteOf(fastify: FastifyInstance): (request: FastifyRequest) => boolean {
+  const lookup = routeLookup(
+    fastify,
+    (route) => (servedMethods(route).includes('QUERY') ? true : undefined),
+    () => true,
+  )
+  return (request) => lookup.find('QUERY', request.url) === true
 }

@@ -17,7 +17,7 @@ import {
   DEFAULT_EXPOSED_HEADERS,
   type ResolvedCorsOptions,
 } from './options.js'
-import { preflightTargetCors } from './preflight-target.js'
+import { preflightTargetCors, queryRouteOf } from './preflight-target.js'
 
 /** The plugin's name, as its messages begin. */
 export const PLUGIN = '@restwell/cors'
@@ -28,6 +28,8 @@ export interface CorsHeaders {
   readonly exposedHeaders: string
   /** The headers a preflight from an allowed origin gets. */
   readonly preflightHeaders: Readonly<Record<string, string>>
+  /** `Access-Control-Allow-Methods` of a preflight for a QUERY a route takes: QUERY added. */
+  readonly queryMethods: string
 }
 
 /** What the steps read. */
@@ -47,6 +49,8 @@ export interface CorsSettings {
   readonly routeCors: (request: FastifyRequest) => unknown
   /** Whether the route a preflight asks about allows CORS. */
   readonly preflightCors: (request: FastifyRequest) => boolean
+  /** Whether the path of a preflight has a QUERY route. */
+  readonly queryRoute: (request: FastifyRequest) => boolean
 }
 
 /** Whether `origin` lets any origin in (`'*'`, `true`, or a list holding `'*'`). */
@@ -96,6 +100,7 @@ export function corsHeaders(
   ]
   return {
     exposedHeaders: unique(exposed).join(', '),
+    queryMethods: unique([...options.methods, 'QUERY']).join(', '),
     preflightHeaders: {
       'access-control-allow-methods': options.methods.join(', '),
       'access-control-allow-headers': unique(allowed).join(', '),
@@ -143,5 +148,6 @@ export function setupCors(
     },
     routeCors: routeConfigReader(fastify, 'cors'),
     preflightCors: preflightTargetCors(fastify, options.methodOverride),
+    queryRoute: queryRouteOf(fastify),
   }
 }

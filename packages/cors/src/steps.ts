@@ -48,7 +48,17 @@ export function corsRequest(settings: CorsSettings): RequestStep {
       }
     }
     if (!preflight) return undefined
-    if (allowed !== false) reply.headers(settings.headers().preflightHeaders)
+    if (allowed !== false) {
+      const headers = settings.headers()
+      reply.headers(headers.preflightHeaders)
+      // QUERY is allowed where the path has a QUERY route, and listed then only.
+      if (
+        request.headers['access-control-request-method'] === 'QUERY' &&
+        settings.queryRoute(request)
+      ) {
+        reply.header('access-control-allow-methods', headers.queryMethods)
+      }
+    }
     // '*' for every origin: the preflight's answer depends on the method and headers asked only.
     if (settings.varies) appendVary(reply, 'Origin')
     appendVary(reply, 'Access-Control-Request-Method', 'Access-Control-Request-Headers')

@@ -2,7 +2,7 @@
 import { pathOf } from '@restwell/core'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { buildErrorBody, type ErrorBody, errorContentType, isoNow } from './body.js'
-import { logError, type NormalizedError, normalizeError } from './normalize.js'
+import { forMethod, logError, type NormalizedError, normalizeError } from './normalize.js'
 import { requestIdOf } from './request-id.js'
 import type { ErrorsSettings } from './settings.js'
 
@@ -22,7 +22,7 @@ export function prepareAnswer(
 ): { error: NormalizedError; body: ErrorBody } {
   // The status the handler set before it sent or threw the error (`reply.code(404).send(err)`)
   // is the error's when the error has none of its own: read it before `reply.code` below.
-  const error = normalizeError(thrown, reply.statusCode)
+  const error = forMethod(normalizeError(thrown, reply.statusCode), request.method)
   const idHeader = settings.requestIdHeader
   const requestId = requestIdOf(request, idHeader)
   logError(request, thrown, error, requestId)

@@ -191,6 +191,24 @@ export function normalizeError(thrown: unknown, replyStatus?: number): Normalize
   return { statusCode, code, message, details, headers: publicHeaders(error.headers) }
 }
 
+/**
+ * The answer to a QUERY whose content was read but fails the route's body schema: 422, since
+ * the query is well-formed and cannot be processed (RFC 10008 §2); a POST keeps its 400. A
+ * malformed body (`MALFORMED_JSON`) and every other error are left as they are.
+ */
+export function forMethod(error: NormalizedError, method: string): NormalizedError {
+  if (
+    method !== 'QUERY' ||
+    error.statusCode !== 400 ||
+    error.code !== ErrorCode.VALIDATION_ERROR ||
+    error.details.length === 0 ||
+    !error.details.every((detail) => detail.field === 'body' || detail.field.startsWith('body/'))
+  ) {
+    return error
+  }
+  return { ...error, statusCode: 422 }
+}
+
 /** Logs an error as every restwell answer does: a 5xx with what was thrown, a 4xx at info. */
 export function logError(
   request: { log: FastifyBaseLogger },

@@ -9,7 +9,15 @@ export const PLUGIN = '@restwell/method-override'
  * Methods an override may name. TRACE and CONNECT are not used by the interface (spec 4.1);
  * HEAD cannot be reached by override (see `HEAD_TARGET_PROBLEM`).
  */
-export const OVERRIDABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+export const OVERRIDABLE_METHODS = [
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+  'QUERY',
+] as const
 
 /**
  * Why HEAD is never an override target: Node framed the response for the POST the client sent
@@ -19,7 +27,8 @@ export const OVERRIDABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OP
 export const HEAD_TARGET_PROBLEM =
   'the response to the POST would announce a Content-Length and send no body, and the client would wait for it; send a real HEAD, or override to GET'
 
-export const DEFAULT_OVERRIDE_METHODS: readonly string[] = ['PUT', 'PATCH', 'DELETE']
+/** QUERY too: a client or proxy that knows no QUERY sends the POST it stands in for (RFC 10008). */
+export const DEFAULT_OVERRIDE_METHODS: readonly string[] = ['PUT', 'PATCH', 'DELETE', 'QUERY']
 export const DEFAULT_OVERRIDE_HEADER = 'x-http-method-override'
 export const DEFAULT_OVERRIDE_QUERY = '_method'
 
@@ -45,7 +54,7 @@ export const MethodOverrideOptionsSchema = Type.Object(
 )
 
 /**
- * @param methods Methods a POST may be turned into. [`['PUT', 'PATCH', 'DELETE']`]
+ * @param methods Methods a POST may be turned into. [`['PUT', 'PATCH', 'DELETE', 'QUERY']`]
  * @param header Request header carrying the method; `false` to ignore headers. [`x-http-method-override`]
  * @param query Query parameter carrying the method; `false` to ignore the query. [`_method`]
  */

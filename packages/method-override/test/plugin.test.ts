@@ -178,7 +178,7 @@ test('never silently ignored: disagreement, TRACE/CONNECT, unlisted or malformed
     [
       '/books/1',
       { 'x-http-method-override': 'GET' },
-      /not allowed; allowed: PUT, PATCH, DELETE/,
+      /not allowed; allowed: PUT, PATCH, DELETE, QUERY/,
       'headers/x-http-method-override',
     ],
     ['/books/1?_method=', {}, /exactly one method/, 'querystring/_method'],

@@ -12,7 +12,7 @@ test('types of @restwell/method-override', async (t) => {
   expectTypeOf(restwellMethodOverride).toEqualTypeOf<FastifyPluginAsync<MethodOverrideOptions>>()
   expectTypeOf(restwellDefault).toEqualTypeOf(restwellMethodOverride)
   expectTypeOf<MethodOverrideOptions>().toMatchTypeOf<{
-    methods?: ('GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS')[]
+    methods?: ('GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'QUERY')[]
     header?: string | false
     query?: string | false
   }>()

@@ -331,8 +331,8 @@ test("allowedMethods: any candidate list, sorted or not, gives the router's answ
   t.same(allowedMethods(app, '/a', true, ['QUERY', 'GET', 'PROPFIND', 'SEARCH']), [
     'GET',
     'OPTIONS',
-    'PROPFIND',
     'QUERY',
+    'PROPFIND',
     'SEARCH',
   ])
 })

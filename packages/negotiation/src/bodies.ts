@@ -160,6 +160,15 @@ export function schemaConsumes(schema: unknown): string[] | undefined {
     : undefined
 }
 
+/** The media types a route's body schema lists in `content` (Fastify's per-type schemas). */
+export function bodyContentTypes(schema: unknown): string[] | undefined {
+  const body = (schema as { body?: { content?: unknown } } | undefined)?.body
+  const content = body?.content
+  if (content === null || typeof content !== 'object' || Array.isArray(content)) return undefined
+  const types = Object.keys(content)
+  return types.length === 0 ? undefined : types
+}
+
 /** Whether a list of media types holds a form type. */
 export function hasFormType(consumes: Iterable<string>): boolean {
   for (const type of consumes) if (FORM_TYPES.has(type)) return true

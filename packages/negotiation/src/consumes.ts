@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { remembered } from './accept.js'
 import { type ContentType, parseContentType } from './content-type.js'
 import { MEDIA_TYPES } from './options.js'
-import { malformedHeader, unsupportedMediaType } from './refusals.js'
+import { contentTypeRequired, malformedHeader, unsupportedMediaType } from './refusals.js'
 import type { RouteSettings } from './settings.js'
 
 /** `parseContentType` with `null` for "not one media type", as a memo's verdict. */
@@ -25,7 +25,9 @@ function namesUtf8(value: string): boolean {
 
 /**
  * The 415 (or the 400 of a malformed `Content-Type`) for a body the route does not consume,
- * undefined for one it does or no body. `contentTypes` remembers the values parsed so far.
+ * undefined for one it does or no body. A QUERY without a `Content-Type`, with a body or none,
+ * is a 400 (RFC 10008 §2), and its 415 names `Accept-Query`. `contentTypes` remembers the
+ * values parsed so far.
  */
 export function checkBody(
   request: FastifyRequest,
@@ -33,9 +35,14 @@ export function checkBody(
   consumes: ReadonlySet<string>,
   contentTypes: Map<string, ContentType | null>,
 ): HttpError | undefined {
-  if (!bodyPresent(request)) return undefined
+  const acceptQuery = request.method === 'QUERY' ? settings.acceptQuery : undefined
   const header = request.headers['content-type']
-  if (header === undefined || header.trim() === '') {
+  const untyped = header === undefined || header.trim() === ''
+  if (acceptQuery !== undefined && untyped) {
+    return contentTypeRequired(settings.consumesHeader, acceptQuery)
+  }
+  if (!bodyPresent(request)) return undefined
+  if (untyped) {
     return unsupportedMediaType(
       'The request has a body but no Content-Type',
       settings.consumesHeader,
@@ -47,6 +54,7 @@ export function checkBody(
     return unsupportedMediaType(
       `Content-Type ${contentType.essence} is not supported here; use one of: ${settings.consumesHeader}`,
       settings.consumesHeader,
+      acceptQuery,
     )
   }
   // JSON:API 1.1 (server responsibilities): 415 for any parameter but `ext` and `profile`, and
@@ -59,6 +67,7 @@ export function checkBody(
     return unsupportedMediaType(
       `The JSON:API media type takes no "${other[0]}" parameter here (JSON:API allows only ext and profile, and no extension is supported)`,
       settings.consumesHeader,
+      acceptQuery,
     )
   }
   const charset = contentType.params.find(([name]) => name === 'charset')
@@ -66,6 +75,7 @@ export function checkBody(
     return unsupportedMediaType(
       `Request bodies must be UTF-8, got charset ${charset[1]}`,
       settings.consumesHeader,
+      acceptQuery,
     )
   }
   return undefined

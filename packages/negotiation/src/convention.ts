@@ -1,5 +1,6 @@
 /** The negotiation convention: representation, language and charset; request body types. */
 import { defineConvention } from '@restwell/core'
+import { advertiseAcceptQuery } from './accept-query.js'
 import { validateOptions } from '@restwell/errors'
 import {
   type NegotiationOptions,
@@ -20,7 +21,7 @@ import { setupNegotiation } from './setup.js'
 export const negotiation = defineConvention({
   name: 'negotiation',
   plugin: PLUGIN,
-  phases: ['beforeBody', 'serialize', 'send'],
+  phases: ['beforeBody', 'serialize', 'send', 'notFoundSend'],
   options: (raw: NegotiationOptions) =>
     resolveNegotiationOptions(
       validateOptions(PLUGIN, NegotiationOptionsSchema, raw) as NegotiationOptions,
@@ -29,13 +30,17 @@ export const negotiation = defineConvention({
     validateOptions(where, NegotiationRouteSchema, raw) as NegotiationRouteConfig,
   setup: setupNegotiation,
   route: negotiationRoute,
+  app: (settings) => ({ notFoundSend: advertiseAcceptQuery(settings.queries) }),
   contributes: (options) => ({
     queryParameters: options.formatParam === false ? [] : [options.formatParam],
     // Safelisted only for some values (Fetch): a JSON body's type, an `Accept` with a quoted
     // profile, any value over 128 bytes make a browser ask first. Accept-Charset it cannot set.
     requestHeaders: ['accept', 'accept-language', 'content-type'],
     // The types of a 406 and a 415, and a 300's preferred choice (Content-Language is safelisted).
-    responseHeaders: options.formatParam === false ? ['Accept'] : ['Accept', 'Location'],
+    responseHeaders:
+      options.formatParam === false
+        ? ['Accept', 'Accept-Query']
+        : ['Accept', 'Accept-Query', 'Location'],
   }),
   // Alone, before the route's own onRequest hooks: every hook of the route sees what was chosen.
   alone: { beforeBody: 'onRequest' },

@@ -3,6 +3,7 @@ import './augment.js'
 import { restwellNegotiation } from './plugin.js'
 
 export { acceptsUtf8 } from './accept-charset.js'
+export { acceptQueryValue } from './accept-query.js'
 export {
   isLanguageRange,
   type LanguageRange,

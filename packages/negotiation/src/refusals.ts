@@ -51,10 +51,42 @@ export function unknownFormat(param: string, names: readonly string[]): HttpErro
   })
 }
 
-/** 415 with the types the route consumes in `Accept`. */
-export function unsupportedMediaType(message: string, consumes: string): HttpError {
+/** The headers naming what a route takes: `Accept`, and `Accept-Query` on a QUERY route. */
+function takes(consumes: string, acceptQuery: string | undefined): Record<string, string> {
+  return acceptQuery === undefined
+    ? { accept: consumes }
+    : { accept: consumes, 'accept-query': acceptQuery }
+}
+
+/** 415 with the types the route consumes in `Accept` (and `Accept-Query`, for a QUERY). */
+export function unsupportedMediaType(
+  message: string,
+  consumes: string,
+  acceptQuery?: string,
+): HttpError {
   return httpErrors.unsupportedMediaType(message, {
     code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    headers: { accept: consumes },
+    headers: takes(consumes, acceptQuery),
   })
+}
+
+/**
+ * 400 for a QUERY without a `Content-Type`: its content has no meaning without one (RFC 10008
+ * §2), whether it has a body or none.
+ */
+export function contentTypeRequired(consumes: string, acceptQuery: string | undefined): HttpError {
+  return httpErrors.badRequest(
+    `A QUERY needs content with a Content-Type; use one of: ${consumes}`,
+    {
+      code: ErrorCode.CONTENT_TYPE_REQUIRED,
+      details: [
+        {
+          field: 'headers/content-type',
+          message: 'is required',
+          code: ErrorCode.CONTENT_TYPE_REQUIRED,
+        },
+      ],
+      headers: takes(consumes, acceptQuery),
+    },
+  )
 }

@@ -22,10 +22,11 @@ import {
 export function negotiationRoute(
   { route, instance, methods, config, name }: RouteContext<NegotiationRouteConfig>,
   plugin: NegotiationSettings,
-): RouteSteps<'beforeBody' | 'serialize' | 'send'> {
+): RouteSteps<'beforeBody' | 'serialize' | 'send' | 'notFoundSend'> {
   const where = `${PLUGIN} route ${name}`
   const settings = routeSettings(plugin, config ?? {}, { route, instance, methods, where })
   const consumed = [...(settings.consumes ?? [])]
+  if (settings.acceptQuery !== undefined) plugin.queries.values.set(route, settings.acceptQuery)
   checkFormParsers(instance, where, consumed)
   const { multipart, versionParam } = plugin.options
   const attachBody = multipart !== false && multipart.attachBody

@@ -6,8 +6,9 @@ import type { JsonBodyCheck, JsonTypes, RouteEntry } from '@restwell/core'
 import type { FastifyInstance } from 'fastify'
 import type { MediaOffer } from './accept.js'
 import { toOffer } from './accept.js'
+import { acceptQueryValue, type QueryRoutes } from './accept-query.js'
 import type { Negotiated } from './augment.js'
-import { hasFormType, schemaConsumes } from './bodies.js'
+import { bodyContentTypes, hasFormType, schemaConsumes } from './bodies.js'
 import type { ContentType } from './content-type.js'
 import {
   checkLanguages,
@@ -29,7 +30,7 @@ export const PLUGIN = '@restwell/negotiation'
 export const SERIALIZED: ReadonlySet<string> = new Set(SUPPORTED_MEDIA_TYPES)
 
 /** Methods whose request body is checked against `consumes` (PATCH is `@restwell/patch`'s). */
-const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'DELETE'])
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'DELETE', 'QUERY'])
 
 export const MALFORMED = 0
 export const NONE = 1
@@ -45,6 +46,8 @@ export interface NegotiationSettings {
   readonly jsonTypes: JsonTypes | undefined
   /** `Content-Type` values parsed so far (`null`: not one media type). */
   readonly contentTypes: Map<string, ContentType | null>
+  /** The QUERY routes and their `Accept-Query`, for OPTIONS and 405. */
+  readonly queries: QueryRoutes
 }
 
 /** Everything a route needs per request, computed once when the route is added. */
@@ -63,6 +66,8 @@ export interface RouteSettings {
   readonly forms: boolean
   /** `Accept` response header of a 415: the types the route consumes. */
   readonly consumesHeader: string
+  /** `Accept-Query` (RFC 10008 §3) of a route that takes QUERY: the same types; else none. */
+  readonly acceptQuery: string | undefined
   readonly languages: readonly string[]
   readonly defaultLanguage: string | undefined
   /** The `REPRESENTATION` of each type, and language, served so far. */
@@ -115,7 +120,12 @@ export function routeSettings(
     ? [options.defaultType, ...produced.filter((t) => t !== options.defaultType)]
     : produced
   const offers = ordered.map((type) => toOffer(type)!)
-  const declared = config.consumes ?? schemaConsumes(route.schema)
+  const query = methods.includes('QUERY')
+  // A QUERY route's body schema may name its types (`content`): they are what it takes.
+  const declared =
+    config.consumes ??
+    schemaConsumes(route.schema) ??
+    (query ? bodyContentTypes(route.schema) : undefined)
   const consumesList = (declared ?? options.consumes).map((t) => t.toLowerCase())
   const checksBody = declared !== undefined || methods.some((m) => BODY_METHODS.has(m))
   const languages = config.languages ?? options.languages
@@ -135,6 +145,7 @@ export function routeSettings(
     consumes: checksBody ? new Set(consumesList) : undefined,
     forms: hasFormType(consumesList),
     consumesHeader: consumesList.join(', '),
+    acceptQuery: query ? acceptQueryValue(consumesList) : undefined,
     languages,
     defaultLanguage: config.defaultLanguage ?? config.languages?.[0] ?? options.defaultLanguage,
     representations: new Map(),

@@ -13,6 +13,7 @@ import {
   utf8FormParser,
   utf8JsonParser,
 } from './bodies.js'
+import { queryRoutes } from './accept-query.js'
 import { createErrorRenderer } from './error-body.js'
 import { FORM_ROUTE, formRoute, JSON_TYPES, jsonTypesOf } from './negotiate.js'
 import {
@@ -91,5 +92,11 @@ export async function setupNegotiation(
   declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES)
   const jsonTypes = await setupParsers(fastify, options)
   if (options.errors) registerErrorRenderer(fastify, options)
-  return { options, names: formatNames(options.formats), jsonTypes, contentTypes: new Map() }
+  return {
+    options,
+    names: formatNames(options.formats),
+    jsonTypes,
+    contentTypes: new Map(),
+    queries: queryRoutes(fastify),
+  }
 }

@@ -60,6 +60,21 @@ export const onlyPages: SendStep = function onlyPages(request, _reply, payload) 
 }
 
 /**
+ * Where a page's links point. A QUERY answer names its GET-able equivalent in `Location` (RFC
+ * 10008 §2): links under that path can be followed with GET. Without one they are the QUERY's
+ * own URL, to be sent as QUERY with the same content; a GET there would lose the query.
+ */
+function linkBase(request: FastifyRequest, reply: FastifyReply): string {
+  if (request.method === 'QUERY') {
+    const location = reply.getHeader('location')
+    if (typeof location === 'string' && location.startsWith('/') && !location.startsWith('//')) {
+      return location
+    }
+  }
+  return publicUrl(request)
+}
+
+/**
  * `reply.paginate(items, { total?, hasMore? })`: appends the page's links to `Link`, sets the
  * total header, leaves the page on `reply[PAGE]` and sends `{ data, meta, links }`.
  */
@@ -86,7 +101,7 @@ export function paginate(
       expiresAt: cursorExpiry(Math.floor(Date.now() / 1000), route.cursorTtl),
     }
   }
-  const page = buildPage(publicUrl(request), pagination, items, given, signing)
+  const page = buildPage(linkBase(request, this), pagination, items, given, signing)
   // Added to a Link the route set earlier (a hook, the handler): RFC 8288 §3, many links.
   appendLink(this, formatLinkHeader(page.links))
   if (route.totalHeader !== false && page.meta.total !== undefined) {

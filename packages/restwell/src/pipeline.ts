@@ -185,7 +185,7 @@ export const SEND_ORDER: Order<'send'> = [
 ]
 
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
-export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, patch]
+export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, patch, negotiation]
 
 /**
  * The steps of `order` found in `steps`, in that order. A step under a name `order` does not

@@ -68,7 +68,13 @@ test('a step of every request, or of the answers of no route, under an unlisted 
 test('with nothing to add to answers of no route, the pipeline adds no root onSend hook', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  await app.register(restwell, { rateLimit: false, cors: false, cacheControl: false, patch: false })
+  await app.register(restwell, {
+    rateLimit: false,
+    cors: false,
+    cacheControl: false,
+    patch: false,
+    negotiation: false,
+  })
   app.get('/x', async () => 'x')
   await app.ready()
   t.notMatch(app.printRoutes({ includeHooks: true }), /restwellSendNotFound/)
