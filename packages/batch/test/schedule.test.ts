@@ -155,3 +155,17 @@ test('schedule starts ready operations in request order', async (t) => {
   await schedule(operations, options)
   t.same(started, ['a', 'b', 'c', 'd'], 'b, ready after a, goes before c and d')
 })
+
+test('repeats: a QUERY repeats an earlier one with the same url, headers and body only', async (t) => {
+  const query = (id: string, body: unknown, headers = {}): Operation =>
+    op(id, [], { method: 'QUERY', url: '/things', headers, body })
+  const operations = [
+    query('a', { q: 1 }),
+    query('b', { q: 2 }),
+    query('c', { q: 1 }),
+    query('d', { q: 1 }, { accept: 'application/xml' }),
+    query('e', '{"q":1}'),
+    op('f', [], { method: 'GET', url: '/things' }),
+  ]
+  t.same(repeats(operations), [undefined, undefined, 0, undefined, undefined, undefined])
+})

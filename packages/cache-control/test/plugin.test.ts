@@ -576,3 +576,37 @@ test('invalid options and route configs throw at registration, naming them', asy
     await app.ready()
   }, /config\.cache of GET \/y\): Cache-Control cannot be both public and private/)
 })
+
+test('a QUERY answer is cacheable: the read policy, the route policy, no-store on errors', async (t) => {
+  const app = await build({}, (app) => {
+    app.route({ method: 'QUERY', url: '/plain', handler: async () => ({ ok: true }) })
+    app.route({
+      method: 'QUERY',
+      url: '/public',
+      config: { cache: { public: true, maxAge: 60 } },
+      handler: async () => ({ ok: true }),
+    })
+    app.route({
+      method: 'QUERY',
+      url: '/fail',
+      handler: async () => {
+        throw httpErrors.notFound('gone')
+      },
+    })
+  })
+  const plain = await app.inject({ method: 'QUERY', url: '/plain', payload: {} })
+  t.equal(plain.headers['cache-control'], 'no-cache')
+  const credentials = await app.inject({
+    method: 'QUERY',
+    url: '/plain',
+    payload: {},
+    headers: { authorization: 'Bearer x' },
+  })
+  t.equal(credentials.headers['cache-control'], 'private, no-cache')
+  const policy = await app.inject({ method: 'QUERY', url: '/public', payload: {} })
+  t.equal(policy.headers['cache-control'], 'public, max-age=60')
+  const failed = await app.inject({ method: 'QUERY', url: '/fail', payload: {} })
+  t.equal(failed.headers['cache-control'], 'no-store')
+  const post = await app.inject({ method: 'POST', url: '/plain', payload: {} })
+  t.equal(post.headers['cache-control'], 'no-store', 'a POST stays no-store')
+})

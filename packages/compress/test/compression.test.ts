@@ -525,3 +525,47 @@ test('alone beside @fastify/compress, ready() fails: a body would be compressed 
 test('the convention says a request body may come in a coding (CORS allows Content-Encoding)', async (t) => {
   t.same(compress.contributes?.(resolveCompression({})), { requestHeaders: ['content-encoding'] })
 })
+
+test('a QUERY keys its compressed bodies by its content too (RFC 10008 §2)', async (t) => {
+  const { app, cache } = await withCache()
+  // The same bytes for two queries: each gets an entry of its own.
+  app.route({ method: 'QUERY', url: '/search', handler: async () => big(5000, 'q') })
+  // A digest from item versions already holds the content: a QUERY hit serializes nothing.
+  let serialized = 0
+  app.route({
+    method: 'QUERY',
+    url: '/items',
+    preHandler: itemsDigest('q1'),
+    handler: async (_request, reply) => {
+      reply.serializer((data: unknown) => {
+        serialized++
+        return JSON.stringify(data)
+      })
+      return reply.type('application/vnd.items+json').send(big(5000, 'i'))
+    },
+  })
+  const ask = (q: string) =>
+    app.inject({
+      method: 'QUERY',
+      url: '/search',
+      payload: { q },
+      headers: { 'accept-encoding': 'gzip' },
+    })
+  const a = await ask('a')
+  const again = await ask('a')
+  t.same(again.rawPayload, a.rawPayload)
+  t.equal(cache.size().entries, 1, 'the same query: one entry')
+  await ask('b')
+  t.equal(cache.size().entries, 2, 'another query: another entry')
+  const items = () =>
+    app.inject({
+      method: 'QUERY',
+      url: '/items',
+      payload: {},
+      headers: { 'accept-encoding': 'gzip' },
+    })
+  const first = await items()
+  const second = await items()
+  t.equal(serialized, 1, 'the second was answered before serialization')
+  t.same(second.rawPayload, first.rawPayload)
+})

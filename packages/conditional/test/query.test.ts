@@ -1,4 +1,5 @@
 /** QUERY (RFC 10008): validators, 304 and preconditions as for GET, keyed by the content too. */
+import { REPRESENTATION } from '@restwell/core'
 import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
@@ -185,4 +186,28 @@ test('Should handle conditional QUERY requests', async (t) => {
   res = await request({ 'If-None-Match': '*' })
   t.equal(res.status, 304)
   await res.text()
+})
+
+test("a QUERY's tag names its representation and its content", async (t) => {
+  const app = Fastify()
+  await app.register(restwellConditional)
+  app.route({
+    method: 'QUERY',
+    url: '/books',
+    onRequest: async (request) => {
+      // What negotiation sets for a representation other than the route's default.
+      if (request.headers.accept === 'application/xml') {
+        ;(request as unknown as Record<symbol, string>)[REPRESENTATION] = 'xml'
+      }
+    },
+    handler: async (request, reply) => {
+      reply.etag(7)
+      return search(request.body)
+    },
+  })
+  const json = await query(app, '/books', { title: 'Dune' })
+  const xml = await query(app, '/books', { title: 'Dune' }, { accept: 'application/xml' })
+  t.match(json.headers.etag, /^"7;q\.[A-Za-z0-9_-]+"$/)
+  t.match(xml.headers.etag, /^"7;xml;q\.[A-Za-z0-9_-]+"$/)
+  t.equal(xml.headers.etag, (json.headers.etag as string).replace('"7;', '"7;xml;'))
 })

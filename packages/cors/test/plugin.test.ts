@@ -466,3 +466,38 @@ test('a request arriving while the app closes: the 503 carries the CORS headers'
   t.match(head, /\r\naccess-control-allow-origin: \*\r\n/i)
   t.match(head, /\r\naccess-control-expose-headers: [^\r]*Retry-After/i, 'Retry-After readable')
 })
+
+test('a preflight for QUERY (no safelisted method) is allowed QUERY only where a route takes it', async (t) => {
+  const app = await build({ origin: 'https://app.example' })
+  app.route({ method: 'QUERY', url: '/books/:id', handler: async () => ({ ok: true }) })
+  const ask = (url: string, method: string) =>
+    app.inject({
+      method: 'OPTIONS',
+      url,
+      headers: { origin: 'https://app.example', 'access-control-request-method': method },
+    })
+  const query = await ask('/books/7', 'QUERY')
+  t.equal(query.statusCode, 200)
+  t.equal(
+    query.headers['access-control-allow-methods'],
+    'GET, HEAD, POST, PUT, PATCH, DELETE, QUERY',
+  )
+  const elsewhere = await ask('/own', 'QUERY')
+  t.equal(elsewhere.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, PATCH, DELETE')
+  const lower = await ask('/books/7', 'query')
+  t.notMatch(
+    lower.headers['access-control-allow-methods'],
+    /QUERY/,
+    'method names are case-sensitive',
+  )
+  const patch = await ask('/books/7', 'PATCH')
+  t.notMatch(patch.headers['access-control-allow-methods'], /QUERY/, 'listed only when asked')
+  const listed = await build({ origin: 'https://app.example', methods: ['GET', 'QUERY'] })
+  listed.route({ method: 'QUERY', url: '/books/:id', handler: async () => ({ ok: true }) })
+  const own = await listed.inject({
+    method: 'OPTIONS',
+    url: '/books/7',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'QUERY' },
+  })
+  t.equal(own.headers['access-control-allow-methods'], 'GET, QUERY', 'listed once')
+})

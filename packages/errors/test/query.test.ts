@@ -27,6 +27,8 @@ async function build() {
       handler: async (request) => {
         const { kind } = request.query as { kind: string }
         if (kind === 'body') throw validationError([{ instancePath: '/a', message: 'bad' }], 'body')
+        if (kind === 'whole') throw validationError([{ instancePath: '', message: 'bad' }], 'body')
+        if (kind === 'missing') throw httpErrors.notFound('no such search')
         if (kind === 'query')
           throw validationError([{ instancePath: '', message: 'bad' }], 'querystring')
         throw httpErrors.badRequest('no details', { code: ErrorCode.VALIDATION_ERROR })
@@ -72,10 +74,13 @@ test('other 400s of a QUERY stay 400', async (t) => {
     ['body', 422],
     ['query', 400],
     ['none', 400],
+    ['whole', 422],
   ] as const) {
     const res = await app.inject({ method: 'QUERY', url: `/thrown?kind=${kind}`, payload: {} })
     t.equal(res.statusCode, status, kind)
     const post = await app.inject({ method: 'POST', url: `/thrown?kind=${kind}`, payload: {} })
     t.equal(post.statusCode, 400, `POST ${kind}`)
   }
+  const missing = await app.inject({ method: 'QUERY', url: '/thrown?kind=missing', payload: {} })
+  t.equal(missing.statusCode, 404, 'another status is left as it is')
 })

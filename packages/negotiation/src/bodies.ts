@@ -162,10 +162,8 @@ export function schemaConsumes(schema: unknown): string[] | undefined {
 
 /** The media types a route's body schema lists in `content` (Fastify's per-type schemas). */
 export function bodyContentTypes(schema: unknown): string[] | undefined {
-  const body = (schema as { body?: { content?: unknown } } | undefined)?.body
-  const content = body?.content
-  if (content === null || typeof content !== 'object' || Array.isArray(content)) return undefined
-  const types = Object.keys(content)
+  const content = (schema as { body?: { content?: unknown } } | undefined)?.body?.content
+  const types = content instanceof Object ? Object.keys(content) : []
   return types.length === 0 ? undefined : types
 }
 

@@ -138,3 +138,68 @@ test('acceptQueryValue writes an RFC 9651 List of media ranges', async (t) => {
     'application/jsonpath, application/sql, text/*',
   )
 })
+
+test('Accept-Query on the answers of no route: an OPTIONS 2xx and a 405 of a path with QUERY', async (t) => {
+  const app = Fastify()
+  await app.register(restwellNegotiation)
+  app.route({ method: 'QUERY', url: '/books/:id', handler: async () => ({}) })
+  app.get('/authors', async () => [])
+  // What @restwell/methods answers there, by hand: 200 to OPTIONS, 405 to the rest, 401 to one.
+  app.setNotFoundHandler((request, reply) => {
+    if (request.headers.authorization === 'none') return reply.code(401).send()
+    if (request.headers['x-set'] === 'yes') reply.header('accept-query', 'text/plain')
+    return reply.code(request.method === 'OPTIONS' ? 200 : 405).send()
+  })
+  const options = await app.inject({ method: 'OPTIONS', url: '/books/7' })
+  t.equal(options.headers['accept-query'], 'application/json')
+  const put = await app.inject({ method: 'PUT', url: '/books/7', payload: {} })
+  t.equal(put.statusCode, 405)
+  t.equal(put.headers['accept-query'], 'application/json')
+  const kept = await app.inject({ method: 'PUT', url: '/books/7', headers: { 'x-set': 'yes' } })
+  t.equal(kept.headers['accept-query'], 'text/plain', 'a value set before is kept')
+  const hidden = await app.inject({
+    method: 'OPTIONS',
+    url: '/books/7',
+    headers: { authorization: 'none' },
+  })
+  t.equal(hidden.headers['accept-query'], undefined, 'an OPTIONS refused describes nothing')
+  const get = await app.inject({ method: 'GET', url: '/books/7?x' })
+  t.equal(get.statusCode, 405)
+  t.equal(get.headers['accept-query'], 'application/json')
+  const elsewhere = await app.inject({ method: 'OPTIONS', url: '/authors' })
+  t.equal(elsewhere.headers['accept-query'], undefined)
+  const missing = await app.inject({ method: 'DELETE', url: '/nowhere' })
+  t.equal(missing.headers['accept-query'], undefined)
+})
+
+test("a QUERY route's types: config, schema.consumes, its body schema's content, the plugin's", async (t) => {
+  const app = Fastify()
+  await app.register(restwellNegotiation)
+  const routes: [string, object][] = [
+    ['/consumes', { schema: { consumes: ['application/json', 'text/plain'] } }],
+    ['/content', { schema: { body: { content: { 'text/plain': { schema: {} } } } } }],
+    ['/empty', { schema: { body: { content: {} } } }],
+    ['/plain', { schema: { body: { type: 'object' } } }],
+    ['/none', {}],
+  ]
+  for (const [url, options] of routes) {
+    app.route({ method: 'QUERY', url, ...options, handler: async () => ({}) })
+  }
+  const expected: Record<string, string> = {
+    '/consumes': 'application/json, text/plain',
+    '/content': 'text/plain',
+    '/empty': 'application/json',
+    '/plain': 'application/json',
+    '/none': 'application/json',
+  }
+  for (const [url, takes] of Object.entries(expected)) {
+    const res = await app.inject({
+      method: 'QUERY',
+      url,
+      headers: { 'content-type': 'application/xml' },
+      payload: '<q/>',
+    })
+    t.equal(res.statusCode, 415, url)
+    t.equal(res.headers['accept-query'], takes, url)
+  }
+})

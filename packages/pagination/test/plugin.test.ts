@@ -904,3 +904,37 @@ test('the convention contributes the query parameters it reads and the headers i
     'Link',
   ])
 })
+
+test("a QUERY page's links: under its Location (GET-able), else its own URL (QUERY-able)", async (t) => {
+  const { app } = await buildApp()
+  app.route({
+    method: 'QUERY',
+    url: '/books',
+    config: { pagination: true },
+    handler: async (request, reply) => {
+      const { location } = (request.body ?? {}) as { location?: string }
+      if (location !== undefined) reply.header('location', location)
+      const slice = applyPagination(BOOKS, request.pagination!)
+      return reply.paginate(slice.items, { total: slice.total })
+    },
+  })
+  const ask = (location?: string) =>
+    app.inject({
+      method: 'QUERY',
+      url: '/books?limit=10&page=2',
+      payload: location === undefined ? {} : { location },
+    })
+  const located = await ask('/books/searches/7')
+  t.strictSame(located.json().links, {
+    self: '/books/searches/7?page=2&limit=10',
+    first: '/books/searches/7?page=1&limit=10',
+    prev: '/books/searches/7?page=1&limit=10',
+    next: '/books/searches/7?page=3&limit=10',
+    last: '/books/searches/7?page=5&limit=10',
+  })
+  t.match(located.headers.link, /^<\/books\/searches\/7\?page=1&limit=10>; rel="first"/)
+  for (const other of [undefined, 'https://api.example/books/searches/7', '//evil.example/x']) {
+    const res = await ask(other)
+    t.equal(res.json().links.next, '/books?page=3&limit=10', `${other}: the QUERY's own URL`)
+  }
+})
