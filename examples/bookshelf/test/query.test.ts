@@ -68,6 +68,17 @@ test('QUERY /v1/books: the query language, pages, Location, ETag and 304, refusa
     t.same(ids(await json<PageBody>(get)), ids(page), 'the GET at Location lists the same page')
     const second = await json<PageBody>(await query(body, '/v1/books?limit=2&page=2'))
     t.same(ids(second), [3, 1])
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1] ?? ''
+    t.match(next, /^\/v1\/books\?.*status=available/, 'the next page: a GET under Location')
+    const followed = await call('GET', next, { headers: { authorization: READ } })
+    t.same(ids(await json<PageBody>(followed)), [3, 1], 'which a GET follows')
+
+    // No GET says "by year": the links are the QUERY's own URL, sent again with the query.
+    const byYear = { where: { year: { lt: 1970 } } }
+    const own = await query(byYear, '/v1/books?limit=2')
+    const again = /<([^>]+)>; rel="next"/.exec(own.headers.get('link') ?? '')?.[1] ?? ''
+    t.match(again, /^\/v1\/books\?(?=.*page=2)(?=.*limit=2)/)
+    t.same(ids(await json<PageBody>(await query(byYear, again))), [1], 'a QUERY follows it')
 
     const equal = await query({ where: { authorId: { eq: 3 }, status: 'available' } })
     t.equal(equal.headers.get('location'), '/v1/books?authorId=3&status=available')

@@ -5,6 +5,7 @@
  * which also receives the document being built, so route schemas (and so validation and
  * serialization) stay as they are and the app needs no swagger option of restwell's.
  */
+import { STANDARD_METHODS } from '@restwell/core'
 import type { RouteOptions } from 'fastify'
 
 type Json = Record<string, unknown>
@@ -343,6 +344,11 @@ function extraHeaders(status: string, method: string, route: RouteOptions, plan:
   if (success && (status === '201' || status === '202')) {
     headers.location = header('The created resource (201) or the job status resource (202)')
   }
+  if (success && method === 'QUERY') {
+    headers.location = header(
+      'A URL whose GET lists the same result, where the route names one (RFC 10008 §2)',
+    )
+  }
   if (success && plan.conditional && config.conditional !== false && method !== 'DELETE') {
     headers.etag = header('Entity tag of this representation')
   }
@@ -561,8 +567,10 @@ export function documentSchema(
 
 // ------------------------------------------------------------------ the whole document
 
-/** The operations of a path item, in the order `Allow` lists them. */
-const OPERATIONS = ['get', 'head', 'query', 'post', 'put', 'patch', 'delete']
+/** The methods of a path item, in the order `Allow` lists them. */
+const ITEM_ORDER = STANDARD_METHODS.map((method) => method.toLowerCase())
+/** Its operations but OPTIONS (restwell's own on every path). */
+const OPERATIONS = ITEM_ORDER.filter((method) => method !== 'options')
 
 /** OpenAPI 3.2 has the `query` operation; 3.0 and 3.1 have no place for a QUERY route. */
 function describesQuery(document: Json): boolean {
@@ -743,8 +751,6 @@ function settle(document: Json, build: Build): void {
   build.pending = []
 }
 
-const ITEM_ORDER = [...OPERATIONS, 'options']
-
 /** A path item's keys in the usual order: the rest, then GET, HEAD, ..., DELETE, OPTIONS. */
 function inOrder(item: Json): Json {
   const rank = (key: string): number => ITEM_ORDER.indexOf(key)
@@ -803,10 +809,9 @@ function headPlaceholder(schema: Json, path: string): Json {
   return operation
 }
 
-const ALLOW_ORDER = OPERATIONS.map((method) => method.toUpperCase())
 const rank = (method: string): number => {
-  const at = ALLOW_ORDER.indexOf(method)
-  return at === -1 ? ALLOW_ORDER.length : at
+  const at = STANDARD_METHODS.indexOf(method)
+  return at === -1 ? STANDARD_METHODS.length : at
 }
 
 /**
@@ -844,7 +849,7 @@ function addOptions(
     paths[path] = { ...item, options: operation }
   } else if (item?.options !== entry.operation) return
   for (const method of methods) entry.methods.add(method.toUpperCase())
-  const allow = [...entry.methods].sort((a, b) => rank(a) - rank(b))
+  const allow = [...entry.methods, 'OPTIONS'].sort((a, b) => rank(a) - rank(b))
   const headers: Json = {
     allow: { description: 'The methods this path supports', schema: str },
     'accept-patch': {
@@ -855,7 +860,7 @@ function addOptions(
   if (entry.methods.has('QUERY'))
     headers['accept-query'] = { description: ACCEPT_QUERY_TEXT, schema: str }
   const responses: Json = {
-    '200': { description: `OK: \`Allow: ${[...allow, 'OPTIONS'].join(', ')}\``, headers },
+    '200': { description: `OK: \`Allow: ${allow.join(', ')}\``, headers },
   }
   if (entry.operation.security !== undefined) {
     responses['401'] = {

@@ -5,6 +5,7 @@
  */
 import type { ErrorFormat } from '@restwell/errors'
 import {
+  CONTENT_METHODS,
   isPlainSchema,
   overrideTwinOf,
   type RouteDescription,
@@ -13,6 +14,7 @@ import {
   type SchemaAccess,
   schemaAccess,
   servedMethods,
+  VALIDATED_METHODS,
 } from '@restwell/core'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
@@ -129,11 +131,9 @@ export interface OpenapiPlan {
   transform?(input: SwaggerTransformInput): SwaggerTransformResult
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'QUERY'])
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-/** Methods whose answer validators describe: 304 on `If-None-Match` (RFC 9110 §13.1.2, RFC 10008 §2). */
-const VALIDATED_METHODS = new Set(['GET', 'QUERY'])
 
+/** A GET or a QUERY: validators describe its answer, 304 on `If-None-Match` (RFC 10008 §2). */
 function validated(methods: string[]): boolean {
   return methods.some((m) => VALIDATED_METHODS.has(m))
 }
@@ -193,7 +193,7 @@ export function routeResponses(
   if (conditional && (validated(methods) || methods.some((m) => UNSAFE_METHODS.has(m)))) {
     out.set(412, 'Precondition Failed: `If-Match` or `If-Unmodified-Since` did not hold')
   }
-  if (methods.some((m) => BODY_METHODS.has(m))) {
+  if (methods.some((m) => CONTENT_METHODS.has(m))) {
     out.set(413, 'Payload Too Large')
     out.set(415, 'Unsupported Media Type')
   }

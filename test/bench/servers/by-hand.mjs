@@ -29,11 +29,11 @@ export const EXPOSED = [
 ].join(', ')
 
 export const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
-export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS'
+export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS, QUERY'
 export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS'
 export const ACCEPT_PATCH = 'application/json-patch+json, application/merge-patch+json'
-/** `Accept-Query` of the QUERY route (RFC 10008 §3: an RFC 9651 List of strings). */
-export const QUERY_TYPES = '"application/json"'
+/** `Accept-Query` of the QUERY route (RFC 10008 §3), as restwell writes it. */
+export const QUERY_TYPES = 'application/json'
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const RATE_LIMIT = String(RATE_LIMIT_MAX)
 
