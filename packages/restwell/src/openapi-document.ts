@@ -6,6 +6,7 @@
  * serialization) stay as they are and the app needs no swagger option of restwell's.
  */
 import { STANDARD_METHODS } from '@restwell/core'
+import { sortMethods } from '@restwell/methods'
 import type { RouteOptions } from 'fastify'
 
 type Json = Record<string, unknown>
@@ -809,11 +810,6 @@ function headPlaceholder(schema: Json, path: string): Json {
   return operation
 }
 
-const rank = (method: string): number => {
-  const at = STANDARD_METHODS.indexOf(method)
-  return at === -1 ? STANDARD_METHODS.length : at
-}
-
 /**
  * OPTIONS on the route's path (once per path; an OPTIONS route of the app's own wins). It is
  * about the path's methods, not a resource: any value of a path parameter is answered, so each
@@ -849,7 +845,7 @@ function addOptions(
     paths[path] = { ...item, options: operation }
   } else if (item?.options !== entry.operation) return
   for (const method of methods) entry.methods.add(method.toUpperCase())
-  const allow = [...entry.methods, 'OPTIONS'].sort((a, b) => rank(a) - rank(b))
+  const allow = sortMethods([...entry.methods, 'OPTIONS'])
   const headers: Json = {
     allow: { description: 'The methods this path supports', schema: str },
     'accept-patch': {

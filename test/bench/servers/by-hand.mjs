@@ -21,6 +21,7 @@ export const EXPOSED = [
   'Accept',
   'Accept-Encoding',
   'Accept-Patch',
+  'Accept-Query',
   'API-Version',
   'Deprecation',
   'Sunset',
