@@ -12,7 +12,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import spectralCore from '@stoplight/spectral-core'
 import spectralRulesets from '@stoplight/spectral-rulesets'
 import Fastify from 'fastify'
-import restwell, { restwellOpenapi } from 'restwell'
+import restwell, { type RestwellOptions, restwellOpenapi } from 'restwell'
 import { test } from 'tap'
 
 type Json = Record<string, unknown>
@@ -23,14 +23,22 @@ const book = {
   properties: { id: { type: 'integer' }, title: { type: 'string' } },
 }
 
-async function documentOf(openapi: string, convenience = false): Promise<Json> {
+async function documentOf(
+  openapi: string,
+  convenience = false,
+  options: RestwellOptions = {},
+): Promise<Json> {
   const app = Fastify()
   const top = { openapi, info: { title: 'books', version: '1.0.0' } }
   await app.register(fastifySwagger, convenience ? restwellOpenapi(top) : { openapi: top })
   await app.register(restwell, {
     auth: { verify: () => ({ scopes: ['read', 'write'] }) },
     conditional: { requirePrecondition: true },
+    ...options,
   })
+  if (options.idempotency !== undefined) {
+    app.post('/orders', { config: { idempotency: { required: true } } }, async () => ({}))
+  }
   app.get(
     '/books',
     {
@@ -202,6 +210,29 @@ test('OpenAPI 3.2: a QUERY route is the query operation, with what a GET has and
   const other = (paths['/books/{id}']!.options!.responses as Record<string, Json>)['200']!
   t.notOk((other.headers as Json)['accept-query'], 'not on a path without QUERY')
 })
+
+for (const headers of ['x-ratelimit', 'ietf', 'both'] as const) {
+  test(`rate-limit headers '${headers}', the problem form, a required key: valid, Spectral-clean`, async (t) => {
+    for (const version of ['3.0.3', '3.1.0']) {
+      const document = await documentOf(version, true, {
+        errors: { format: 'problem' },
+        rateLimit: { headers },
+        idempotency: {},
+      })
+      await t.resolves(SwaggerParser.validate(structuredClone(document) as never), version)
+      t.same(await spectral(document), [], `${version}: Spectral finds no error`)
+      const paths = document.paths as Record<string, Record<string, Json>>
+      const limited = (paths['/books/{id}']!.get!.responses as Record<string, Json>)['429']!
+      const fields = Object.keys(limited.headers as Json)
+      t.equal(fields.includes('ratelimit-policy'), headers !== 'x-ratelimit', `${version}: IETF`)
+      t.equal(fields.includes('x-ratelimit-limit'), headers !== 'ietf', `${version}: X-RateLimit`)
+      const key = (paths['/orders']!.post!.parameters as Json[]).find(
+        (p) => p.name === 'idempotency-key',
+      )
+      t.equal(key?.required, true, `${version}: the key is required`)
+    }
+  })
+}
 
 test('restwellOpenapi() gives the same document, its shared schemas named after their $id', async (t) => {
   const plain = JSON.stringify(await documentOf('3.0.3'))

@@ -133,14 +133,40 @@ export function optionNaming(
   return { plugin: umbrella, option: (field) => `${convention.name}.${field}` }
 }
 
+/** A response header a convention describes: its name, what it says, its type (`string`). */
+type DescribedHeader = readonly [name: string, description: string, type?: 'integer' | 'string']
+
 /** What a convention says of one route for the OpenAPI document. */
 export interface RouteDescription {
-  /** Statuses the route may answer because of this convention, with a one-line description. */
-  readonly responses?: ReadonlyArray<readonly [status: number, description: string]>
-  /** Request headers it reads on this route, with a description. */
-  readonly requestHeaders?: ReadonlyArray<readonly [name: string, description: string]>
+  /**
+   * Statuses the route may answer because of this convention, with a one-line description, the
+   * headers such an answer carries, and in the problem form (RFC 9457 §3) its problem `type`
+   * and the JSON Schema of each extension member it adds.
+   */
+  readonly responses?: ReadonlyArray<
+    readonly [
+      status: number,
+      description: string,
+      answer?: {
+        readonly headers?: ReadonlyArray<DescribedHeader>
+        readonly problem?: {
+          readonly type: string
+          readonly members: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+        }
+      },
+    ]
+  >
+  /**
+   * Request headers it reads on this route, with a description; `required`: the document marks
+   * it required, while Fastify's validation leaves its absence to the convention to answer.
+   */
+  readonly requestHeaders?: ReadonlyArray<
+    readonly [name: string, description: string, required?: boolean]
+  >
   /** Headers it sends on a success of this route, with a description. */
   readonly responseHeaders?: ReadonlyArray<readonly [name: string, description: string]>
+  /** Headers it sends on every answer of this route, errors included. */
+  readonly answerHeaders?: ReadonlyArray<DescribedHeader>
 }
 
 /**

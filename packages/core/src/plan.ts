@@ -9,18 +9,14 @@ import type {
   FastifyRequest,
   onRequestHookHandler,
   onSendHookHandler,
-  preHandlerHookHandler,
   preParsingHookHandler,
   preSerializationHookHandler,
 } from 'fastify'
 import type { AnyConvention } from './convention.js'
 import type { RouteEntry } from './routes.js'
 
-/**
- * What a pipeline keys a step by: the convention that declared it, or, for a plugin not yet
- * declared as a convention, the name its plugin hands it over under.
- */
-export type StepKey = AnyConvention | string
+/** What a pipeline keys a step by: the convention that declared it. */
+export type StepKey = AnyConvention
 
 /**
  * A step of the send phase: gets the payload, returns the one to send on (`undefined` keeps it)
@@ -72,20 +68,9 @@ export interface Pipeline {
 
 /** `Symbol.for`: the ESM and the CJS build of this package share the slots. */
 const PIPELINE = Symbol.for('restwell.pipeline')
-const STEPS = Symbol.for('restwell.plan.send')
-const REQUEST_STEPS = Symbol.for('restwell.plan.request')
-const SERIALIZE_STEPS = Symbol.for('restwell.plan.serialize')
-const PRE_HANDLER_STEPS = Symbol.for('restwell.plan.preHandler')
-const GUARD_STEPS = Symbol.for('restwell.plan.guard')
 const WHEN_PLANNED = Symbol.for('restwell.plan.whenPlanned')
 
 type WithPipeline = { [PIPELINE]?: Pipeline }
-type Slot =
-  | typeof STEPS
-  | typeof REQUEST_STEPS
-  | typeof SERIALIZE_STEPS
-  | typeof PRE_HANDLER_STEPS
-  | typeof GUARD_STEPS
 
 /**
  * Makes `fastify` (and every instance created under it from now on) collect the steps of the
@@ -100,41 +85,6 @@ export function installPipeline(fastify: FastifyInstance): Pipeline {
 /** The pipeline that collects this instance's steps, if one does. */
 export function pipelineOf(fastify: FastifyInstance): Pipeline | undefined {
   return (fastify as FastifyInstance & WithPipeline)[PIPELINE]
-}
-
-/** The step each route phase runs. */
-export interface PhaseSteps {
-  /**
-   * Who may make the request at all (a route's own rate limit, its auth requirement): run from
-   * the route's first `onRequest` hook, before the route's own hooks.
-   */
-  guard: RequestStep
-  onRequest: RequestStep
-  preHandler: RequestStep
-  preSerialization: SerializeStep
-  onSend: SendStep
-}
-
-const PHASE_SLOTS: Record<keyof PhaseSteps, Slot> = {
-  guard: GUARD_STEPS,
-  onRequest: REQUEST_STEPS,
-  preHandler: PRE_HANDLER_STEPS,
-  preSerialization: SERIALIZE_STEPS,
-  onSend: STEPS,
-}
-
-/** The steps of `phase` contributed to `route` so far, by name. */
-export function stepsOf<P extends keyof PhaseSteps>(
-  route: RouteEntry,
-  phase: P,
-): ReadonlyMap<string, PhaseSteps[P]> {
-  const slots = route as unknown as Record<Slot, Map<string, PhaseSteps[P]> | undefined>
-  return slots[PHASE_SLOTS[phase]] ?? new Map()
-}
-
-/** The send steps contributed to `route` so far, by name. */
-export function sendStepsOf(route: RouteEntry): ReadonlyMap<string, SendStep> {
-  return stepsOf(route, 'onSend')
 }
 
 function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
@@ -334,51 +284,10 @@ export function addRouteHook(
   slots[phase] = where === 'last' ? [...list, hook] : [hook, ...list]
 }
 
-function contribute<Step>(route: RouteEntry, slot: Slot, name: string, step: Step): void {
-  const holder = route as unknown as Record<Slot, Map<string, Step> | undefined>
-  let steps = holder[slot]
-  if (steps === undefined) {
-    steps = new Map()
-    holder[slot] = steps
-  }
-  steps.set(name, step)
-}
-
-/** Hands a convention's send step for `route` to the pipeline, under `name`. */
-export function contributeSend(route: RouteEntry, name: string, step: SendStep): void {
-  contribute(route, STEPS, name, step)
-}
-
 /**
- * Puts a convention's step for `phase` on `route` (from an `onRoute` hook; `instance` is its
- * `this`). Under a pipeline it is handed over under `name`; otherwise the route runs it from a
- * hook of its own, named `hookName` (default `name`), added last or, with `where: 'first'`,
- * before the route's other hooks of that phase.
- */
-export function useRouteStep<P extends keyof PhaseSteps>(
-  instance: FastifyInstance,
-  route: RouteEntry,
-  phase: P,
-  name: string,
-  step: PhaseSteps[P],
-  alone: { where?: 'last' | 'first'; hookName?: string } = {},
-): void {
-  if (pipelineOf(instance) !== undefined) {
-    contribute(route, PHASE_SLOTS[phase], name, step)
-    return
-  }
-  const hookName = alone.hookName ?? name
-  const hook =
-    phase === 'guard' || phase === 'onRequest' || phase === 'preHandler'
-      ? requestHook(hookName, [step as RequestStep])
-      : sendHook(hookName, [step as SendStep])
-  addRouteHook(route, phase === 'guard' ? 'onRequest' : phase, hook, alone.where)
-}
-
-/**
- * The `preHandler` for a not-found handler set on `fastify`: it runs the steps the plugins hand
- * over with `useNotFoundPreHandlerStep`. Undefined without a pipeline (each plugin then adds a
- * root hook of its own).
+ * The `preHandler` for a not-found handler set on `fastify`: it runs the conventions'
+ * `notFoundHandler` steps. Undefined without a pipeline (each convention then adds a root hook
+ * of its own).
  */
 export function notFoundPreHandler(fastify: FastifyInstance): onRequestHookHandler | undefined {
   const pipeline = pipelineOf(fastify)
@@ -399,65 +308,6 @@ export function notFoundPreHandler(fastify: FastifyInstance): onRequestHookHandl
 export function forgetNotFoundPreHandler(fastify: FastifyInstance): void {
   const pipeline = pipelineOf(fastify)
   if (pipeline !== undefined) pipeline.notFoundPreHandler = undefined
-}
-
-/**
- * Puts a step on what a route's `reply.callNotFound()` runs: handed to the not-found handler
- * that took the pipeline's steps, or run from a root `preHandler` hook named `hookName`.
- */
-export function useNotFoundPreHandlerStep(
-  fastify: FastifyInstance,
-  name: string,
-  step: RequestStep,
-  hookName = name,
-): void {
-  const steps = pipelineOf(fastify)?.notFoundPreHandler
-  if (steps !== undefined) steps.set(name, step)
-  else fastify.addHook('preHandler', requestHook(hookName, [step]) as preHandlerHookHandler)
-}
-
-/**
- * Puts a step on every request of `fastify`'s scope, before routing decides anything else:
- * handed to the pipeline under `name`, or run from a root `onRequest` hook named `name`.
- */
-export function useRootRequestStep(
-  fastify: FastifyInstance,
-  name: string,
-  step: RequestStep,
-  hookName = name,
-): void {
-  const pipeline = pipelineOf(fastify)
-  if (pipeline !== undefined) pipeline.request.set(name, step)
-  else fastify.addHook('onRequest', requestHook(hookName, [step]))
-}
-
-/** `useRouteStep` for the send phase. */
-export function useSendStep(
-  instance: FastifyInstance,
-  route: RouteEntry,
-  name: string,
-  step: SendStep,
-  where: 'last' | 'first' = 'last',
-): void {
-  useRouteStep(instance, route, 'onSend', name, step, { where })
-}
-
-/**
- * Puts a send step on the answers of no route. Under a pipeline it is handed over under `name`;
- * otherwise a root hook named `name` runs it on those answers only.
- */
-export function useNotFoundSendStep(fastify: FastifyInstance, name: string, step: SendStep): void {
-  const pipeline = pipelineOf(fastify)
-  if (pipeline !== undefined) {
-    pipeline.notFound.set(name, step)
-    return
-  }
-  const run = sendHook(name, [step])
-  const hook: onSendHookHandler = function (request, reply, payload, done) {
-    if (request.is404) run.call(this, request, reply, payload, done)
-    else done(null, payload)
-  }
-  fastify.addHook('onSend', Object.defineProperty(hook, 'name', { value: name }))
 }
 
 type Deferred = { [WHEN_PLANNED]?: (() => void)[] }

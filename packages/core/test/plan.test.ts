@@ -1,27 +1,14 @@
 import {
   addRouteHook,
   bodilessHead,
-  contributeSend,
-  installPipeline,
   notModifiedHeaders,
-  pipelineOf,
   REMOVED_ON_304,
   type RouteEntry,
   type SendStep,
   sendHook,
-  sendStepsOf,
-  useNotFoundSendStep,
-  useSendStep,
 } from '@restwell/core'
 import { test } from 'tap'
 import { app } from './helpers.js'
-
-const header =
-  (name: string, value: string): SendStep =>
-  (_request, reply) => {
-    reply.header(name, value)
-    return undefined
-  }
 
 test('sendHook runs its steps in order; undefined keeps the payload, a value replaces it', async (t) => {
   const fastify = app()
@@ -77,63 +64,6 @@ test('addRouteHook adds last or first, whatever the route had', async (t) => {
   const single = { method: 'GET', url: '/', preHandler: a } as unknown as RouteEntry
   addRouteHook(single, 'preHandler', b)
   t.same(single.preHandler, [a, b], 'a single function becomes a list')
-})
-
-test('without a pipeline, useSendStep hooks the route; with one, it hands the step over', async (t) => {
-  const alone = app()
-  t.equal(pipelineOf(alone), undefined)
-  alone.addHook('onRoute', function (route) {
-    useSendStep(this, route, 'last', header('x-last', '1'))
-    useSendStep(this, route, 'first', header('x-order', 'first'), 'first')
-  })
-  alone.get(
-    '/x',
-    {
-      onSend: (_request, reply, payload, done) => {
-        reply.header('x-order', `${String(reply.getHeader('x-order'))},own`)
-        done(null, payload)
-      },
-    },
-    async () => 'x',
-  )
-  const res = await alone.inject('/x')
-  t.equal(res.headers['x-last'], '1')
-  t.equal(res.headers['x-order'], 'first,own', 'first runs before the route’s own hook')
-  t.match(alone.printRoutes({ includeHooks: true }), /"first\(\)".*"last\(\)"/s)
-
-  const piped = app()
-  const pipeline = installPipeline(piped)
-  t.equal(pipelineOf(piped), pipeline)
-  const seen: Record<string, string[]> = {}
-  piped.addHook('onRoute', function (route) {
-    useSendStep(this, route, 'x', header('x', '1'))
-    contributeSend(route, 'y', header('y', '1'))
-    seen[route.method as string] = [...sendStepsOf(route).keys()]
-  })
-  piped.get('/x', async () => 'x')
-  await piped.register(async (child) => {
-    child.post('/child', async () => 'x')
-  })
-  await piped.ready()
-  t.same(seen, { GET: ['x', 'y'], HEAD: ['x', 'y'], POST: ['x', 'y'] }, 'child instances too')
-  t.equal((await piped.inject('/x')).headers.x, undefined, 'the pipeline runs them, not a hook')
-  t.same([...sendStepsOf({ method: 'GET', url: '/' } as RouteEntry).keys()], [])
-})
-
-test('useNotFoundSendStep: a root hook on answers of no route, or a pipeline step', async (t) => {
-  const alone = app()
-  useNotFoundSendStep(alone, 'notFoundHeader', header('x-nf', '1'))
-  alone.get('/x', async () => 'x')
-  t.equal((await alone.inject('/x')).headers['x-nf'], undefined, 'a routed answer: untouched')
-  const missing = await alone.inject('/nope')
-  t.equal(missing.statusCode, 404)
-  t.equal(missing.headers['x-nf'], '1')
-
-  const piped = app()
-  const pipeline = installPipeline(piped)
-  useNotFoundSendStep(piped, 'nf', header('x-nf', '1'))
-  t.same([...pipeline.notFound.keys()], ['nf'])
-  t.equal((await piped.inject('/nope')).headers['x-nf'], undefined, 'the pipeline runs it')
 })
 
 test('notModifiedHeaders: a 304 loses its representation metadata, and keeps the rest', async (t) => {

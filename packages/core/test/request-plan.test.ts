@@ -1,6 +1,10 @@
 /** The request, preHandler and serialization steps: their hooks, alone and under a pipeline. */
 import {
   bodyStep,
+  conventionPlugin,
+  defineConvention,
+  installConvention,
+  mergeContributions,
   forgetNotFoundPreHandler,
   installPipeline,
   isBodyStep,
@@ -8,13 +12,8 @@ import {
   parsingHook,
   type RequestStep,
   requestHook,
-  type RouteEntry,
   type SerializeStep,
   serializeHook,
-  stepsOf,
-  useNotFoundPreHandlerStep,
-  useRootRequestStep,
-  useRouteStep,
 } from '@restwell/core'
 import { Transform } from 'node:stream'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
@@ -194,69 +193,54 @@ test('serializeHook runs serialization steps: a value replaces the payload', asy
   t.same((await fastify.inject('/x')).json(), { text: 'A' })
 })
 
-test('useRouteStep: a hook of its own alone, handed over under a pipeline', async (t) => {
-  const seen: string[] = []
-  const add = (fastify: FastifyInstance) =>
-    fastify.addHook('onRoute', function (this: FastifyInstance, route) {
-      useRouteStep(this, route, 'onRequest', 'first', mark(seen, 'first'), { where: 'first' })
-      useRouteStep(this, route, 'guard', 'guard', mark(seen, 'guard'), { where: 'first' })
-      useRouteStep(this, route, 'preHandler', 'pre', mark(seen, 'pre'), { hookName: 'preNamed' })
-      useRouteStep(this, route, 'preSerialization', 'ser', () => undefined)
-      useRouteStep(this, route, 'onSend', 'send', () => undefined)
-    })
-  const alone = app()
-  add(alone)
-  alone.get('/x', { onRequest: mark(seen, 'own') as never }, async () => 'x')
-  await alone.ready()
-  const text = alone.printRoutes({ includeHooks: true, commonPrefix: false })
-  t.match(text, /\(onRequest\) \["guard\(\)","first\(\)","anonymous\(\)"\]/)
-  t.match(text, /\(preHandler\) \["preNamed\(\)"\]/)
-  t.match(text, /\(preSerialization\) \["ser\(\)"\]/)
-  t.match(text, /\(onSend\) \["send\(\)"\]/)
+/** A convention with a step on every request and one before the not-found handler. */
+const appWide = (seen: string[]) =>
+  defineConvention({
+    name: 'appWide',
+    plugin: '@test/app-wide',
+    phases: ['request', 'notFoundHandler'],
+    routeConfigKey: false,
+    options: () => ({}),
+    setup: () => undefined,
+    app: () => ({ request: mark(seen, 'root'), notFoundHandler: mark(seen, 'nf') }),
+  })
 
-  const under = app()
-  installPipeline(under)
-  const routes: RouteEntry[] = []
-  under.addHook('onRoute', (route) => void routes.push(route))
-  add(under)
-  under.get('/y', async () => 'y')
-  await under.ready()
-  const route = routes[0] as RouteEntry
-  t.same([...stepsOf(route, 'onRequest').keys()], ['first'])
-  t.same([...stepsOf(route, 'guard').keys()], ['guard'])
-  t.same([...stepsOf(route, 'preHandler').keys()], ['pre'])
-  t.same([...stepsOf(route, 'preSerialization').keys()], ['ser'])
-  t.same([...stepsOf(route, 'onSend').keys()], ['send'])
-  t.same([...stepsOf({ method: 'GET', url: '/' } as RouteEntry, 'onRequest').keys()], [])
-  t.notMatch(
-    under.printRoutes({ includeHooks: true }),
-    /first|guard|preNamed/,
-    'no hook of their own',
+const under = (fastify: FastifyInstance, seen: string[]) =>
+  installConvention(
+    fastify,
+    appWide(seen),
+    {},
+    {
+      pipeline: true,
+      contributions: () => mergeContributions([]),
+    },
   )
-})
 
 test('root request steps and the not-found preHandler, alone and under a pipeline', async (t) => {
   const seen: string[] = []
   const alone = app()
-  t.equal(notFoundPreHandler(alone), undefined, 'no pipeline: each plugin adds its own hook')
-  useRootRequestStep(alone, 'root', mark(seen, 'root'), 'rootHook')
-  useNotFoundPreHandlerStep(alone, 'nf', mark(seen, 'nf'))
+  t.equal(notFoundPreHandler(alone), undefined, 'no pipeline: each convention adds its own hook')
+  await alone.register(conventionPlugin(appWide(seen)))
   alone.get('/x', async () => 'x')
   await alone.ready()
-  t.match(alone.printRoutes({ includeHooks: true }), /rootHook\(\)/)
+  t.match(alone.printRoutes({ includeHooks: true }), /appWideAlone\(\)/)
   await alone.inject('/x')
+  t.same(seen.splice(0), ['root'], 'a route: the not-found step does not run')
+  await alone.inject('/nothing')
   t.same(seen.splice(0), ['root', 'nf'])
 
-  const under = app()
-  const pipeline = installPipeline(under)
-  const preHandler = notFoundPreHandler(under) as onRequestHookHandler
-  useRootRequestStep(under, 'root', mark(seen, 'root'))
-  useNotFoundPreHandlerStep(under, 'nf', mark(seen, 'nf'))
-  t.same([...pipeline.request.keys()], ['root'])
-  under.setNotFoundHandler({ preHandler }, (_request, reply) => reply.code(404).send('none'))
-  under.get('/x', async (_request, reply) => reply.callNotFound())
-  t.equal((await under.inject('/x')).body, 'none')
-  t.equal((await under.inject('/nothing')).body, 'none')
+  const piped = app()
+  const pipeline = installPipeline(piped)
+  const preHandler = notFoundPreHandler(piped) as onRequestHookHandler
+  await under(piped, seen)
+  t.same(
+    [...pipeline.request.keys()].map((key) => key.name),
+    ['appWide'],
+  )
+  piped.setNotFoundHandler({ preHandler }, (_request, reply) => reply.code(404).send('none'))
+  piped.get('/x', async (_request, reply) => reply.callNotFound())
+  t.equal((await piped.inject('/x')).body, 'none')
+  t.equal((await piped.inject('/nothing')).body, 'none')
   t.same(seen, ['nf', 'nf'], 'the not-found handler runs them; routes never')
 })
 
@@ -266,16 +250,18 @@ test("forgetNotFoundPreHandler: the app's not-found handler kept, the steps go t
   forgetNotFoundPreHandler(alone)
   t.equal(notFoundPreHandler(alone), undefined, 'no pipeline: nothing to forget')
 
-  const under = app()
-  under.setNotFoundHandler((_request, reply) => reply.code(404).send('own'))
-  const pipeline = installPipeline(under)
-  notFoundPreHandler(under)
+  const piped = app()
+  piped.setNotFoundHandler((_request, reply) => reply.code(404).send('own'))
+  const pipeline = installPipeline(piped)
+  notFoundPreHandler(piped)
   t.ok(pipeline.notFoundPreHandler)
-  forgetNotFoundPreHandler(under)
+  forgetNotFoundPreHandler(piped)
   t.equal(pipeline.notFoundPreHandler, undefined)
-  useNotFoundPreHandlerStep(under, 'nf', mark(seen, 'nf'))
-  under.get('/x', async (_request, reply) => reply.callNotFound())
-  t.equal((await under.inject('/x')).body, 'own')
-  // A root preHandler hook: the route runs it, and so does the app's handler on callNotFound.
+  await under(piped, seen)
+  piped.get('/x', async (_request, reply) => reply.callNotFound())
+  t.equal((await piped.inject('/x')).body, 'own')
+  t.equal((await piped.inject('/nothing')).body, 'own')
+  // A root preHandler hook that runs before the app's handler only: on callNotFound and on an
+  // unknown path, never on the route's own answer.
   t.same(seen, ['nf', 'nf'])
 })

@@ -46,6 +46,7 @@ export {
 } from './request-id.js'
 export { ERROR_STATUSES, type ErrorStatus, reasonPhrase, statusCode } from './statuses.js'
 export { editDistance, OptionsError, validateOptions } from './validate-options.js'
+export { importPeer, type Peer } from './peer.js'
 export { invalidUtf8 } from './utf8.js'
 export { validationError } from './validation.js'
 export { notFoundInScope, routeNotFound } from './not-found.js'

@@ -1,5 +1,10 @@
 import Fastify from 'fastify'
-import { installPipeline, useNotFoundPreHandlerStep } from '@restwell/core'
+import {
+  defineConvention,
+  installConvention,
+  installPipeline,
+  mergeContributions,
+} from '@restwell/core'
 import { test } from 'tap'
 import { notFoundInScope, restwellErrors, routeNotFound } from '../src/index.js'
 
@@ -69,10 +74,29 @@ test("under a pipeline, the not-found handler's preHandler runs the steps handed
   installPipeline(app)
   await app.register(restwellErrors)
   const seen: string[] = []
-  useNotFoundPreHandlerStep(app, 'probe', (request) => {
-    seen.push(request.url)
-    return undefined
+  const probe = defineConvention({
+    name: 'probe',
+    plugin: '@test/probe',
+    phases: ['notFoundHandler'],
+    routeConfigKey: false,
+    options: () => ({}),
+    setup: () => undefined,
+    app: () => ({
+      notFoundHandler: (request) => {
+        seen.push(request.url)
+        return undefined
+      },
+    }),
   })
+  await installConvention(
+    app,
+    probe,
+    {},
+    {
+      pipeline: true,
+      contributions: () => mergeContributions([]),
+    },
+  )
   app.get('/gone', async (_request, reply) => reply.callNotFound())
   t.equal((await app.inject('/gone')).statusCode, 404)
   t.equal((await app.inject('/nothing')).statusCode, 404)

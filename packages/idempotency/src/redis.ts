@@ -3,8 +3,7 @@
  * script, so a claim is atomic: of two instances claiming one key at once, one gets it.
  * ioredis is an optional peer dependency, imported here only, when this store is configured.
  */
-import { isModuleNotFound } from '@restwell/core'
-import { OptionsError } from '@restwell/errors'
+import { importPeer, type Peer } from '@restwell/errors'
 import type { FastifyBaseLogger } from 'fastify'
 import type { RedisClient } from './options.js'
 import {
@@ -44,19 +43,12 @@ interface Scripts {
   restwellIdempotencyRelease(key: string, marker: string): Promise<number>
 }
 
-/** Loads an optional peer, or says which option needs it and what to install. */
-export async function importPeer<T>(name: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load()
-  } catch (error) {
-    if (!isModuleNotFound(error)) throw error
-    const { message } = error as { message?: unknown }
-    throw new OptionsError(
-      '@restwell/idempotency',
-      'store',
-      `is a Redis store, which needs the optional peer dependency ioredis: install it (npm install ioredis); ${name} could not be loaded (${String(message)})`,
-    )
-  }
+/** The Redis store's optional peer. */
+export const REDIS_STORE: Peer = {
+  plugin: '@restwell/idempotency',
+  option: 'store',
+  needs:
+    'is a Redis store, which needs the optional peer dependency ioredis: install it (npm install ioredis)',
 }
 
 /** Rejects after `ms` unless `promise` settles first: no store call may hang a request. */
@@ -104,7 +96,7 @@ export async function redisStore(
   let client: RedisClient
   const owned = typeof settings.redis === 'string'
   if (typeof settings.redis === 'string') {
-    const { Redis } = await importPeer('ioredis', () => import('ioredis'))
+    const { Redis } = await importPeer(REDIS_STORE, 'ioredis', () => import('ioredis'))
     client = new Redis(settings.redis, {
       enableOfflineQueue: false,
       autoResendUnfulfilledCommands: false,

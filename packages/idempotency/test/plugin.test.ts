@@ -594,25 +594,33 @@ test('describe: the header (required or not), 400/409/422, 503 with Redis, the e
   }
   const day = await describe({}, ['POST'], { required: true })
   t.match(day, {
-    requestHeaders: [['Idempotency-Key', /^Required\. .*up to 255 characters.*for 24 h after/]],
+    requestHeaders: [['Idempotency-Key', /^A key .*up to 255 characters.*for 24 h after/, true]],
     responses: [
-      [400, 'The Idempotency-Key header is missing or malformed'],
-      [409, /still being processed/],
-      [422, /used with another request/],
+      [400, 'The Idempotency-Key header is missing or malformed', { headers: [] }],
+      [409, /still being processed/, { headers: [['Retry-After', /\(1\)/, 'integer']] }],
+      [422, /used with another request/, { headers: [] }],
     ],
     responseHeaders: [['Idempotent-Replayed', /true/]],
   })
   t.equal(day?.responses?.length, 3, 'no 503 for the memory store')
   const optional = await describe({ expiry: 5400, everyRoute: true }, ['PATCH'])
-  t.match(optional?.requestHeaders?.[0]?.[1], /^A key .*for 90 min after/)
+  t.match(optional?.requestHeaders?.[0], ['Idempotency-Key', /^A key .*for 90 min after/, false])
   t.equal(optional?.responses?.[0]?.[1], 'The Idempotency-Key header is malformed')
   const redis = await describe(
-    { expiry: 61, store: { redis: 'redis://127.0.0.1:1' } },
+    {
+      expiry: 61,
+      store: { redis: 'redis://127.0.0.1:1' },
+      unavailableRetryAfter: 7,
+      documentation: 'https://example.com/keys',
+    },
     ['POST'],
     {},
   )
   t.match(redis?.requestHeaders?.[0]?.[1], /for 61 s after/)
-  t.match(redis?.responses?.[3], [503, /unavailable/])
+  t.match(redis?.responses?.[3], [503, /unavailable/, { headers: [['Retry-After', /\(7\)/]] }])
+  const link = ['Link', '`<https://example.com/keys>; rel="describedby"`: the page on keys']
+  for (const at of [0, 2]) t.same(redis?.responses?.[at]?.[2], { headers: [link] })
+  t.same(redis?.responses?.[1]?.[2]?.headers?.[1], link, 'the 409 links to it too')
   t.equal(await describe({}, ['POST']), undefined, 'a route that takes no key')
   t.same(idempotency.contributes?.(idempotency.options({})), {
     requestHeaders: ['idempotency-key'],

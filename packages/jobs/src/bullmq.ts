@@ -2,8 +2,7 @@
  * The Redis backend: jobs in a BullMQ queue, run by a BullMQ worker. bullmq and ioredis are
  * optional peer dependencies, imported only here, when a Redis store is configured.
  */
-import { isModuleNotFound } from '@restwell/core'
-import { OptionsError } from '@restwell/errors'
+import { importPeer, OptionsError, type Peer } from '@restwell/errors'
 import type { Job, WorkerOptions } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
@@ -108,21 +107,54 @@ function watch(
   })
 }
 
+/** The Redis store's optional peers. */
+export const REDIS_STORE: Peer = {
+  plugin: '@restwell/jobs',
+  option: 'store',
+  needs:
+    'is a Redis store, which needs the optional peer dependencies bullmq and ioredis: install them (npm install bullmq ioredis)',
+}
+
 /**
- * `load()`, an import of the optional peer dependency `name`; when it is not installed, an
- * `OptionsError` on `store` naming what to install, instead of a bare module-not-found error.
+ * The queue's Redis client and how the worker gets its own: connections of restwell's for a
+ * URL (listed in `owned`, closed with the backend), or the app's client and its duplicates.
  */
-export async function importPeer<T>(name: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load()
-  } catch (error) {
-    if (!isModuleNotFound(error)) throw error
-    const { message } = error as { message?: unknown }
-    throw new OptionsError(
-      '@restwell/jobs',
-      'store',
-      `is a Redis store, which needs the optional peer dependencies bullmq and ioredis: install them (npm install bullmq ioredis); ${name} could not be loaded (${String(message)})`,
-    )
+async function connectionsOf(
+  options: BullmqBackendOptions,
+): Promise<{ client: Redis; workerClient: () => Redis; owned: Redis[] }> {
+  if (typeof options.redis !== 'string') {
+    // The app's ioredis client, typed by the few members the options declare.
+    const client = options.redis as Redis
+    if (client.options.keyPrefix) {
+      throw new OptionsError(
+        '@restwell/jobs',
+        'store.redis',
+        `is an ioredis client with a keyPrefix (${JSON.stringify(client.options.keyPrefix)}), which BullMQ refuses: give a client without one, and the prefix as "store.keyPrefix"`,
+      )
+    }
+    return {
+      client,
+      workerClient: () => client.duplicate({ maxRetriesPerRequest: null }),
+      owned: [],
+    }
+  }
+  const url = options.redis
+  const { Redis } = await importPeer(REDIS_STORE, 'ioredis', () => import('ioredis'))
+  // The queue's commands fail at once while Redis is away (503), and are never sent again
+  // after a reconnection: a request answered 503 must not enqueue its job later.
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: options.timeoutMs,
+    retryStrategy,
+  })
+  // The worker's commands wait for Redis instead (BullMQ requires it of a worker): a
+  // finished job's outcome is written once Redis is back.
+  return {
+    client,
+    workerClient: () => new Redis(url, { maxRetriesPerRequest: null, retryStrategy }),
+    owned: [client],
   }
 }
 
@@ -136,38 +168,8 @@ export async function bullmqBackend(
   estimateOf: (name: string) => string,
   log: FastifyBaseLogger,
 ): Promise<JobBackend> {
-  const bullmq = await importPeer('bullmq', () => import('bullmq'))
-  const owned: Redis[] = []
-  let client: Redis
-  let workerClient: () => Redis
-  if (typeof options.redis === 'string') {
-    const url = options.redis
-    const { Redis } = await importPeer('ioredis', () => import('ioredis'))
-    // The queue's commands fail at once while Redis is away (503), and are never sent again
-    // after a reconnection: a request answered 503 must not enqueue its job later.
-    client = new Redis(url, {
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: options.timeoutMs,
-      retryStrategy,
-    })
-    owned.push(client)
-    // The worker's commands wait for Redis instead (BullMQ requires it of a worker): a
-    // finished job's outcome is written once Redis is back.
-    workerClient = () => new Redis(url, { maxRetriesPerRequest: null, retryStrategy })
-  } else {
-    // The app's ioredis client, typed by the few members the options declare.
-    client = options.redis as Redis
-    if (client.options.keyPrefix) {
-      throw new OptionsError(
-        '@restwell/jobs',
-        'store.redis',
-        `is an ioredis client with a keyPrefix (${JSON.stringify(client.options.keyPrefix)}), which BullMQ refuses: give a client without one, and the prefix as "store.keyPrefix"`,
-      )
-    }
-    workerClient = () => client.duplicate({ maxRetriesPerRequest: null })
-  }
+  const bullmq = await importPeer(REDIS_STORE, 'bullmq', () => import('bullmq'))
+  const { client, workerClient, owned } = await connectionsOf(options)
   watch(client, 'queue', log)
   const queue = new bullmq.Queue(options.queue, {
     connection: client,

@@ -112,6 +112,106 @@ function resultOf(value: unknown): unknown {
   return 'location' in outcome ? { location: outcome.location } : (value ?? null)
 }
 
+/** The handler of each job name, from a map or a plain object (never its prototype's). */
+function handlerLookup(
+  handlers: ReadonlyMap<string, AnyJobHandler> | Readonly<Record<string, AnyJobHandler>>,
+): (name: string) => JobHandler | undefined {
+  if (handlers instanceof Map) return (name) => handlers.get(name) as JobHandler | undefined
+  const table = handlers as Readonly<Record<string, AnyJobHandler>>
+  return (name) => (Object.hasOwn(table, name) ? (table[name] as JobHandler) : undefined)
+}
+
+/**
+ * A run of job `id`, as `close()` and a lost lock reach it: its handler's signal follows
+ * BullMQ's `signal` too. `released` settles when `close()` gives the job back without its
+ * handler; `end()` ends the run.
+ */
+function startRun(
+  id: string,
+  signal: AbortSignal | undefined,
+): { entry: Run; released: Promise<typeof GIVEN_BACK>; end: () => void } {
+  const controller = new AbortController()
+  const onAbort = (): void => controller.abort(signal?.reason)
+  signal?.addEventListener('abort', onAbort, { once: true })
+  let release = noop
+  const released = new Promise<typeof GIVEN_BACK>((resolve) => {
+    release = () => resolve(GIVEN_BACK)
+  })
+  let finish = noop
+  const done = new Promise<void>((resolve) => {
+    finish = resolve
+  })
+  const entry: Run = { id, controller, reason: undefined, release, done }
+  const end = (): void => {
+    signal?.removeEventListener('abort', onAbort)
+    finish()
+  }
+  return { entry, released, end }
+}
+
+/** What a handler gets beside the job's data. */
+function jobContext(job: ProcessorJob, run: Run, log: FastifyBaseLogger): JobContext {
+  return {
+    jobId: run.id,
+    attempt: job.attemptsMade + job.stalledCounter + 1,
+    signal: run.controller.signal,
+    log,
+    progress: async (value) => {
+      if (!Number.isFinite(value) || value < 0 || value > 100) {
+        throw new RangeError(`progress must be a number from 0 to 100, got ${value}`)
+      }
+      await job.updateProgress(value)
+    },
+  }
+}
+
+/**
+ * Runs `handler` on `job` until it settles or `close()` gives the job back: its result, or the
+ * error BullMQ records (a failure), or one of the `Moved` errors that tell BullMQ restwell moved
+ * the job (given back, or stopped from outside: nothing is recorded).
+ */
+async function settle(
+  job: ProcessorJob,
+  token: string | undefined,
+  handler: JobHandler,
+  run: Run,
+  released: Promise<typeof GIVEN_BACK>,
+  log: FastifyBaseLogger,
+): Promise<unknown> {
+  const work = Promise.resolve()
+    .then(() => handler(job.data, jobContext(job, run, log)))
+    .then(resultOf)
+  const settled = await Promise.race([
+    work.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    released,
+  ])
+  if (settled === GIVEN_BACK) {
+    // Its handler ignores ctx.signal and outlived closeTimeoutMs: the job goes back to the
+    // queue now, and what the handler does later is dropped.
+    work.then(
+      () =>
+        log.warn('@restwell/jobs: the job ended after it was given back on close; outcome dropped'),
+      noop,
+    )
+    await job.moveToWait(token)
+    throw moved('WaitingError', 'The worker closed before the job finished: given back')
+  }
+  if ('value' in settled) return settled.value
+  if (run.reason !== undefined) {
+    // Stopped from outside, not failed: the worker is closing (the job is given back, its
+    // attempt not counted) or its lock was lost (BullMQ's stalled check gives it to another
+    // worker). Nothing is recorded.
+    log.info({ err: settled.error }, '@restwell/jobs: job stopped before it finished')
+    if (run.reason === 'closing') await job.moveToWait(token)
+    throw moved('WaitingError', 'The job was stopped before it finished')
+  }
+  log.error({ err: settled.error }, '@restwell/jobs: job failed')
+  throw failureError(settled.error)
+}
+
 /**
  * The processor of a BullMQ `Worker` that runs restwell job handlers, with or without Fastify.
  * @param handlers One handler per job name; a job of another name is set aside for a worker that has its handler.
@@ -128,12 +228,7 @@ export function jobProcessor(
   const log = options.log ?? consoleLog
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000
   const retryMs = options.retryMs ?? 1000
-  const handlerOf = (name: string): JobHandler | undefined =>
-    (handlers instanceof Map
-      ? handlers.get(name)
-      : Object.hasOwn(handlers, name)
-        ? (handlers as Readonly<Record<string, AnyJobHandler>>)[name]
-        : undefined) as JobHandler | undefined
+  const handlerOf = handlerLookup(handlers)
   const runs = new Set<Run>()
   const unknownNames = new Set<string>()
   const workers: ProcessorWorker[] = []
@@ -163,76 +258,20 @@ export function jobProcessor(
       throw moved('DelayedError', `No handler for job "${job.name}" here`)
     }
     const id = String(job.id)
-    const jobLog = log.child({ jobId: id, job: job.name })
-    const controller = new AbortController()
-    const onAbort = (): void => controller.abort(signal?.reason)
-    signal?.addEventListener('abort', onAbort, { once: true })
-    let release = noop
-    const released = new Promise<typeof GIVEN_BACK>((resolve) => {
-      release = () => resolve(GIVEN_BACK)
-    })
-    let finish = noop
-    const entry: Run = {
-      id,
-      controller,
-      reason: undefined,
-      release,
-      done: new Promise((resolve) => {
-        finish = resolve
-      }),
-    }
+    const { entry, released, end } = startRun(id, signal)
     runs.add(entry)
-    const context: JobContext = {
-      jobId: id,
-      attempt: job.attemptsMade + job.stalledCounter + 1,
-      signal: controller.signal,
-      log: jobLog,
-      progress: async (value) => {
-        if (!Number.isFinite(value) || value < 0 || value > 100) {
-          throw new RangeError(`progress must be a number from 0 to 100, got ${value}`)
-        }
-        await job.updateProgress(value)
-      },
-    }
-    const work = Promise.resolve()
-      .then(() => handler(job.data, context))
-      .then(resultOf)
     try {
-      const settled = await Promise.race([
-        work.then(
-          (value) => ({ value }),
-          (error: unknown) => ({ error }),
-        ),
+      return await settle(
+        job,
+        token,
+        handler,
+        entry,
         released,
-      ])
-      if (settled === GIVEN_BACK) {
-        // Its handler ignores ctx.signal and outlived closeTimeoutMs: the job goes back to the
-        // queue now, and what the handler does later is dropped.
-        work.then(
-          () =>
-            jobLog.warn(
-              '@restwell/jobs: the job ended after it was given back on close; outcome dropped',
-            ),
-          noop,
-        )
-        await job.moveToWait(token)
-        throw moved('WaitingError', 'The worker closed before the job finished: given back')
-      }
-      if ('value' in settled) return settled.value
-      if (entry.reason !== undefined) {
-        // Stopped from outside, not failed: the worker is closing (the job is given back, its
-        // attempt not counted) or its lock was lost (BullMQ's stalled check gives it to another
-        // worker). Nothing is recorded.
-        jobLog.info({ err: settled.error }, '@restwell/jobs: job stopped before it finished')
-        if (entry.reason === 'closing') await job.moveToWait(token)
-        throw moved('WaitingError', 'The job was stopped before it finished')
-      }
-      jobLog.error({ err: settled.error }, '@restwell/jobs: job failed')
-      throw failureError(settled.error)
+        log.child({ jobId: id, job: job.name }),
+      )
     } finally {
-      signal?.removeEventListener('abort', onAbort)
       runs.delete(entry)
-      finish()
+      end()
     }
   }
 

@@ -1,16 +1,7 @@
 /** Optional peer dependencies: @fastify/multipart imported when multipart is on, or a clear error. */
 import { OptionsError } from '@restwell/errors'
 import { test } from 'tap'
-import { importMultipart, isModuleNotFound } from '../src/peer.js'
-
-test('isModuleNotFound: the codes of import() and require, or the message alone', async (t) => {
-  t.ok(isModuleNotFound({ code: 'ERR_MODULE_NOT_FOUND' }))
-  t.ok(isModuleNotFound({ code: 'MODULE_NOT_FOUND' }))
-  t.ok(isModuleNotFound(new Error("Cannot find package '@fastify/multipart' imported from x")))
-  t.ok(isModuleNotFound(new Error("Cannot find module 'fast-xml-parser'")))
-  t.notOk(isModuleNotFound(new SyntaxError('Unexpected token')))
-  t.notOk(isModuleNotFound(undefined))
-})
+import { importMultipart } from '../src/peer.js'
 
 test('importMultipart: the plugin when installed; an OptionsError naming it when not', async (t) => {
   const { default: multipart } = await importMultipart()

@@ -9,6 +9,8 @@ import {
   RateLimitOptionsSchema,
   resolveRateLimitOptions,
 } from './options.js'
+import { describeLimit, fieldNames } from './describe.js'
+import { announcement } from './fields.js'
 import { ownLimitSteps } from './own-limit.js'
 import { PLUGIN, setupRateLimit } from './settings.js'
 
@@ -30,12 +32,16 @@ export const rateLimit = defineConvention({
   contributes: (options) => ({
     responseHeaders: [
       'Retry-After',
-      ...(options.headers === 'ietf'
-        ? []
-        : ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
-      ...(options.headers === 'ietf' || options.headers === 'both'
-        ? ['RateLimit-Policy', 'RateLimit']
-        : []),
+      ...fieldNames(announcement(options.headers, options.policy, undefined)),
     ],
   }),
+  // The fields of the limit the route meets (its own, else the root one) and its 429.
+  describe: ({ route, config }, settings) => {
+    if (config === undefined) return describeLimit(settings.root)
+    const own = settings.limits.described.get(route)
+    // @fastify/rate-limit refuses a route whose config.rateLimit is not an object, so a route
+    // with one always had its own limit prepared when it was added.
+    /* c8 ignore next */
+    return own === undefined ? undefined : describeLimit(own)
+  },
 })

@@ -16,6 +16,7 @@ import {
 import { OptionsError } from '@restwell/errors'
 import type { onRouteHookHandler } from 'fastify'
 import { rateLimited } from './answers.js'
+import type { DescribedLimit } from './describe.js'
 import { announcement, POLICY_NAME } from './fields.js'
 import {
   type KeyGenerator,
@@ -33,9 +34,7 @@ import { computedKeyFirst, type Limiter, limiterStep, type StoreSettings } from 
 const OWN_LIMITER = 'restwellOwnRateLimit'
 
 /** Where a route's own limit runs, and, once made, its step (its twins share it). */
-interface OwnLimit {
-  /** `config.rateLimit.hook`: `onRequest` unless moved. */
-  readonly phase: string
+interface OwnLimit extends DescribedLimit {
   /** How its limiter meets the store (its `skipOnError` over `failOpen`; its key made first). */
   readonly store: StoreSettings
   /** `config.rateLimit` as `@fastify/rate-limit` is given it, for the route and its twins. */
@@ -57,12 +56,19 @@ export interface OwnLimits {
   readonly pending: WeakMap<object, OwnLimit>
   /** Each route's limit, for its method-override and version twins (added once it is planned). */
   readonly families: WeakMap<object, OwnLimit>
+  /** Each route's limit, twins' too, for the OpenAPI document. */
+  readonly described: WeakMap<object, DescribedLimit>
   /** The last GET with its own limit: Fastify adds its HEAD twin right after it. */
   lastGet: LimitedGet | undefined
 }
 
 export function ownLimits(): OwnLimits {
-  return { pending: new WeakMap(), families: new WeakMap(), lastGet: undefined }
+  return {
+    pending: new WeakMap(),
+    families: new WeakMap(),
+    described: new WeakMap(),
+    lastGet: undefined,
+  }
 }
 
 /** Refuses a route's window that names no window (unreadable text would make every request a 500). */
@@ -109,7 +115,7 @@ function ownLimit(
   policy: string,
   rootWindow: number,
 ): OwnLimit {
-  const { hook, skipOnError, keyGenerator, timeWindow } = own
+  const { hook, skipOnError, keyGenerator, timeWindow, max } = own
   // A window a function gives is not fixed: the policy then names none.
   const announced = announcement(
     options.headers,
@@ -122,6 +128,9 @@ function ownLimit(
       : ((keyGenerator as KeyGenerator | undefined) ?? options.keyGenerator)
   return {
     phase: typeof hook === 'string' ? hook : 'onRequest',
+    announced,
+    // A function gives the quota per request.
+    quota: max === undefined ? options.max : typeof max === 'number' ? max : undefined,
     store: {
       redis: options.redis !== undefined,
       storeTimeout: options.storeTimeout,
@@ -167,6 +176,7 @@ export function prepareOwnLimits(
       }
     }
     limits.pending.set(route, limit)
+    limits.described.set(route, limit)
     route.config = { ...route.config, rateLimit: limit.config } as typeof route.config
   }
 }

@@ -15,6 +15,7 @@ import {
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { rateLimited } from './answers.js'
+import type { DescribedLimit } from './describe.js'
 import { type Announcement, announcement } from './fields.js'
 import { memoryRateLimitStep } from './memory.js'
 import { type ResolvedRateLimitOptions, shown, WINDOW_RULE, windowMs } from './options.js'
@@ -32,6 +33,8 @@ export interface RateLimitSettings {
   readonly limits: OwnLimits
   /** Who names a route's bad `config.rateLimit` in the error: the plugin, or the umbrella. */
   readonly plugin: string
+  /** The root limit, as the OpenAPI document tells it. */
+  readonly root: DescribedLimit
 }
 
 /** The root window in ms; an unreadable `timeWindow` fails registration. */
@@ -125,5 +128,6 @@ export async function setupRateLimit(
     },
     limits,
     plugin,
+    root: { announced, quota: options.max, phase: 'onRequest' },
   }
 }

@@ -5,8 +5,12 @@
  * which also receives the document being built, so route schemas (and so validation and
  * serialization) stay as they are and the app needs no swagger option of restwell's.
  */
+<<<<<<< HEAD
 import { STANDARD_METHODS } from '@restwell/core'
 import { sortMethods } from '@restwell/methods'
+=======
+import type { RouteDescription } from '@restwell/core'
+>>>>>>> main
 import type { RouteOptions } from 'fastify'
 
 type Json = Record<string, unknown>
@@ -22,7 +26,6 @@ export interface DocumentPlan {
   negotiation:
     | false
     | { produces: readonly string[]; choices: boolean; errors: boolean; languages: boolean }
-  rateLimit: boolean
   conditional: boolean
   /** `@restwell/methods` answers OPTIONS on every path. */
   autoOptions: boolean
@@ -43,11 +46,6 @@ const str = { type: 'string' }
 const strings = { type: 'array', items: str }
 const header = (description: string, schema: Json = str): Json => ({ ...schema, description })
 
-const RATE_LIMIT_HEADERS: Json = {
-  'x-ratelimit-limit': header('Requests allowed in the window', { type: 'integer' }),
-  'x-ratelimit-remaining': header('Requests left in the window', { type: 'integer' }),
-  'x-ratelimit-reset': header('Seconds until the window resets', { type: 'integer' }),
-}
 const RETRY_AFTER: Json = { 'retry-after': header('Seconds to wait before retrying') }
 const ACCEPT_QUERY_TEXT =
   'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `"application/json"`)'
@@ -190,12 +188,37 @@ export function representationSchemas(
   }
 }
 
-/** The error body in each form an error can take (`forms`: negotiated ones too). */
-export function errorContent(plan: DocumentPlan): Json {
-  const problem = plan.errors === 'problem'
-  const content: Json = {
-    [problem ? 'application/problem+json' : 'application/json']: { schema: ERROR_REF },
+/** What a convention says an answer of one status carries (`RouteDescription.responses`). */
+type Answer = NonNullable<NonNullable<RouteDescription['responses']>[number][2]>
+type Problem = NonNullable<Answer['problem']>
+
+/** The problem body of a type a convention names: the error body, that `type` and its members. */
+function problemSchema(problems: readonly Problem[]): Json {
+  return {
+    allOf: [
+      ERROR_REF,
+      ...problems.map(({ type, members }) => ({
+        type: 'object',
+        required: ['type', ...Object.keys(members)],
+        properties: { type: { type: 'string', enum: [type] }, ...members },
+      })),
+    ],
   }
+}
+
+/**
+ * The error body in each form an error can take (`forms`: negotiated ones too); in the problem
+ * form, of the problem types `problems` names (every answer of the status has them).
+ */
+export function errorContent(plan: DocumentPlan, problems: readonly Problem[] = []): Json {
+  const problem = plan.errors === 'problem'
+  const content: Json = problem
+    ? {
+        'application/problem+json': {
+          schema: problems.length === 0 ? ERROR_REF : problemSchema(problems),
+        },
+      }
+    : { 'application/json': { schema: ERROR_REF } }
   if (plan.negotiation !== false && plan.negotiation.errors) {
     content[problem ? 'application/problem+xml' : 'application/xml'] = {
       schema: { type: 'object', xml: { name: problem ? 'problem' : 'error' } },
@@ -312,7 +335,6 @@ const STATUS_HEADERS: Readonly<Record<string, Json>> = {
   '406': { accept: header('The media types this route produces') },
   '415': { accept: header('The media types this route accepts') },
   '416': { 'content-range': header('`bytes */<size>`') },
-  '429': RETRY_AFTER,
   '503': RETRY_AFTER,
 }
 
@@ -335,12 +357,41 @@ function isErrorResponse(response: unknown): boolean {
     : false
 }
 
-/** The headers a response carries besides those its status always has. */
-function extraHeaders(status: string, method: string, route: RouteOptions, plan: DocumentPlan) {
+/** What the conventions say an answer of `status` carries. */
+function describedAnswers(described: readonly RouteDescription[], status: string): Answer[] {
+  return described.flatMap((one) =>
+    (one.responses ?? []).flatMap(([own, , answer]) =>
+      String(own) === status && answer !== undefined ? [answer] : [],
+    ),
+  )
+}
+
+/** Headers a convention describes, as the document writes them. */
+function describedHeaders(list: NonNullable<RouteDescription['answerHeaders']>): Json {
+  const headers: Json = {}
+  for (const [name, description, type] of list) {
+    headers[name.toLowerCase()] = header(description, { type: type ?? 'string' })
+  }
+  return headers
+}
+
+/**
+ * The headers a response carries besides those its status always has: those the conventions
+ * send on every answer of the route, and on an answer of this status.
+ */
+function extraHeaders(
+  status: string,
+  method: string,
+  route: RouteOptions,
+  plan: DocumentPlan,
+  described: readonly RouteDescription[],
+) {
   const config = configOf(route)
-  const headers: Json = { ...STATUS_HEADERS[status] }
-  const rateLimited = plan.rateLimit && config.rateLimit !== false
-  if (rateLimited) Object.assign(headers, RATE_LIMIT_HEADERS)
+  const headers: Json = {
+    ...STATUS_HEADERS[status],
+    ...describedHeaders(described.flatMap((one) => one.answerHeaders ?? [])),
+    ...describedHeaders(describedAnswers(described, status).flatMap((a) => a.headers ?? [])),
+  }
   const success = status.startsWith('2')
   if (success && (status === '201' || status === '202')) {
     headers.location = header('The created resource (201) or the job status resource (202)')
@@ -466,7 +517,8 @@ function jobResponses(url: string, jobs: string | undefined): Json | undefined {
  * The route's schema as the document shows it (a copy; the route keeps its own): every
  * representation in each 2xx, errors in each form, the statuses and headers the conventions
  * answer with, the request body of each write, an operationId and tags, Bearer scopes named.
- * `method`: the route's first; `path`: where the document shows it (named and tagged by it).
+ * `method`: the route's first; `path`: where the document shows it (named and tagged by it);
+ * `described`: what the conventions say of the route (their `describe`).
  */
 export function documentSchema(
   given: Json | undefined,
@@ -474,6 +526,7 @@ export function documentSchema(
   plan: DocumentPlan,
   method = methodOf(route),
   path = route.url,
+  described: readonly RouteDescription[] = [],
 ): Json {
   const schema: Json = { ...given }
   const url = route.url
@@ -492,6 +545,11 @@ export function documentSchema(
   for (const [status, value] of Object.entries(jobResponses(url, plan.jobs) ?? {})) {
     const own = givenResponse[status]
     givenResponse[status] = isObject(own) ? { ...(value as Json), ...own } : value
+  }
+  // A route that names no success has one all the same, with what every answer carries.
+  const everyAnswer = described.some((one) => (one.answerHeaders ?? []).length > 0)
+  if (everyAnswer && !Object.keys(givenResponse).some((status) => status.startsWith('2'))) {
+    givenResponse['200'] = { description: 'OK' }
   }
   const response: Json = {}
   const produces = producesOf(route, plan)
@@ -512,7 +570,10 @@ export function documentSchema(
       const content = negotiatedContent(out, produces, route)
       out = { description: out.description ?? 'OK', headers: out.headers, content }
     }
-    if (isErrorResponse(out)) out = { ...out, content: errorContent(plan) }
+    if (isErrorResponse(out)) {
+      const problems = describedAnswers(described, status).flatMap((a) => a.problem ?? [])
+      out = { ...out, content: errorContent(plan, problems) }
+    }
     if (status === '206' && out.type === 'null') {
       const types =
         produces ??
@@ -527,7 +588,7 @@ export function documentSchema(
       out = { description: out.description, content }
     }
     const headers = {
-      ...extraHeaders(status, method, route, plan),
+      ...extraHeaders(status, method, route, plan, described),
       ...(isObject(out.headers) ? out.headers : {}),
     }
     if (Object.keys(headers).length > 0) out.headers = headers
@@ -542,13 +603,15 @@ export function documentSchema(
   ) {
     response['300'] = {
       description: 'Multiple Choices: the representations, one `href` each (`?format=choices`)',
-      headers: extraHeaders('300', method, route, plan),
+      headers: extraHeaders('300', method, route, plan, described),
       content: { 'application/json': { schema: CHOICES } },
     }
   }
   if (plan.errors !== false && response.default === undefined) {
+    const headers = extraHeaders('default', method, route, plan, described)
     response.default = {
       description: 'Any other error the route itself raises, in the error form',
+      ...(Object.keys(headers).length === 0 ? {} : { headers }),
       content: errorContent(plan),
     }
   }
@@ -907,7 +970,8 @@ function hidden(schema: Json): boolean {
  * The route's schema as the document shows it (`documentSchema`), and what the document being
  * built gains with it: the operationId made unique, its tags defined at the top, the Bearer
  * scheme, OPTIONS on its path (`autoOptions`), HEAD beside a GET (`headServed`: Fastify answers
- * HEAD there). `url` is the route's URL as the transforms before this one left it.
+ * HEAD there). `url` is the route's URL as the transforms before this one left it; `described`:
+ * what the conventions say of the route.
  */
 export function describeInDocument(
   document: Json,
@@ -916,6 +980,7 @@ export function describeInDocument(
   url: string,
   plan: DocumentPlan,
   headServed: boolean,
+  described: readonly RouteDescription[] = [],
 ): Json {
   const build = buildOf(document)
   settle(document, build)
@@ -923,7 +988,7 @@ export function describeInDocument(
     String(m).toLowerCase(),
   )
   const path = pathKeyOf(url, document.servers)
-  const schema = documentSchema(given, route, plan, methods[0]!.toUpperCase(), path)
+  const schema = documentSchema(given, route, plan, methods[0]!.toUpperCase(), path, described)
   if (hidden(schema)) return schema
   // @fastify/swagger writes a `query` operation whatever the version: before 3.2 it goes.
   if (methods.includes('query') && !describesQuery(document)) return { ...schema, hide: true }
@@ -946,7 +1011,7 @@ export function describeInDocument(
     if (item.head === undefined) {
       const id = idFor(build, `${path} head`, wanted('head'))
       const placeholder = {
-        ...headPlaceholder(documentSchema(given, route, plan, 'HEAD', path), path),
+        ...headPlaceholder(documentSchema(given, route, plan, 'HEAD', path, described), path),
         operationId: id,
       }
       pathsOf(document)[path] = { ...item, head: placeholder }

@@ -95,7 +95,6 @@ export interface OpenapiPlan {
   negotiation: boolean
   conditional: boolean
   requirePrecondition: boolean
-  rateLimit: boolean
   underPressure: boolean
   versioning: boolean
   /** `@restwell/patch` on, and whether it takes every PATCH route (`everyPatchRoute`). */
@@ -229,9 +228,6 @@ export function routeResponses(
       out.set(410, 'Gone: the item was deleted (`?deleted=include` shows it)')
     }
   }
-  if (plan.rateLimit && config.rateLimit !== false) {
-    out.set(429, 'Too Many Requests (`Retry-After`, `X-RateLimit-*`)')
-  }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
   if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
   // A status another convention answers too keeps both meanings.
@@ -264,7 +260,8 @@ const EVERY_PART: SchemaAccess = { validation: true, response: true }
 
 /**
  * Adds what restwell does to a copy of one route's schema, in the parts Fastify compiles and
- * `access` allows (see `SchemaAccess`); the rest is for the document alone (`documentSchema`).
+ * `access` allows (see `SchemaAccess`); the rest is for the document alone (`documentSchema`):
+ * a request header a convention requires but answers the absence of itself, for one.
  */
 export function describeRoute(
   route: RouteOptions,
@@ -276,13 +273,18 @@ export function describeRoute(
   if (schema !== undefined) route.schema = schema
 }
 
-/** `given` with what `describeRoute` adds (a copy), or undefined: nothing to add to it. */
+/**
+ * `given` with what `describeRoute` adds (a copy), or undefined: nothing to add to it. For the
+ * `document`, the request headers a convention requires are required: Fastify never sees that,
+ * so the convention answers their absence in its own error form.
+ */
 function describedSchema(
   given: unknown,
   route: RouteOptions,
   plan: OpenapiPlan,
   access: SchemaAccess,
   described: readonly RouteDescription[],
+  document = false,
 ): Json | undefined {
   if (given !== undefined && !isPlainSchema(given)) return undefined
   const schema: Json = { ...given }
@@ -312,8 +314,10 @@ function describedSchema(
       ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
     )
   }
-  for (const [name, description] of described.flatMap((one) => one.requestHeaders ?? [])) {
+  const required: string[] = []
+  for (const [name, description, needed] of described.flatMap((one) => one.requestHeaders ?? [])) {
     requestHeaders.push([name.toLowerCase(), description])
+    if (document && needed === true) required.push(name.toLowerCase())
   }
   const headers = schema.headers
   if (
@@ -321,10 +325,12 @@ function describedSchema(
     requestHeaders.length > 0 &&
     (headers === undefined || (isPlainSchema(headers) && headers.type === 'object'))
   ) {
+    const own = Array.isArray(headers?.required) ? (headers.required as string[]) : []
     schema.headers = {
       type: 'object',
       ...headers,
       properties: { ...asObject(headers?.properties), ...headerProps(requestHeaders) },
+      ...(required.length === 0 ? {} : { required: [...new Set([...own, ...required])] }),
     }
   }
   // Nothing to say (a route Fastify does not validate nor serialize itself): none stays none.
@@ -406,7 +412,6 @@ export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
   return {
     errors: plan.errors === false ? false : plan.errors === 'problem' ? 'problem' : 'other',
     negotiation: plan.negotiation ? representations : false,
-    rateLimit: plan.rateLimit,
     conditional: plan.conditional,
     autoOptions: plan.autoOptions ?? false,
     jobs: plan.jobs,
@@ -457,12 +462,13 @@ export function swaggerTransformFor(
     const { route } = input
     const given = before.schema ?? input.schema
     const schema =
-      describedSchema(given, route, plan, EVERY_PART, described) ?? (given as Json | undefined)
+      describedSchema(given, route, plan, EVERY_PART, described, true) ??
+      (given as Json | undefined)
     const url = before.url ?? input.url
     const served = headServed(route.url)
     return {
       ...before,
-      schema: describe(document, schema, route, url, documentPlan, served),
+      schema: describe(document, schema, route, url, documentPlan, served, described),
     }
   }
 }

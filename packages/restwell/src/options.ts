@@ -23,7 +23,7 @@ import type { VersioningOptions } from '@restwell/versioning'
 import { type TSchema, Type } from '@sinclair/typebox'
 import type { OpenapiPlan } from './openapi.js'
 
-/** The plugins the umbrella registers, in registration order (see the README for why). */
+/** The options of the umbrella that turn a convention on or off (the order they install in is `INSTALLS`, plugin.ts). */
 export const PLUGIN_KEYS = [
   'errors',
   'methodOverride',

@@ -37,19 +37,24 @@ import {
   requestHook,
   routeName,
   type StepKey,
+  type SendStep,
   sendHook,
   serializeHook,
-  stepsOf,
   type WithPhase,
 } from '@restwell/core'
 import type { FastifyInstance, onSendHookHandler } from 'fastify'
 
 /**
  * One phase's order: the conventions that have a step in it (a convention listed in a phase it
- * has no step in is a type error), or, for a plugin not yet declared as a convention, the name
- * it hands its step over under.
+ * has no step in is a type error).
  */
-type Order<P extends Phase> = readonly (WithPhase<P> | string)[]
+type Order<P extends Phase> = readonly WithPhase<P>[]
+
+/** The pipeline's own send steps, which come with what a route is (conditional, HEAD). */
+type OwnSendStep = 'notModified' | 'head'
+
+/** What a step of a phase is keyed by: its convention, or one of the pipeline's own. */
+type Key = WithPhase<never> | OwnSendStep
 
 /**
  * What every request runs first, route or not, in order: one root `onRequest` hook, before the
@@ -152,7 +157,7 @@ export const SERIALIZE_ORDER: Order<'serialize'> = [
  * The send phase of an answer from a route, in order. One `onSend` hook per route runs it,
  * before the route's own `onSend` hooks and Fastify's hook that drops a HEAD body.
  */
-export const SEND_ORDER: Order<'send'> = [
+export const SEND_ORDER: readonly (WithPhase<'send'> | OwnSendStep)[] = [
   // Vary: Origin first, whatever the handler set; CORS headers on refusals made before routing.
   cors,
   // Api-Version, Deprecation, Sunset; the versioned JSON media type, before anything reads it.
@@ -192,8 +197,8 @@ export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, 
  * list would never run: a registration error naming it, the `phase` and `where` (the route).
  */
 function planOf<Step>(
-  order: Order<never>,
-  steps: ReadonlyMap<StepKey, Step>,
+  order: readonly Key[],
+  steps: ReadonlyMap<Key, Step>,
   phase: string,
   where: string,
 ): Step[] {
@@ -202,20 +207,19 @@ function planOf<Step>(
   }
   const plan: Step[] = []
   for (const key of order) {
-    const step = steps.get(key as StepKey)
+    const step = steps.get(key)
     if (step !== undefined) plan.push(step)
   }
   return plan
 }
 
 /** How a step's key is named in a message: a convention by its name. */
-const keyName = (key: StepKey | WithPhase<never>): string =>
-  typeof key === 'string' ? key : key.name
+const keyName = (key: Key): string => (typeof key === 'string' ? key : key.name)
 
 function unlistedStep(
-  key: StepKey,
+  key: Key,
   phase: string,
-  order: Order<never>,
+  order: readonly Key[],
   where: string,
 ): RegistrationError {
   return new RegistrationError(
@@ -223,15 +227,12 @@ function unlistedStep(
   )
 }
 
-/** A route's steps of one phase: those handed over by name, and those of declared conventions. */
+/** A route's steps of one phase, by the convention that declared each. */
 function routeSteps<Step>(
-  legacy: ReadonlyMap<string, Step>,
   declared: ReadonlyMap<RoutePhase, ReadonlyMap<StepKey, unknown>>,
   phase: RoutePhase,
-): Map<StepKey, Step> {
-  const steps = new Map<StepKey, Step>(legacy)
-  for (const [key, step] of declared.get(phase) ?? []) steps.set(key, step as Step)
-  return steps
+): Map<Key, Step> {
+  return new Map(declared.get(phase) as ReadonlyMap<Key, Step> | undefined)
 }
 
 /**
@@ -243,7 +244,7 @@ function routeSteps<Step>(
 export function planRoute(pipeline: Pipeline, instance: FastifyInstance, route: RouteEntry): void {
   const where = `route ${routeName(route)}`
   const declared = pipelineRouteSteps(pipeline, instance, route)
-  const guards = routeSteps(stepsOf(route, 'guard'), declared, 'guard')
+  const guards = routeSteps<RequestStep>(declared, 'guard')
   const guardPlan = planOf(ROUTE_GUARD_ORDER, guards, 'onRequest guard (ROUTE_GUARD_ORDER)', where)
   if (guardPlan.length > 0) {
     const hook = requestHook('restwellGuard', guardPlan)
@@ -251,7 +252,7 @@ export function planRoute(pipeline: Pipeline, instance: FastifyInstance, route: 
   }
   const requestPlan = planOf(
     ROUTE_REQUEST_ORDER,
-    routeSteps<RequestStep | BodyStep>(stepsOf(route, 'onRequest'), declared, 'beforeBody'),
+    routeSteps<RequestStep | BodyStep>(declared, 'beforeBody'),
     'preParsing (ROUTE_REQUEST_ORDER)',
     where,
   )
@@ -260,13 +261,13 @@ export function planRoute(pipeline: Pipeline, instance: FastifyInstance, route: 
   }
   const preHandlerPlan = planOf(
     PRE_HANDLER_ORDER,
-    routeSteps(stepsOf(route, 'preHandler'), declared, 'beforeHandler'),
+    routeSteps<RequestStep>(declared, 'beforeHandler'),
     'preHandler (PRE_HANDLER_ORDER)',
     where,
   )
   if (preHandlerPlan.length > 0)
     addRouteHook(route, 'preHandler', requestHook('restwellPreHandler', preHandlerPlan))
-  const serialize = routeSteps(stepsOf(route, 'preSerialization'), declared, 'serialize')
+  const serialize = routeSteps<SendStep>(declared, 'serialize')
   const serializePlan = planOf(
     SERIALIZE_ORDER,
     serialize,
@@ -275,7 +276,7 @@ export function planRoute(pipeline: Pipeline, instance: FastifyInstance, route: 
   )
   if (serializePlan.length > 0)
     addRouteHook(route, 'preSerialization', serializeHook('restwellSerialize', serializePlan))
-  const steps = routeSteps(stepsOf(route, 'onSend'), declared, 'send')
+  const steps = routeSteps<SendStep>(declared, 'send')
   if (steps.has(conditional)) steps.set('notModified', notModifiedHeaders)
   if ([route.method].flat().includes('HEAD')) steps.set('head', bodilessHead)
   const plan = planOf(SEND_ORDER, steps, 'onSend (SEND_ORDER)', where)

@@ -49,13 +49,14 @@ import {
   installedConventions,
   installPipeline,
   mergeContributions,
+  type Pipeline,
   routeDescriptionOf,
   type SetupContext,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { installOpenapi, representationsOf } from './openapi.js'
-import { type RestwellOptions, RestwellOptionsSchema } from './options.js'
+import { installOpenapi, type OpenapiPlan, representationsOf } from './openapi.js'
+import { type PluginKey, type RestwellOptions, RestwellOptionsSchema } from './options.js'
 import { checkOverlaps } from './overlaps.js'
 import { planNotFound, planRequest, planRoute } from './pipeline.js'
 import { refuseConfigTypos } from './route-config.js'
@@ -183,6 +184,140 @@ function withoutCaseTwins(first: readonly string[], then: readonly string[]): st
   return [...first, ...then.filter((name) => !held.has(name.toLowerCase()))]
 }
 
+/** An option of the umbrella as given, when it is not `false`. */
+type Given<K extends PluginKey> = Exclude<RestwellOptions[K], false | undefined>
+
+/** How the umbrella installs one convention from its option `key`. */
+type Install = {
+  [K in PluginKey]: {
+    readonly key: K
+    /** The convention, or its import (off until configured: not loaded otherwise). */
+    readonly convention: AnyConvention | (() => Promise<AnyConvention>)
+    /**
+     * Off until given, rather than on unless `false`. `refuse` then checks each route while the
+     * option is not given: a route setting what nothing would read fails, named with the fix.
+     */
+    readonly untilGiven?: { readonly refuse?: (route: RouteEntry) => void }
+    /** The convention's options from the umbrella's (default: the option as given, or `{}`). */
+    readonly options?: (given: Given<K> | undefined, options: RestwellOptions) => object
+  }
+}[PluginKey]
+
+/**
+ * The conventions that hand steps to the pipeline, in the order the umbrella installs them.
+ * The order of a request is `pipeline.ts`'s; this order is the one their setups need (what an
+ * earlier one decorates or contributes, a later one reads).
+ */
+const INSTALLS: readonly Install[] = [
+  // Every later plugin's errors, and Fastify's, go out in one form.
+  { key: 'errors', convention: errors },
+  // CORS knows how a POST may be overridden: its preflight allows the override header.
+  {
+    key: 'cors',
+    convention: cors,
+    options: (given, options) => ({ ...given, methodOverride: overrideOf(options) }),
+  },
+  // Method override routes to a route's POST twin, versioning to a `/v<N>` route's unprefixed
+  // twin; the twins are added once a route's plan is made (`runWhenPlanned`).
+  { key: 'methodOverride', convention: reroute, options: () => ({}) },
+  { key: 'methodOverride', convention: methodOverride },
+  { key: 'versioning', convention: versioning },
+  // under-pressure samples the process in a scope of its own; the pipeline's step asks it.
+  { key: 'underPressure', convention: overload },
+  { key: 'rateLimit', convention: rateLimit },
+  // Off until given; until then a route asking for authentication would be public.
+  { key: 'auth', convention: auth, untilGiven: { refuse: refuseUnguarded } },
+  { key: 'methods', convention: methods },
+  // Multipart is opt-in: its plugin adds global hooks every route would pay for. Item links of
+  // a collection keep the version's query parameter.
+  {
+    key: 'negotiation',
+    convention: negotiation,
+    options: (given, options) => ({
+      multipart: false,
+      versionParam: versionQueryParameter(options),
+      ...given,
+    }),
+  },
+  { key: 'conditional', convention: conditional },
+  { key: 'compress', convention: compress },
+  { key: 'cacheControl', convention: cacheControl },
+  { key: 'patch', convention: patch },
+  // Pagination takes for a filter no query parameter another convention reads.
+  {
+    key: 'pagination',
+    convention: pagination,
+    options: (given, options) => ({ passthrough: ownedQueryParameters(options), ...given }),
+  },
+  { key: 'softDelete', convention: softDelete },
+  { key: 'idempotency', convention: idempotency },
+  // Prefer and the digest fields are off until given (each adds hooks to the routes it shapes).
+  {
+    key: 'prefer',
+    convention: prefer,
+    untilGiven: { refuse: refuseUnread('prefer') },
+    options: (given, options) => ({
+      ...given,
+      queryParameters: [...ownedQueryParameters(options), ...(given?.queryParameters ?? [])],
+    }),
+  },
+  { key: 'digest', convention: digest, untilGiven: { refuse: refuseUnread('digest') } },
+]
+
+/**
+ * The conventions installed once every route's plan is set up and OpenAPI describes the
+ * routes: naming checks every route added from then on; jobs and batch add routes of their
+ * own (described too). A batch's operations are injected, so they pass every step above.
+ */
+const AFTER_PLAN: readonly Install[] = [
+  { key: 'naming', convention: naming },
+  {
+    key: 'jobs',
+    convention: async () => (await import('@restwell/jobs')).jobs,
+    untilGiven: {},
+  },
+  {
+    key: 'batch',
+    convention: async () => (await import('@restwell/batch')).batch,
+    untilGiven: {},
+    // Operations may not use this app's method override header or parameter.
+    options: (given, options) => {
+      const override = overrideOf(options)
+      const header = override === false ? false : override.header
+      const query = override === false ? false : override.query
+      return {
+        ...given,
+        forbiddenHeaders: [...(given?.forbiddenHeaders ?? []), ...(header ? [header] : [])],
+        forbiddenQuery: [...(given?.forbiddenQuery ?? []), ...(query ? [query] : [])],
+      }
+    },
+  },
+]
+
+/** Installs each convention of `installs` its option turns on, in order. */
+async function installAll(
+  fastify: FastifyInstance,
+  installs: readonly Install[],
+  options: RestwellOptions,
+  context: SetupContext,
+): Promise<void> {
+  for (const install of installs) {
+    const given = options[install.key]
+    if (given === false) continue
+    if (given === undefined && install.untilGiven !== undefined) {
+      const refuse = install.untilGiven.refuse
+      if (refuse !== undefined) onEveryRoute(fastify, refuse)
+      continue
+    }
+    const { convention } = install
+    const value = typeof convention === 'function' ? await convention() : convention
+    const settings = install.options as
+      | ((given: object | undefined, options: RestwellOptions) => object)
+      | undefined
+    await installConvention(fastify, value, settings?.(given, options) ?? given ?? {}, context)
+  }
+}
+
 const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) => {
   const options = validateOptions('restwell', RestwellOptionsSchema, rawOptions) as RestwellOptions
   // Registered once, and alone: no official plugin doing a job restwell does is there too.
@@ -204,11 +339,40 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
   // before or after it: every route of the app is planned by a restwell, or `ready()` fails.
   checkEveryRoute(fastify, refuseUnplanned)
 
-  // The plugins below hand their steps to the pipeline, which runs them in its order.
+  // The conventions hand their steps to the pipeline, which runs them in its order.
   const pipeline = installPipeline(fastify)
   const makeRequestPlan = planRequest(fastify, pipeline)
-  const undeclared = undeclaredContributions(options)
-  const context: SetupContext = {
+  const context = umbrellaContext(pipeline, undeclaredContributions(options))
+  await installAll(fastify, INSTALLS, options, context)
+
+  // Every convention that hands over route steps is installed: each route's plan is made.
+  onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
+    planRoute(pipeline, this, route)
+    ;(route as Planned)[PLANNED] = true
+    // What waited for the plan (method override's twins of the route) is added now.
+    runWhenPlanned(route)
+  })
+  planNotFound(fastify, pipeline)
+  // With @fastify/swagger registered, describe what restwell adds to every route: after every
+  // convention that changes a route's schema (patch, pagination, soft delete).
+  await installOpenapi(fastify, openapiPlan(options, pipeline))
+  await installAll(fastify, AFTER_PLAN, options, context)
+
+  // Every convention that hands over request steps is installed: the root hook's plan is made.
+  makeRequestPlan()
+  pipeline.sealed = true
+  adoptEarlierRoutes()
+}
+
+/**
+ * What the umbrella's conventions may ask of it: what every convention contributes, with the
+ * defaults' place and spelling for a name they hold (`X-Request-Id`, `Allow`).
+ */
+function umbrellaContext(
+  pipeline: Pipeline,
+  undeclared: Pick<Contributions, 'requestHeaders' | 'responseHeaders'>,
+): SetupContext {
+  return {
     pipeline: true,
     umbrella: 'restwell',
     contributions: () => {
@@ -217,7 +381,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       return {
         queryParameters: declared.queryParameters,
         requestHeaders: [...undeclared.requestHeaders, ...declared.requestHeaders],
-        // A name the defaults hold keeps their place and spelling (`X-Request-Id`, `Allow`).
         responseHeaders: withoutCaseTwins(
           placeDeclared(undeclared.responseHeaders, installed),
           declared.responseHeaders,
@@ -225,138 +388,14 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       }
     },
   }
+}
 
-  // 1. errors first: every later plugin's errors, and Fastify's, go out in one form.
-  if (options.errors !== false) {
-    await installConvention(fastify, errors, options.errors ?? {}, context)
-  }
-
-  // 2. CORS: one onRequest hook adds the headers to every answer and answers a preflight
-  //    before rate limits and auth see it. It runs before the override and versioning steps, so
-  //    what they refuse (a bad override, a conflicting version) and versioning's moved-path 301
-  //    carry the headers too.
-  if (options.cors !== false) {
-    const settings = { ...options.cors, methodOverride: overrideOf(options) }
-    await installConvention(fastify, cors, settings, context)
-  }
-
-  // 3. method override (routed to a route's POST twin) sets the method, and versioning (routed
-  //    to a `/v<N>` route's unprefixed twin) answers what its carriers refuse, before every
-  //    other onRequest step but CORS's (limits and auth then see the method the request stands
-  //    for) and before methods (which needs it). Twins are added once a route's plan is made
-  //    (`runWhenPlanned` below).
-  if (options.methodOverride !== false) {
-    await installConvention(fastify, reroute, {}, context)
-    await installConvention(fastify, methodOverride, options.methodOverride ?? {}, context)
-  }
-  if (options.versioning !== false) {
-    await installConvention(fastify, versioning, options.versioning ?? {}, context)
-  }
-
-  // 4. overload: shed load before doing any other work. under-pressure samples the process
-  //    in a scope of its own (its hook there sees no request); the pipeline's step asks it.
-  if (options.underPressure !== false) {
-    await installConvention(fastify, overload, options.underPressure ?? {}, context)
-  }
-
-  // 5. rate limits: a root step before auth and before the body is read; a route's own limit
-  //    is a step of the route, before its auth guard.
-  if (options.rateLimit !== false) {
-    await installConvention(fastify, rateLimit, options.rateLimit ?? {}, context)
-  }
-
-  // 6. auth: after CORS (a 401 carries CORS headers, a preflight needs no token) and limits,
-  //    before methods (an unknown path answers 401, not 404/405, to anonymous clients).
-  if (options.auth !== undefined && options.auth !== false) {
-    await installConvention(fastify, auth, options.auth, context)
-  } else if (options.auth === undefined) {
-    onEveryRoute(fastify, refuseUnguarded)
-  }
-  // Prefer and digest are off until given: a route's setting for one would be ignored.
-  const offUntilGiven = (['prefer', 'digest'] as const).filter((key) => options[key] === undefined)
-  if (offUntilGiven.length > 0) onEveryRoute(fastify, refuseUnread(offUntilGiven))
-
-  // 7. methods: 405/OPTIONS/501 on the not-found path only.
-  if (options.methods !== false) {
-    await installConvention(fastify, methods, options.methods ?? {}, context)
-  }
-
-  // 8. negotiation: 406/415 before the handler, the representation chosen before conditional
-  //    hashes its bytes (so JSON and XML get different ETags). Multipart is opt-in: its
-  //    plugin adds global hooks every route would pay for.
-  if (options.negotiation !== false) {
-    await installConvention(
-      fastify,
-      negotiation,
-      { multipart: false, versionParam: versionQueryParameter(options), ...options.negotiation },
-      context,
-    )
-  }
-
-  // 9. conditional before compress: it hashes the identity bytes and decides 304/412/206;
-  //    compression then gives each content-coding its own ETag. Request bodies are decoded
-  //    before they are read.
-  if (options.conditional !== false) {
-    await installConvention(fastify, conditional, options.conditional ?? {}, context)
-  }
-  if (options.compress !== false) {
-    await installConvention(fastify, compress, options.compress ?? {}, context)
-  }
-
-  // Cache-Control on every response: its onSend hook reads the final status (after
-  // conditional's 304/412 and compression) and never overwrites a policy already set.
-  if (options.cacheControl !== false) {
-    await installConvention(fastify, cacheControl, options.cacheControl ?? {}, context)
-  }
-
-  // 10. patch: its parsers and route setup; preconditions (conditional's preHandler) run first.
-  if (options.patch !== false) {
-    await installConvention(fastify, patch, options.patch ?? {}, context)
-  }
-
-  // 11. collections: pagination and soft delete set up the routes that ask for them.
-  if (options.pagination !== false) {
-    await installConvention(
-      fastify,
-      pagination,
-      { passthrough: ownedQueryParameters(options), ...options.pagination },
-      context,
-    )
-  }
-  if (options.softDelete !== false) {
-    await installConvention(fastify, softDelete, options.softDelete ?? {}, context)
-  }
-  if (options.idempotency !== false) {
-    await installConvention(fastify, idempotency, options.idempotency ?? {}, context)
-  }
-  // Prefer and the digest fields are off unless given (each adds hooks to the routes it shapes).
-  if (options.prefer !== undefined && options.prefer !== false) {
-    const queryParameters = [
-      ...ownedQueryParameters(options),
-      ...(options.prefer.queryParameters ?? []),
-    ]
-    await installConvention(fastify, prefer, { ...options.prefer, queryParameters }, context)
-  }
-  if (options.digest !== undefined && options.digest !== false) {
-    await installConvention(fastify, digest, options.digest, context)
-  }
-
-  // Every plugin that hands over send steps is registered: each route's plan is made from them.
-  onEveryRoute(fastify, function restwellPlan(this: FastifyInstance, route) {
-    planRoute(pipeline, this, route)
-    ;(route as Planned)[PLANNED] = true
-    // What waited for the plan (method override's twins of the route) is added now.
-    runWhenPlanned(route)
-  })
-  planNotFound(fastify, pipeline)
-
-  // 12. with @fastify/swagger registered, describe what restwell adds to every route: after
-  //     every plugin that changes a route's schema (patch, pagination, soft delete), before
-  //     jobs adds its status routes (described too).
+/** What the OpenAPI descriptions need to know of the umbrella's options and conventions. */
+function openapiPlan(options: RestwellOptions, pipeline: Pipeline): OpenapiPlan {
   const authOptions =
     options.auth === undefined || options.auth === false ? undefined : options.auth
   const conditionalOptions = options.conditional === false ? undefined : options.conditional
-  await installOpenapi(fastify, {
+  return {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
     auth: authOptions !== undefined,
     authByDefault: authOptions?.defaultProtected ?? true,
@@ -364,7 +403,6 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
     requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
-    rateLimit: options.rateLimit !== false,
     underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
     patch:
@@ -380,40 +418,7 @@ const plugin: FastifyPluginAsync<RestwellOptions> = async (fastify, rawOptions) 
       installedConventions(pipeline).flatMap(
         (installed) => routeDescriptionOf(installed, instance, route) ?? [],
       ),
-  })
-
-  // 13. naming rules check every route added from here on; jobs adds its status routes.
-  if (options.naming !== false) {
-    await installConvention(fastify, naming, options.naming ?? {}, context)
   }
-  if (options.jobs !== undefined && options.jobs !== false) {
-    // Imported here, as batch below: off unless configured, so not loaded otherwise.
-    const { jobs } = await import('@restwell/jobs')
-    await installConvention(fastify, jobs, options.jobs, context)
-  }
-  // 14. batch: its operations are injected, so they pass every hook above, the rate limit
-  //     included; they may not use this app's method override header or parameter.
-  if (options.batch !== undefined && options.batch !== false) {
-    const override = overrideOf(options)
-    const header = override === false ? false : override.header
-    const query = override === false ? false : override.query
-    const { batch } = await import('@restwell/batch')
-    const forbiddenHeaders = [
-      ...(options.batch.forbiddenHeaders ?? []),
-      ...(header ? [header] : []),
-    ]
-    const forbiddenQuery = [...(options.batch.forbiddenQuery ?? []), ...(query ? [query] : [])]
-    await installConvention(
-      fastify,
-      batch,
-      { ...options.batch, forbiddenHeaders, forbiddenQuery },
-      context,
-    )
-  }
-  // Every plugin that hands over request steps is registered: the root hook's plan is made.
-  makeRequestPlan()
-  pipeline.sealed = true
-  adoptEarlierRoutes()
 }
 
 /** Set on each route restwell planned (`Symbol.for`: by the ESM or the CJS build). */
@@ -451,11 +456,10 @@ function refuseUnguarded(route: RouteEntry): void {
  * A route whose `config.prefer` or `config.digest` sets what only that convention reads while
  * restwell was given no such option (both are off until given): the setting would be ignored.
  */
-function refuseUnread(keys: readonly ('prefer' | 'digest')[]): (route: RouteEntry) => void {
+function refuseUnread(key: 'prefer' | 'digest'): (route: RouteEntry) => void {
   return function refuseUnreadConfig(route) {
     const config = route.config as Record<string, unknown> | undefined
-    const key = keys.find((name) => config?.[name] !== undefined && config[name] !== false)
-    if (key === undefined) return
+    if (config?.[key] === undefined || config[key] === false) return
     throw new OptionsError(
       'restwell',
       key,

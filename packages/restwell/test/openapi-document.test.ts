@@ -1,5 +1,6 @@
 import { formatParamUrl as swaggerFormatParamUrl } from '@fastify/swagger'
 import fc from 'fast-check'
+import type { RouteDescription } from '@restwell/core'
 import type { RouteOptions } from 'fastify'
 import { test } from 'tap'
 import {
@@ -50,7 +51,6 @@ const FULL: DocumentPlan = {
     errors: true,
     languages: true,
   },
-  rateLimit: true,
   conditional: true,
   autoOptions: true,
   auth: false,
@@ -125,6 +125,31 @@ test('errors: the configured form, and each negotiated one', async (t) => {
     'application/problem+xml',
   ])
   t.same(Object.keys(errorContent({ ...FULL, negotiation: false })), ['application/json'])
+  // A problem type a convention names: its members, in the problem form only.
+  const quota = {
+    type: 'https://example.com/quota',
+    members: { policies: { type: 'array', items: { type: 'string' } } },
+  }
+  const problem = errorContent({ ...FULL, errors: 'problem' }, [quota])
+  t.same((problem['application/problem+json'] as Json).schema, {
+    allOf: [
+      { $ref: 'RestwellError#' },
+      {
+        type: 'object',
+        required: ['type', 'policies'],
+        properties: {
+          type: { type: 'string', enum: ['https://example.com/quota'] },
+          policies: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    ],
+  })
+  t.same((problem['application/hal+json'] as Json).schema, { $ref: 'RestwellError#' })
+  t.same(
+    (errorContent(FULL, [quota])['application/json'] as Json).schema,
+    { $ref: 'RestwellError#' },
+    'another form has no problem type',
+  )
 })
 
 test('a GET: every representation, the statuses and headers of the conventions', async (t) => {
@@ -145,7 +170,21 @@ test('a GET: every representation, the statuses and headers of the conventions',
     },
     security: [{ bearerAuth: ['read'] }, { other: ['x'] }],
   }
-  const schema = documentSchema(given, route('GET', '/v1/books/:id'), FULL)
+  const limit: RouteDescription = {
+    answerHeaders: [['X-RateLimit-Limit', 'Requests allowed', 'integer']],
+    responses: [
+      [429, 'Too Many Requests', { headers: [['Retry-After', 'Seconds', 'integer']] }],
+      [404, 'Nothing more to say of it', {}],
+    ],
+  }
+  const schema = documentSchema(
+    { ...given, response: { ...given.response, 429: { description: 'Too Many Requests' } } },
+    route('GET', '/v1/books/:id'),
+    FULL,
+    undefined,
+    undefined,
+    [limit],
+  )
   t.equal(schema.operationId, 'getV1BooksById')
   t.same(schema.tags, ['books'])
   t.same(schema.security, [{ bearerAuth: [] }, { other: ['x'] }], 'no scopes on bearer in 3.0')
@@ -157,6 +196,12 @@ test('a GET: every representation, the statuses and headers of the conventions',
   )
   const headers200 = r['200']?.headers as Json
   for (const name of ['x-ratelimit-limit', 'etag', 'content-language']) t.ok(headers200[name], name)
+  t.same(headers200['x-ratelimit-limit'], { type: 'integer', description: 'Requests allowed' })
+  for (const status of ['300', '304', '404', '429', 'default']) {
+    t.ok((r[status]!.headers as Json)['x-ratelimit-limit'], `${status}: an answer header`)
+  }
+  t.same(Object.keys(r['429']!.headers as Json), ['x-ratelimit-limit', 'retry-after'])
+  t.notOk((r['404']!.headers as Json)['retry-after'], "a status's own header on it alone")
   t.same(Object.keys(contentOf(r['206'])).length, 5, '206: a byte range of each')
   t.ok((r['206']!.headers as Json)['content-range'])
   t.ok((r['304']!.headers as Json).etag)
@@ -230,7 +275,6 @@ test("a route's own media types, negotiation off, HEAD, and no errors plugin", a
     ...FULL,
     errors: false,
     negotiation: false,
-    rateLimit: false,
     conditional: false,
   })
   t.notOk(plain.response, 'nothing to add')
@@ -342,7 +386,6 @@ test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS',
   const plan: DocumentPlan = {
     ...FULL,
     negotiation: false,
-    rateLimit: false,
     conditional: false,
     auth: { byDefault: true },
     versioning: true,

@@ -413,7 +413,6 @@ const BARE_PLAN: OpenapiPlan = {
   negotiation: false,
   conditional: false,
   requirePrecondition: false,
-  rateLimit: false,
   underPressure: false,
   versioning: false,
   patch: false,

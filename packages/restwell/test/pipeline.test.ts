@@ -1,8 +1,14 @@
 /** The pipeline runs every step it is handed, or registration fails: a step is never dropped. */
-import { installPipeline, useRouteStep } from '@restwell/core'
+import {
+  defineConvention,
+  installConvention,
+  installPipeline,
+  mergeContributions,
+  type RoutePhase,
+} from '@restwell/core'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
-import { planNotFound, planRequest } from '../src/pipeline.js'
+import { planNotFound, planRequest, planRoute } from '../src/pipeline.js'
 import restwell from '../src/index.js'
 
 /** A step of any phase that marks the answer it ran on, and goes on. */
@@ -11,57 +17,68 @@ const mark = (_request: FastifyRequest, reply: FastifyReply): undefined => {
   return undefined
 }
 
-/** A plugin of the app that hands a step of `phase` to every route under `name`. */
-function handsOver(app: FastifyInstance, phase: 'onSend' | 'preHandler', name: string): void {
-  app.addHook('onRoute', function (this: FastifyInstance, route) {
-    useRouteStep(this, route, phase, name, mark)
+/** A convention of the app's own, which no list of the pipeline names, with a step in `phase`. */
+const stranger = (phase: 'send' | 'beforeHandler') =>
+  defineConvention({
+    name: 'stranger',
+    plugin: '@test/stranger',
+    phases: [phase, 'request', 'notFoundSend'],
+    routeConfigKey: false,
+    options: () => ({}),
+    setup: () => undefined,
+    app: () => ({ request: mark, notFoundSend: mark }),
+    route: () => ({ [phase]: mark }) as { [K in RoutePhase]?: typeof mark },
   })
+
+/** An app whose pipeline has `convention` installed and plans every route added after. */
+async function planned(convention: ReturnType<typeof stranger>): Promise<FastifyInstance> {
+  const app = Fastify()
+  const pipeline = installPipeline(app)
+  await installConvention(
+    app,
+    convention,
+    {},
+    {
+      pipeline: true,
+      contributions: () => mergeContributions([]),
+    },
+  )
+  app.addHook('onRoute', function (route) {
+    planRoute(pipeline, this, route)
+  })
+  return app
 }
 
-test('a route step under a name the pipeline does not list fails the route, named with its phase', async (t) => {
-  const app = Fastify()
-  t.teardown(() => app.close())
-  handsOver(app, 'onSend', 'cachecontrol')
-  await app.register(restwell, { rateLimit: false })
-  t.throws(() => app.get('/books', async () => []), {
+test('a route step of a convention the pipeline does not list fails the route, named with its phase', async (t) => {
+  const send = await planned(stranger('send'))
+  t.teardown(() => send.close())
+  t.throws(() => send.get('/books', async () => []), {
     name: 'RegistrationError',
     code: 'RESTWELL_REGISTRATION',
     message:
-      /^restwell: a step "cachecontrol" was handed to the pipeline for the onSend \(SEND_ORDER\) phase of route GET \/books, which lists no such step \(only cors, .*cacheControl.*\), so it would never run/,
+      /^restwell: a step "stranger" was handed to the pipeline for the onSend \(SEND_ORDER\) phase of route GET \/books, which lists no such step \(only cors, .*cacheControl.*\), so it would never run/,
+  })
+  const before = await planned(stranger('beforeHandler'))
+  t.teardown(() => before.close())
+  t.throws(() => before.get('/books', async () => []), {
+    message: /"stranger" .* for the preHandler \(PRE_HANDLER_ORDER\) phase of route GET \/books/,
   })
 })
 
-test('a listed name runs; an unlisted one is refused in every route phase', async (t) => {
-  const listed = Fastify()
-  t.teardown(() => listed.close())
-  // A name still listed as a string ('head' is the pipeline's own, set on HEAD routes only).
-  handsOver(listed, 'onSend', 'head')
-  await listed.register(restwell, { rateLimit: false })
-  listed.get('/books', { config: { auth: false } }, async () => [])
-  t.equal((await listed.inject('/books')).headers['x-step'], 'ran')
-
-  const unlisted = Fastify()
-  t.teardown(() => unlisted.close())
-  handsOver(unlisted, 'preHandler', 'precondition')
-  await unlisted.register(restwell, { rateLimit: false })
-  t.throws(() => unlisted.get('/books', async () => []), {
-    message:
-      /"precondition" .* for the preHandler \(PRE_HANDLER_ORDER\) phase of route GET \/books/,
-  })
-})
-
-test('a step of every request, or of the answers of no route, under an unlisted name is refused', async (t) => {
+test('a step of every request, or of the answers of no route, of an unlisted convention is refused', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
   const pipeline = installPipeline(app)
   const makeRequestPlan = planRequest(app, pipeline)
-  pipeline.request.set('corz', mark)
+  const convention = stranger('send')
+  pipeline.request.set(convention, mark)
   t.throws(makeRequestPlan, {
-    message: /"corz" .* for the onRequest \(REQUEST_ORDER\) phase of every request/,
+    message: /"stranger" .* for the onRequest \(REQUEST_ORDER\) phase of every request/,
   })
-  pipeline.notFound.set('cache', mark)
+  pipeline.notFound.set(convention, mark)
   t.throws(() => planNotFound(app, pipeline), {
-    message: /"cache" .* for the onSend \(NOT_FOUND_SEND_ORDER\) phase of the answers of no route/,
+    message:
+      /"stranger" .* for the onSend \(NOT_FOUND_SEND_ORDER\) phase of the answers of no route/,
   })
 })
 
