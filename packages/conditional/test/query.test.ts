@@ -3,6 +3,7 @@ import { REPRESENTATION } from '@restwell/core'
 import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
+import { conditionalQueryRequests } from '../../../test/helpers/hono-query.js'
 import { restwellConditional } from '../src/index.js'
 
 const BOOKS = [
@@ -161,31 +162,7 @@ test('Should handle conditional QUERY requests', async (t) => {
   await app.listen({ port: 0, host: '127.0.0.1' })
   t.teardown(() => app.close())
   const { port } = app.server.address() as { port: number }
-  const request = (headers: Record<string, string> = {}) =>
-    fetch(`http://127.0.0.1:${port}/etag/query`, { method: 'QUERY', body: 'select *', headers })
-
-  // unconditional QUERY
-  let res = await request()
-  t.equal(res.status, 200)
-  t.ok(res.headers.get('ETag'))
-  const etagHeaderValue = res.headers.get('ETag') ?? ''
-  await res.text()
-
-  // conditional QUERY with the wrong ETag
-  res = await request({ 'If-None-Match': '"not the right etag"' })
-  t.equal(res.status, 200)
-  await res.text()
-
-  // conditional QUERY with matching ETag
-  res = await request({ 'If-None-Match': etagHeaderValue })
-  t.equal(res.status, 304)
-  t.equal(res.headers.get('ETag'), etagHeaderValue)
-  t.equal(await res.text(), '')
-
-  // conditional QUERY with `*` wildcard
-  res = await request({ 'If-None-Match': '*' })
-  t.equal(res.status, 304)
-  await res.text()
+  await conditionalQueryRequests(t, port)
 })
 
 test("a QUERY's tag names its representation and its content", async (t) => {

@@ -129,8 +129,9 @@ export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
   // The request content codings accepted, on a 415 for an unsupported Content-Encoding.
   'Accept-Encoding',
   'Accept-Patch',
-  // The QUERY content types (RFC 10008 §3), on a 415, an OPTIONS and a 405.
+  // The QUERY content types (RFC 10008 §3), on a 415, an OPTIONS and a 405; a QUERY's result.
   'Accept-Query',
+  'Content-Location',
   'API-Version',
   'Deprecation',
   'Sunset',

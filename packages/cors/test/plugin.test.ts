@@ -124,7 +124,7 @@ test('a request without Origin gets no CORS headers from a list, and every answe
   t.ok(names(cors.headers.vary).includes('origin'), 'and on the CORS answer')
   t.equal(
     cors.headers['access-control-expose-headers'],
-    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept, Accept-Encoding, Accept-Patch, Accept-Query, API-Version, Deprecation, Sunset, WWW-Authenticate',
+    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept, Accept-Encoding, Accept-Patch, Accept-Query, Content-Location, API-Version, Deprecation, Sunset, WWW-Authenticate',
     'alone: every header a restwell convention may send, each name once',
   )
   t.same(String(cors.headers['access-control-expose-headers']).split(', '), DEFAULT_EXPOSED_HEADERS)

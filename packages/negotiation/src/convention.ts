@@ -37,10 +37,11 @@ export const negotiation = defineConvention({
     // profile, any value over 128 bytes make a browser ask first. Accept-Charset it cannot set.
     requestHeaders: ['accept', 'accept-language', 'content-type'],
     // The types of a 406 and a 415, and a 300's preferred choice (Content-Language is safelisted).
+    // A QUERY's result (`Content-Location`) and its 415's types (`Accept-Query`), RFC 10008.
     responseHeaders:
       options.formatParam === false
-        ? ['Accept', 'Accept-Query']
-        : ['Accept', 'Accept-Query', 'Location'],
+        ? ['Accept', 'Accept-Query', 'Content-Location']
+        : ['Accept', 'Accept-Query', 'Content-Location', 'Location'],
   }),
   // Alone, before the route's own onRequest hooks: every hook of the route sees what was chosen.
   alone: { beforeBody: 'onRequest' },

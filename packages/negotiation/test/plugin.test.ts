@@ -816,11 +816,11 @@ test('the convention contributes the query parameter, request and response heade
   t.same(negotiation.contributes?.(negotiation.options({})), {
     queryParameters: ['format'],
     requestHeaders: ['accept', 'accept-language', 'content-type'],
-    responseHeaders: ['Accept', 'Accept-Query', 'Location'],
+    responseHeaders: ['Accept', 'Accept-Query', 'Content-Location', 'Location'],
   })
   t.same(negotiation.contributes?.(negotiation.options({ formatParam: false })), {
     queryParameters: [],
     requestHeaders: ['accept', 'accept-language', 'content-type'],
-    responseHeaders: ['Accept', 'Accept-Query'],
+    responseHeaders: ['Accept', 'Accept-Query', 'Content-Location'],
   })
 })

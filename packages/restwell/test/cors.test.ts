@@ -78,7 +78,7 @@ test('a request without Origin gets no CORS headers from a list, and every answe
   t.ok(varies(cors.headers.vary).includes('origin'), 'and on the CORS answer')
   t.equal(
     cors.headers['access-control-expose-headers'],
-    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept, Accept-Encoding, Accept-Patch, Accept-Query, API-Version, Deprecation, Sunset, WWW-Authenticate, Idempotent-Replayed',
+    'ETag, Location, Link, X-Total-Count, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Content-Range, Accept-Ranges, Allow, Accept, Accept-Encoding, Accept-Patch, Accept-Query, Content-Location, API-Version, Deprecation, Sunset, WWW-Authenticate, Idempotent-Replayed',
     'one list, each name once',
   )
   const error = await app.inject({ method: 'DELETE', url: '/books' })

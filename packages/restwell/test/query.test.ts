@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { test } from 'tap'
+import { conditionalQueryRequests } from '../../../test/helpers/hono-query.js'
 import restwell, { type RestwellOptions } from '../src/index.js'
 
 const apps: FastifyInstance[] = []
@@ -337,25 +338,42 @@ test('Should handle conditional QUERY requests (umbrella)', async (t) => {
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
-  const request = (headers: Record<string, string> = {}) =>
-    fetch(`http://127.0.0.1:${port}/etag/query`, { method: 'QUERY', body: 'select *', headers })
+  await conditionalQueryRequests(t, port)
+})
 
-  let res = await request()
-  t.equal(res.status, 200)
-  t.ok(res.headers.get('ETag'))
-  const etagHeaderValue = res.headers.get('ETag') ?? ''
-  await res.text()
-
-  res = await request({ 'If-None-Match': '"not the right etag"' })
-  t.equal(res.status, 200)
-  await res.text()
-
-  res = await request({ 'If-None-Match': etagHeaderValue })
-  t.equal(res.status, 304)
-  t.equal(res.headers.get('ETag'), etagHeaderValue)
-  t.equal(await res.text(), '')
-
-  res = await request({ 'If-None-Match': '*' })
-  t.equal(res.status, 304)
-  await res.text()
+test('a QUERY names its GET-able equivalent (Location) and its result (Content-Location); a 304 keeps both', async (t) => {
+  const app = await build()
+  app.route({
+    method: 'QUERY',
+    url: '/searches',
+    config: { auth: false },
+    handler: async (request, reply) => {
+      const { genre } = (request.body ?? {}) as Search
+      reply
+        .header('location', `/books?genre=${genre}`)
+        .header('content-location', `/searches/results/${genre}`)
+      return { data: search(request.body) }
+    },
+  })
+  app.get('/searches/results/:genre', { config: { auth: false } }, async (request) => ({
+    data: search({ genre: (request.params as { genre: string }).genre }),
+  }))
+  const res = await query(app, '/searches', { genre: 'sf' }, { origin: 'https://app.example' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers.location, '/books?genre=sf')
+  t.equal(res.headers['content-location'], '/searches/results/sf')
+  t.match(res.headers['access-control-expose-headers'], /Content-Location/)
+  const notModified = await query(
+    app,
+    '/searches',
+    { genre: 'sf' },
+    {
+      'if-none-match': res.headers.etag as string,
+    },
+  )
+  t.equal(notModified.statusCode, 304)
+  t.equal(notModified.headers.location, '/books?genre=sf')
+  t.equal(notModified.headers['content-location'], '/searches/results/sf', 'RFC 9110 §15.4.5')
+  const result = await app.inject(res.headers['content-location'] as string)
+  t.same(result.json(), res.json(), 'the result is GET-able where Content-Location says')
 })
