@@ -5,12 +5,8 @@
  * which also receives the document being built, so route schemas (and so validation and
  * serialization) stay as they are and the app needs no swagger option of restwell's.
  */
-<<<<<<< HEAD
-import { STANDARD_METHODS } from '@restwell/core'
+import { type RouteDescription, STANDARD_METHODS } from '@restwell/core'
 import { sortMethods } from '@restwell/methods'
-=======
-import type { RouteDescription } from '@restwell/core'
->>>>>>> main
 import type { RouteOptions } from 'fastify'
 
 type Json = Record<string, unknown>
