@@ -61,6 +61,18 @@ export function representationOf(request: object): string | undefined {
 }
 
 /**
+ * Set on the request by `@restwell/negotiation`'s JSON parser: the body's bytes as it read them
+ * (a content coding decoded), so that a plugin that fingerprints the body
+ * (`@restwell/idempotency`) hashes them instead of serializing the parsed value again.
+ */
+export const BODY_BYTES: unique symbol = Symbol.for('restwell.body-bytes')
+
+/** The body's bytes a restwell parser kept under `BODY_BYTES`, if one did. */
+export function bodyBytesOf(request: object): Buffer | undefined {
+  return (request as { [BODY_BYTES]?: Buffer })[BODY_BYTES]
+}
+
+/**
  * Set on the reply by `@restwell/conditional` when it knows a digest that names the identity
  * bytes of a body: the SHA-1 (base64url) it hashed them into for the ETag, or, for a collection
  * of versioned items, `items.<digest>` of their ids and versions (which stands for the bytes

@@ -134,3 +134,10 @@ test('bodyDigestsOf and fullRepresentationOf read what a step left on the reply'
   t.equal(BODY_DIGESTS, Symbol.for('restwell.body-digests'), 'shared by every copy of core')
   t.equal(FULL_REPRESENTATION, Symbol.for('restwell.full-representation'))
 })
+
+test('bodyBytesOf reads the BODY_BYTES contract, undefined where no parser kept them', async (t) => {
+  const { BODY_BYTES, bodyBytesOf } = await import('@restwell/core')
+  const bytes = Buffer.from('{"a":1}')
+  t.equal(bodyBytesOf({ [BODY_BYTES]: bytes }), bytes)
+  t.equal(bodyBytesOf({}), undefined)
+})

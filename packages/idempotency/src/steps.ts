@@ -102,6 +102,18 @@ function unavailable(settings: IdempotencySettings, cause: unknown): HttpError {
   })
 }
 
+/**
+ * A marker's token, unique across processes and instances: one random prefix per process and a
+ * counter, rather than a `randomUUID` on every request that claims a key.
+ */
+const PROCESS_TOKEN = randomUUID()
+let markers = 0
+
+function nextToken(): string {
+  markers += 1
+  return `${PROCESS_TOKEN}.${markers.toString(36)}`
+}
+
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | undefined)?.then === 'function'
 }
@@ -153,7 +165,7 @@ export function lookUpKey(route: RouteSettings): RequestStep {
     const marker: Running = {
       state: 'running',
       fingerprint: fingerprintOf(request),
-      token: randomUUID(),
+      token: nextToken(),
     }
     // The memory store answers at once; the Redis store's promise rejects when it is away.
     const found = store.claim(key, marker, options.inFlightMs)
@@ -225,11 +237,24 @@ function teeStream(reply: FastifyReply, state: KeyState, stream: NodeJS.Readable
   return stream.pipe(tee)
 }
 
-/** The replay sent as stored: status, describing headers (others of this request kept), bytes. */
+/** Whether the stored answer has a header `name` (lower case, as stored). */
+function stores(replay: StoredAnswer, name: string): boolean {
+  for (const header of replay.headers) if (header[0] === name) return true
+  return false
+}
+
+/**
+ * The replay sent as stored: status, describing headers (others of this request kept), bytes.
+ * The headers the steps before set are read once: a describing one is dropped only where the
+ * stored answer has none (one it has is overwritten), and no absent one is looked up by name.
+ */
 function replayed(reply: FastifyReply, state: KeyState, replay: StoredAnswer): Buffer {
   reply.code(replay.status)
-  for (const name of state.settings.options.storedHeaders) reply.removeHeader(name)
-  reply.removeHeader('content-length')
+  const present = reply.getHeaders()
+  for (const name of state.settings.options.storedHeaders) {
+    if (present[name] !== undefined && !stores(replay, name)) reply.removeHeader(name)
+  }
+  if (present['content-length'] !== undefined) reply.removeHeader('content-length')
   for (const [name, value] of replay.headers) reply.header(name, value)
   reply.header(REPLAYED_HEADER, 'true')
   return replay.body

@@ -656,3 +656,46 @@ test('bytes and text bodies are fingerprinted as they are; storedHeaders adds he
   t.same((await send('text/plain', 'hello')).json(), { run: 2 })
   t.equal((await send('text/plain', 'hullo')).statusCode, 422)
 })
+
+test("a replay replaces what the route's own onSend hooks set: describing headers, the length", async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwellIdempotency)
+  let runs = 0
+  let sends = 0
+  app.post(
+    '/books',
+    {
+      config: { idempotency: true },
+      // Before the plugin's send step (alone, it comes last): a length and headers of its own.
+      onSend: async (_request, reply, payload) => {
+        sends++
+        reply.header('content-length', '1').header('content-language', `l${sends}`)
+        if (sends > 1) reply.header('link', '</other>; rel="related"')
+        return payload
+      },
+    },
+    async (_request, reply) => {
+      runs++
+      reply.code(201).header('etag', `"v${runs}"`)
+      return { id: runs }
+    },
+  )
+  const send = () =>
+    app.inject({
+      method: 'POST',
+      url: '/books',
+      headers: { ...JSON_BODY, 'idempotency-key': KEY },
+      payload: { title: 'Dune' },
+    })
+  const first = await send()
+  t.equal(first.statusCode, 201)
+  const again = await send()
+  t.equal(again.headers['idempotent-replayed'], 'true')
+  t.equal(again.body, first.body, 'the stored bytes')
+  t.equal(Number(again.headers['content-length']), again.rawPayload.length, 'their own length')
+  t.equal(again.headers['content-language'], 'l1', "the stored one over the hook's")
+  t.equal(again.headers.link, undefined, 'a describing header the first answer had not: dropped')
+  t.equal(again.headers.etag, '"v1"')
+  t.equal(runs, 1)
+})

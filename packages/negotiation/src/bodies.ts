@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer'
 import { createRequire } from 'node:module'
 import type { FastifyFormbodyOptions } from '@fastify/formbody'
 import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validationError } from '@restwell/errors'
-import { isPlainSchema, type JsonBodyCheck, type SchemaAccess } from '@restwell/core'
+import { BODY_BYTES, isPlainSchema, type JsonBodyCheck, type SchemaAccess } from '@restwell/core'
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { FORM_URLENCODED, MULTIPART } from './options.js'
 
@@ -20,7 +20,8 @@ const FORM_TYPES: ReadonlySet<string> = new Set([FORM_URLENCODED, MULTIPART])
  * fills both in `initialConfig`, `'error'` by default), behind the UTF-8 check, and followed by
  * the request's check of JSON types (`typesOf`: its route's, if any), a 400 before Fastify's
  * validator would convert them. Empty bodies, malformed JSON, `__proto__`/`constructor`
- * poisoning and the body limit stay Fastify's.
+ * poisoning and the body limit stay Fastify's. The bytes are kept on the request
+ * (`BODY_BYTES`): a fingerprint of the body hashes them rather than the parsed value.
  */
 export function utf8JsonParser(
   fastify: FastifyInstance,
@@ -36,6 +37,7 @@ export function utf8JsonParser(
       done(invalidUtf8(), undefined)
       return
     }
+    ;(request as { [BODY_BYTES]?: Buffer })[BODY_BYTES] = body
     const check = typesOf(request)
     if (check === undefined) {
       parse(request, body.toString(), done)

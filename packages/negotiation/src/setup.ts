@@ -2,7 +2,14 @@
  * Negotiation's setup, once per registration: its request decorators, its body parsers
  * (UTF-8 JSON and forms, multipart when asked), and its error renderer for `@restwell/errors`.
  */
-import { declareState, JsonTypes, MEDIA_TYPE, REPRESENTATION, routeName } from '@restwell/core'
+import {
+  BODY_BYTES,
+  declareState,
+  JsonTypes,
+  MEDIA_TYPE,
+  REPRESENTATION,
+  routeName,
+} from '@restwell/core'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import {
@@ -89,7 +96,7 @@ export async function setupNegotiation(
 ): Promise<NegotiationSettings> {
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
-  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES)
+  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES, BODY_BYTES)
   const jsonTypes = await setupParsers(fastify, options)
   if (options.errors) registerErrorRenderer(fastify, options)
   return {

@@ -1,5 +1,6 @@
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
+import { bodyBytesOf } from '@restwell/core'
 import restwellErrors from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
@@ -547,4 +548,26 @@ test('addParserUnlessPresent rethrows what is not "already present"', async (t) 
   const app = Fastify()
   const parser = { bodyLimit: undefined, parser: utf8JsonParser(app, () => undefined) }
   t.throws(() => addParserUnlessPresent(app, '', parser), { code: 'FST_ERR_CTP_EMPTY_TYPE' })
+})
+
+test('a JSON body keeps its bytes on the request (BODY_BYTES), as they were sent', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(restwellNegotiation)
+  let kept: Buffer | undefined
+  app.post('/books', async (request) => {
+    kept = bodyBytesOf(request)
+    return request.body
+  })
+  const payload = '{ "title": "Dune" }'
+  const sent = await app.inject({
+    method: 'POST',
+    url: '/books',
+    payload,
+    headers: { 'content-type': 'application/json' },
+  })
+  t.same(sent.json(), { title: 'Dune' })
+  t.equal(kept?.toString(), payload, 'the bytes, whitespace and all')
+  await app.inject({ method: 'POST', url: '/books' })
+  t.equal(kept, undefined, 'a request with no body keeps none')
 })

@@ -1,5 +1,6 @@
 /** The body parsers of the patch media types: UTF-8 JSON, read as the request's route's patch. */
 import { isUtf8 } from 'node:buffer'
+import { BODY_BYTES } from '@restwell/core'
 import { ErrorCode, httpErrors, invalidUtf8, validationError } from '@restwell/errors'
 import type { FastifyBodyParser, FastifyInstance } from 'fastify'
 import { PATCH_FORMATS, PATCH_MEDIA_TYPES, type PatchFormat } from './content-type.js'
@@ -28,6 +29,8 @@ function patchBodyParser(format: PatchFormat, parseJson: JsonParser): FastifyBod
       done(invalidUtf8(), undefined)
       return
     }
+    // The bytes, for a fingerprint of the body (`@restwell/idempotency`'s).
+    ;(request as { [BODY_BYTES]?: Buffer })[BODY_BYTES] = body
     parseJson(request, body.toString('utf8'), (error, value) => {
       if (error) {
         done(error, undefined)

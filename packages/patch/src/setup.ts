@@ -1,5 +1,6 @@
 /** Patch's setup, once per registration: its decorators, its body parsers, its route lookup. */
 import {
+  BODY_BYTES,
   declareState,
   JsonTypes,
   type RouteEntry,
@@ -48,7 +49,7 @@ export function setupPatch(fastify: FastifyInstance, options: ResolvedPatchOptio
     acceptPatch: (url) => acceptPatchFor(settings, url),
   }
   fastify.decorate('restwellPatch', api)
-  declareState(fastify, 'request', ROUTE, PARSED)
+  declareState(fastify, 'request', ROUTE, PARSED, BODY_BYTES)
   fastify.decorateRequest('patch', { getter: parsedPatch })
   fastify.decorateRequest('applyPatch', applyPatch)
   addPatchParsers(fastify)

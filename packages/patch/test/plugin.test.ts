@@ -1,5 +1,6 @@
 import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { bodyBytesOf } from '@restwell/core'
 import restwellErrors, { ErrorCode, httpErrors, OptionsError } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -1157,4 +1158,23 @@ test('over a real socket: 415 with Accept-Patch, then a patch', async (t) => {
   })
   t.equal(ok.status, 200)
   t.equal(((await ok.json()) as { title: string }).title, 'Over the wire')
+})
+
+test('a patch body keeps its bytes on the request (BODY_BYTES), as they were sent', async (t) => {
+  let kept: Buffer | undefined
+  const { app } = await build({}, (instance) => {
+    instance.addHook('preHandler', async (request) => {
+      kept = bodyBytesOf(request)
+    })
+  })
+  t.teardown(() => app.close())
+  const payload = '{ "title": "Emma" }'
+  const patched = await app.inject({
+    method: 'PATCH',
+    url: '/books/1',
+    headers: { 'content-type': MERGE_PATCH },
+    payload,
+  })
+  t.equal(patched.statusCode, 200)
+  t.equal(kept?.toString(), payload, 'the bytes, whitespace and all')
 })

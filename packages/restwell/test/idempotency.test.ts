@@ -1,6 +1,7 @@
 /** Idempotency-Key under the umbrella: after auth and the limits, before preconditions; CORS. */
 import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger from '@fastify/swagger'
+import { gzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import tap, { test } from 'tap'
 import restwell, { type RestwellOptions, restwellOpenapi } from '../src/index.js'
@@ -66,6 +67,30 @@ test('a replay through the pipeline: the same bytes, ETag and Location, marked, 
   const bad = await post(app, { 'idempotency-key': 'unquoted' })
   t.equal(bad.statusCode, 400)
   t.equal(bad.json().error.details[0].field, 'headers/idempotency-key')
+})
+
+test("the fingerprint is the body's bytes: the same bytes replay, other whitespace is another request", async (t) => {
+  const { app, runs } = await build()
+  const send = (payload: string, encoding?: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/books',
+      headers: {
+        'content-type': 'application/json',
+        'idempotency-key': KEY,
+        ...(encoding === undefined ? {} : { 'content-encoding': encoding }),
+      },
+      payload: encoding === 'gzip' ? gzipSync(payload) : payload,
+    })
+  const bytes = '{ "title": "Dune" }'
+  t.equal((await send(bytes)).statusCode, 201)
+  const again = await send(bytes)
+  t.equal(again.headers['idempotent-replayed'], 'true', 'the same bytes: a replay')
+  const gzipped = await send(bytes, 'gzip')
+  t.equal(gzipped.headers['idempotent-replayed'], 'true', 'the same bytes gzipped: decoded first')
+  const spaced = await send('{"title":"Dune"}')
+  t.equal(spaced.statusCode, 422, 'the same value in other bytes')
+  t.equal(runs(), 1)
 })
 
 test('auth runs before the key: no token is 401, not a replay; another principal has its own keys', async (t) => {
