@@ -44,7 +44,7 @@ const header = (description: string, schema: Json = str): Json => ({ ...schema, 
 
 const RETRY_AFTER: Json = { 'retry-after': header('Seconds to wait before retrying') }
 const ACCEPT_QUERY_TEXT =
-  'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `"application/json"`)'
+  'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `application/json`)'
 const ACCEPT_QUERY = header(ACCEPT_QUERY_TEXT)
 
 // ------------------------------------------------------------------ representations
