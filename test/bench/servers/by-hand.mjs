@@ -22,6 +22,7 @@ export const EXPOSED = [
   'Accept-Encoding',
   'Accept-Patch',
   'Accept-Query',
+  'Content-Location',
   'API-Version',
   'Deprecation',
   'Sunset',
