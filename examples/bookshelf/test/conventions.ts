@@ -199,7 +199,7 @@ export async function methodsAndAuth(t: Test, { call, json }: Running): Promise<
   )
   const options = await call('OPTIONS', '/v1/books')
   t.equal(options.status, 200)
-  t.equal(options.headers.get('allow'), 'GET, HEAD, POST, OPTIONS')
+  t.equal(options.headers.get('allow'), 'GET, HEAD, POST, OPTIONS, QUERY')
   t.equal((await call('PROPFIND', '/v1/books')).status, 501)
   t.equal((await call('GET', '/v1/nothings')).status, 404)
 

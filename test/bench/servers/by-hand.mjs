@@ -21,6 +21,8 @@ export const EXPOSED = [
   'Accept',
   'Accept-Encoding',
   'Accept-Patch',
+  'Accept-Query',
+  'Content-Location',
   'API-Version',
   'Deprecation',
   'Sunset',
@@ -29,9 +31,11 @@ export const EXPOSED = [
 ].join(', ')
 
 export const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
-export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS'
+export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS, QUERY'
 export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS'
 export const ACCEPT_PATCH = 'application/json-patch+json, application/merge-patch+json'
+/** `Accept-Query` of the QUERY route (RFC 10008 §3), as restwell writes it. */
+export const QUERY_TYPES = 'application/json'
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const RATE_LIMIT = String(RATE_LIMIT_MAX)
 
