@@ -136,6 +136,15 @@ export const POST_BODY = JSON.stringify(
 /** The key of the replay workload: an RFC 9651 String, as the draft's example. */
 export const IDEMPOTENCY_KEY = '"8e03978e-40d5-43e8-bc93-6894a57f9324"'
 
+/** The query the QUERY workloads send (RFC 10008): the items with one id, a 20-byte JSON body. */
+export const QUERY_BODY = JSON.stringify({ where: { id: 1 } })
+
+/** The answer to a query: the items it names (`where.id`), in `data`. */
+export function queryResult(query) {
+  const item = ITEM_BY_ID.get(String(query?.where?.id))
+  return { data: item === undefined ? [] : [item] }
+}
+
 /**
  * The workloads. `spec` is what a server following the conventions answers. A stack without
  * the feature declares its own answer (see each server's `expect`), and the output says so.
@@ -166,6 +175,26 @@ export const WORKLOADS = [
     path: `${HASHED_ITEMS}/1`,
     headers: { accept: 'application/json' },
     setup: { etagFrom: 'get1k-hashed', header: 'if-none-match' },
+    spec: 304,
+  },
+  {
+    // A GET with a body: its ETag hashed from the bytes, as get1k-hashed's.
+    id: 'query',
+    title: 'QUERY /items, 20-byte JSON body, 1 KB answer',
+    method: 'QUERY',
+    path: '/items',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: QUERY_BODY,
+    spec: 200,
+  },
+  {
+    id: 'query-304',
+    title: 'same QUERY + If-None-Match',
+    method: 'QUERY',
+    path: '/items',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: QUERY_BODY,
+    setup: { etagFrom: 'query', header: 'if-none-match' },
     spec: 304,
   },
   {
@@ -274,4 +303,19 @@ export const PAGE_SCHEMA = {
     meta: { type: 'object', additionalProperties: true },
     links: { type: 'object', additionalProperties: true },
   },
+}
+
+/** The body schema of the QUERY route (`where.id`, an integer). */
+export const QUERY_SCHEMA = {
+  type: 'object',
+  required: ['where'],
+  properties: {
+    where: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } },
+  },
+}
+
+/** What a query answers: `{ data: [item] }`. */
+export const QUERY_RESULT_SCHEMA = {
+  type: 'object',
+  properties: { data: { type: 'array', items: ITEM_SCHEMA } },
 }

@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
+import autocannon from './cannon.mjs'
 import { WORKLOAD_IDS, WORKLOADS } from './data.mjs'
 import { probe } from './probe.mjs'
 import { owner } from './profile.mjs'

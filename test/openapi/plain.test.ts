@@ -1,11 +1,14 @@
 /**
  * A plain app (`@fastify/swagger` with nothing but `openapi.info`, then restwell; no example
  * code) gets the whole description: every representation, the conventions' statuses and
- * headers, HEAD and OPTIONS, operationIds and tags, security valid for its version. Checked by
- * swagger-parser and Spectral. `restwellOpenapi()` only names shared schemas after their `$id`.
+ * headers, HEAD and OPTIONS, operationIds and tags, security valid for its version, and a QUERY
+ * route as the OpenAPI 3.2 `query` operation (left out before 3.2, which has no place for it).
+ * Checked by swagger-parser (3.0, 3.1), `@seriousme/openapi-schema-validator` (3.0 to 3.2) and
+ * Spectral. `restwellOpenapi()` only names shared schemas after their `$id`.
  */
 import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger from '@fastify/swagger'
+import { Validator } from '@seriousme/openapi-schema-validator'
 import spectralCore from '@stoplight/spectral-core'
 import spectralRulesets from '@stoplight/spectral-rulesets'
 import Fastify from 'fastify'
@@ -46,6 +49,15 @@ async function documentOf(
     },
     async (_request, reply) => reply.paginate([], { total: 0 }),
   )
+  app.route({
+    method: 'QUERY',
+    url: '/books',
+    schema: {
+      body: { type: 'object', properties: { where: { type: 'object' } } },
+      response: { 200: { type: 'object', properties: { data: { type: 'array', items: book } } } },
+    },
+    handler: async () => ({ data: [] }),
+  })
   app.get('/books/:id', { schema: { response: { 200: book } } }, async () => ({
     id: 1,
     title: 'x',
@@ -84,15 +96,24 @@ async function spectral(document: Json): Promise<string[]> {
     .map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`)
 }
 
-for (const version of ['3.0.3', '3.1.0']) {
+for (const version of ['3.0.3', '3.1.0', '3.2.0']) {
   test(`OpenAPI ${version}: valid, Spectral-clean, complete`, async (t) => {
     const document = await documentOf(version)
-    await t.resolves(SwaggerParser.validate(structuredClone(document) as never), 'swagger-parser')
+    const query = version === '3.2.0'
+    if (!query) {
+      await t.resolves(SwaggerParser.validate(structuredClone(document) as never), 'swagger-parser')
+    }
+    const checked = await new Validator().validate(structuredClone(document))
+    t.same(checked, { valid: true }, 'openapi-schema-validator')
     t.same(await spectral(document), [], 'Spectral: no error, nothing on scopes, ids or tags')
     const paths = document.paths as Record<string, Record<string, Json>>
     const item = paths['/books/{id}']!
     t.same(Object.keys(item), ['get', 'head', 'patch', 'options'])
-    t.same(Object.keys(paths['/books']!), ['get', 'head', 'options'])
+    t.same(
+      Object.keys(paths['/books']!),
+      query ? ['get', 'head', 'options', 'query'] : ['get', 'head', 'options'],
+      query ? 'QUERY: the query operation' : 'QUERY: no operation before 3.2',
+    )
     t.same(Object.keys(paths['/books/{id}/cover']!), ['put', 'delete', 'options'])
     t.same(Object.keys(paths['/authors/{id}']!).sort(), ['get', 'head', 'options'])
     const head = item.head!
@@ -149,6 +170,46 @@ for (const version of ['3.0.3', '3.1.0']) {
     )
   })
 }
+
+test('OpenAPI 3.2: a QUERY route is the query operation, with what a GET has and its body', async (t) => {
+  const document = await documentOf('3.2.0')
+  const paths = document.paths as Record<string, Record<string, Json>>
+  const operation = paths['/books']!.query!
+  t.equal(operation.operationId, 'queryBooks')
+  t.same(operation.security, [{ bearerAuth: [] }])
+  t.ok(((operation.requestBody as Json).content as Json)['application/json'], 'its request body')
+  const responses = operation.responses as Record<string, Json>
+  for (const status of ['200', '304', '400', '406', '412', '413', '415', '422', '429', 'default'])
+    t.ok(responses[status], `QUERY documents ${status}`)
+  for (const status of ['206', '416', '300'])
+    t.notOk(responses[status], `no ${status}: range and choices are a GET's`)
+  const ok = responses['200']!
+  t.ok((ok.headers as Json).etag, '200 with ETag')
+  t.notOk((ok.headers as Json)['accept-ranges'], 'no Accept-Ranges (RFC 9110 §14.2)')
+  t.same(Object.keys(ok.content as Json), [
+    'application/json',
+    'application/xml',
+    'application/hal+json',
+    'application/vnd.api+json',
+    'application/vnd.siren+json',
+  ])
+  t.ok((responses['304']!.headers as Json).etag, '304 with ETag')
+  t.same(Object.keys(responses['415']!.headers as Json).sort(), [
+    'accept',
+    'accept-query',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+  ])
+  const parameters = (operation.parameters as Json[]).map((p) => `${p.in} ${p.name}`)
+  t.ok(parameters.includes('header if-none-match'), 'If-None-Match')
+  t.notOk(parameters.includes('header range'), 'no Range')
+  const options = (paths['/books']!.options!.responses as Record<string, Json>)['200']!
+  t.match(options.description, /Allow: GET, HEAD, OPTIONS, QUERY/)
+  t.ok((options.headers as Json)['accept-query'], 'OPTIONS documents Accept-Query')
+  const other = (paths['/books/{id}']!.options!.responses as Record<string, Json>)['200']!
+  t.notOk((other.headers as Json)['accept-query'], 'not on a path without QUERY')
+})
 
 for (const headers of ['x-ratelimit', 'ietf', 'both'] as const) {
   test(`rate-limit headers '${headers}', the problem form, a required key: valid, Spectral-clean`, async (t) => {

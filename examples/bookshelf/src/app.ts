@@ -138,7 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     swagger,
     restwellOpenapi({
-      openapi: '3.0.3',
+      openapi: '3.2.0',
       info: {
         title: 'Bookshelf',
         description:

@@ -1,4 +1,5 @@
 /** SQL for the bookshelf's resources. Every function takes the database (or a transaction). */
+import { searchCondition } from './book-search.js'
 import type { Queryable } from './db.js'
 import type { Author, AuthorInput, Book, BookInput, BookStatus, BookV2 } from './schemas.js'
 
@@ -115,17 +116,24 @@ export async function listBooks(
   db: Queryable,
   query: ListQuery,
 ): Promise<{ items: Book[]; total: number }> {
-  const where = [inclusionCondition(query.include)]
+  // The filters of a GET are the equalities of the QUERY language.
+  const filters = Object.fromEntries(
+    Object.entries(query.filters).filter(([, value]) => value !== undefined),
+  )
   const params: unknown[] = []
-  if (query.filters.status !== undefined) {
-    params.push(query.filters.status)
-    where.push(`status = $${params.length}`)
-  }
-  if (query.filters.authorId !== undefined) {
-    params.push(query.filters.authorId)
-    where.push(`author_id = $${params.length}`)
-  }
-  const condition = where.join(' and ')
+  return pageOfBooks(db, { ...query, where: searchCondition(filters, params), params })
+}
+
+/**
+ * One page of the books that meet every condition of `where` (SQL whose values are all in
+ * `params`, as `$1`...), with the total.
+ */
+export async function pageOfBooks(
+  db: Queryable,
+  query: Omit<ListQuery, 'filters'> & { where: readonly string[]; params: unknown[] },
+): Promise<{ items: Book[]; total: number }> {
+  const { params } = query
+  const condition = [inclusionCondition(query.include), ...query.where].join(' and ')
   const counted = await db.query<{ total: number | string }>(
     `select count(*)::int as total from books where ${condition}`,
     params,

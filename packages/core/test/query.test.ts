@@ -1,4 +1,4 @@
-import { QUERY_KEY_PREFIX, queryContentKey } from '@restwell/core'
+import { BODY_BYTES, QUERY_KEY_PREFIX, queryContentKey } from '@restwell/core'
 import fc from 'fast-check'
 import { test } from 'tap'
 
@@ -29,6 +29,37 @@ test('queryContentKey: the same content gives the same key, other content anothe
   t.match(of(cycle), /^q\./)
   t.not(of({ n: 1n }), of({ n: 2n }), 'BigInts')
   t.not(of(Symbol('x')), of(''), 'a value JSON writes as nothing')
+  t.not(of('', 'application/json'), of(null, 'application/json'), 'the JSON "" is content')
+  t.not(
+    of('', 'application/ld+json; charset=utf-8'),
+    of(null, 'application/ld+json; charset=utf-8'),
+  )
+  t.equal(
+    of('', 'text/plain; charset=utf-8'),
+    of(null, 'text/plain; charset=utf-8'),
+    'empty text is none',
+  )
+})
+
+test('queryContentKey: the bytes a parser kept, hashed once per request', async (t) => {
+  const bytes = Buffer.from('{ "q":  "a" }')
+  const request = { method: 'QUERY', body: { q: 'a' }, headers: json, [BODY_BYTES]: bytes }
+  const key = queryContentKey(request)
+  t.equal(
+    key,
+    queryContentKey({ method: 'QUERY', body: bytes, headers: json }),
+    'the bytes as sent, not the value written again',
+  )
+  t.not(key, queryContentKey({ method: 'QUERY', body: { q: 'a' }, headers: json }))
+  request.body = { q: 'changed by a handler' }
+  t.equal(queryContentKey(request), key, 'made once: later steps read the same key')
+  const early: { method: string; headers: typeof json; body?: unknown } = {
+    method: 'QUERY',
+    headers: json,
+  }
+  const none = queryContentKey(early)
+  early.body = { q: 'a' }
+  t.not(queryContentKey(early), none, 'asked before the body is read, it is made again once it is')
 })
 
 test('queryContentKey: two different JSON bodies never share a key (property)', async (t) => {

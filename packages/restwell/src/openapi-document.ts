@@ -5,7 +5,8 @@
  * which also receives the document being built, so route schemas (and so validation and
  * serialization) stay as they are and the app needs no swagger option of restwell's.
  */
-import type { RouteDescription } from '@restwell/core'
+import { type RouteDescription, STANDARD_METHODS } from '@restwell/core'
+import { sortMethods } from '@restwell/methods'
 import type { RouteOptions } from 'fastify'
 
 type Json = Record<string, unknown>
@@ -42,6 +43,9 @@ const strings = { type: 'array', items: str }
 const header = (description: string, schema: Json = str): Json => ({ ...schema, description })
 
 const RETRY_AFTER: Json = { 'retry-after': header('Seconds to wait before retrying') }
+const ACCEPT_QUERY_TEXT =
+  'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `application/json`)'
+const ACCEPT_QUERY = header(ACCEPT_QUERY_TEXT)
 
 // ------------------------------------------------------------------ representations
 
@@ -388,6 +392,11 @@ function extraHeaders(
   if (success && (status === '201' || status === '202')) {
     headers.location = header('The created resource (201) or the job status resource (202)')
   }
+  if (success && method === 'QUERY') {
+    headers.location = header(
+      'A URL whose GET lists the same result, where the route names one (RFC 10008 §2)',
+    )
+  }
   if (success && plan.conditional && config.conditional !== false && method !== 'DELETE') {
     headers.etag = header('Entity tag of this representation')
   }
@@ -401,6 +410,7 @@ function extraHeaders(
   )
     headers['accept-patch'] = header('The patch formats this route accepts')
   if (status === '206') headers['content-range'] = header('`bytes <start>-<end>/<size>`')
+  if (status === '415' && method === 'QUERY') headers['accept-query'] = ACCEPT_QUERY
   return headers
 }
 
@@ -617,8 +627,16 @@ export function documentSchema(
 
 // ------------------------------------------------------------------ the whole document
 
-/** The operations of a path item, in the order `Allow` lists them. */
-const OPERATIONS = ['get', 'head', 'post', 'put', 'patch', 'delete']
+/** The methods of a path item, in the order `Allow` lists them. */
+const ITEM_ORDER = STANDARD_METHODS.map((method) => method.toLowerCase())
+/** Its operations but OPTIONS (restwell's own on every path). */
+const OPERATIONS = ITEM_ORDER.filter((method) => method !== 'options')
+
+/** OpenAPI 3.2 has the `query` operation; 3.0 and 3.1 have no place for a QUERY route. */
+function describesQuery(document: Json): boolean {
+  const minor = /^3\.(\d+)/.exec(String(document.openapi))?.[1]
+  return minor !== undefined && Number(minor) >= 2
+}
 
 /**
  * The path of a route URL in the document, as `@fastify/swagger` writes it (its exported
@@ -793,8 +811,6 @@ function settle(document: Json, build: Build): void {
   build.pending = []
 }
 
-const ITEM_ORDER = [...OPERATIONS, 'options']
-
 /** A path item's keys in the usual order: the rest, then GET, HEAD, ..., DELETE, OPTIONS. */
 function inOrder(item: Json): Json {
   const rank = (key: string): number => ITEM_ORDER.indexOf(key)
@@ -853,12 +869,6 @@ function headPlaceholder(schema: Json, path: string): Json {
   return operation
 }
 
-const ALLOW_ORDER = OPERATIONS.map((method) => method.toUpperCase())
-const rank = (method: string): number => {
-  const at = ALLOW_ORDER.indexOf(method)
-  return at === -1 ? ALLOW_ORDER.length : at
-}
-
 /**
  * OPTIONS on the route's path (once per path; an OPTIONS route of the app's own wins). It is
  * about the path's methods, not a resource: any value of a path parameter is answered, so each
@@ -894,18 +904,18 @@ function addOptions(
     paths[path] = { ...item, options: operation }
   } else if (item?.options !== entry.operation) return
   for (const method of methods) entry.methods.add(method.toUpperCase())
-  const allow = [...entry.methods].sort((a, b) => rank(a) - rank(b))
-  const responses: Json = {
-    '200': {
-      description: `OK: \`Allow: ${[...allow, 'OPTIONS'].join(', ')}\``,
-      headers: {
-        allow: { description: 'The methods this path supports', schema: str },
-        'accept-patch': {
-          description: 'The patch formats, on a path with a patch route',
-          schema: str,
-        },
-      },
+  const allow = sortMethods([...entry.methods, 'OPTIONS'])
+  const headers: Json = {
+    allow: { description: 'The methods this path supports', schema: str },
+    'accept-patch': {
+      description: 'The patch formats, on a path with a patch route',
+      schema: str,
     },
+  }
+  if (entry.methods.has('QUERY'))
+    headers['accept-query'] = { description: ACCEPT_QUERY_TEXT, schema: str }
+  const responses: Json = {
+    '200': { description: `OK: \`Allow: ${allow.join(', ')}\``, headers },
   }
   if (entry.operation.security !== undefined) {
     responses['401'] = {
@@ -976,6 +986,8 @@ export function describeInDocument(
   const path = pathKeyOf(url, document.servers)
   const schema = documentSchema(given, route, plan, methods[0]!.toUpperCase(), path, described)
   if (hidden(schema)) return schema
+  // @fastify/swagger writes a `query` operation whatever the version: before 3.2 it goes.
+  if (methods.includes('query') && !describesQuery(document)) return { ...schema, hide: true }
   const own = typeof given?.operationId === 'string' ? given.operationId : undefined
   const wanted = (method: string): string =>
     own === undefined ? operationIdOf(method, path) : `${own}-${method}`

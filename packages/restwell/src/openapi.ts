@@ -5,6 +5,7 @@
  */
 import type { ErrorFormat } from '@restwell/errors'
 import {
+  CONTENT_METHODS,
   isPlainSchema,
   overrideTwinOf,
   type RouteDescription,
@@ -13,6 +14,7 @@ import {
   type SchemaAccess,
   schemaAccess,
   servedMethods,
+  VALIDATED_METHODS,
 } from '@restwell/core'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
@@ -128,8 +130,12 @@ export interface OpenapiPlan {
   transform?(input: SwaggerTransformInput): SwaggerTransformResult
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** A GET or a QUERY: validators describe its answer, 304 on `If-None-Match` (RFC 10008 §2). */
+function validated(methods: string[]): boolean {
+  return methods.some((m) => VALIDATED_METHODS.has(m))
+}
 
 /** The route's methods, HEAD read as GET (it answers what GET does, without the body). */
 function methodsOf(route: RouteOptions): string[] {
@@ -158,8 +164,10 @@ export function routeResponses(
   const conditional = plan.conditional && config.conditional !== false
   const validator =
     conditional && typeof (config.conditional as Json | undefined)?.getValidator === 'function'
-  if (conditional && methods.includes('GET')) {
+  // Range is defined for GET only (RFC 9110 §14.2): a QUERY's answer is whole.
+  if (conditional && methods.includes('GET'))
     out.set(206, 'Partial Content: the requested byte range (`Content-Range`)')
+  if (conditional && validated(methods)) {
     out.set(
       304,
       'Not Modified: the client holds the current representation (`If-None-Match`, `If-Modified-Since`)',
@@ -181,10 +189,10 @@ export function routeResponses(
     )
   }
   // Wherever `If-Match` is advertised (writes) or `If-None-Match` evaluated (reads).
-  if (conditional && (methods.includes('GET') || methods.some((m) => UNSAFE_METHODS.has(m)))) {
+  if (conditional && (validated(methods) || methods.some((m) => UNSAFE_METHODS.has(m)))) {
     out.set(412, 'Precondition Failed: `If-Match` or `If-Unmodified-Since` did not hold')
   }
-  if (methods.some((m) => BODY_METHODS.has(m))) {
+  if (methods.some((m) => CONTENT_METHODS.has(m))) {
     out.set(413, 'Payload Too Large')
     out.set(415, 'Unsupported Media Type')
   }
@@ -194,6 +202,12 @@ export function routeResponses(
     const required = (config.conditional as Json).requirePrecondition ?? plan.requirePrecondition
     if (required === true)
       out.set(428, 'Precondition Required: send `If-Match` with the current ETag')
+  }
+  if (methods.includes('QUERY')) {
+    out.set(
+      422,
+      'Unprocessable Content: the query is well-formed but the route cannot run it (its body schema)',
+    )
   }
   if (isPatchRoute(methods, config.patch, plan.patch)) {
     out.set(
@@ -282,10 +296,14 @@ function describedSchema(
     schema.response = describeResponses(route, plan, schema.response, conditional, described)
   }
   const requestHeaders: [string, string][] = []
-  if (conditional && methods.includes('GET')) {
+  if (conditional && validated(methods)) {
     requestHeaders.push(
       ['if-none-match', 'Entity tags the client holds: 304 when one matches'],
       ['if-modified-since', 'HTTP date: 304 when unchanged since'],
+    )
+  }
+  if (conditional && methods.includes('GET')) {
+    requestHeaders.push(
       ['range', '`bytes=<start>-<end>`: 206 with that range'],
       ['if-range', 'An ETag or date: the range only if it still matches'],
     )
@@ -358,18 +376,14 @@ function describeResponses(
   }
   const ok = response[200] ?? { description: 'OK' }
   // A 200 schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
-  if (conditional && methodsOf(route).includes('GET') && isPlainSchema(ok)) {
-    response[200] = {
-      ...ok,
-      headers: {
-        ...asObject(ok.headers),
-        ...headerProps([
-          ['etag', 'Strong entity tag of this representation (per content coding)'],
-          ['last-modified', 'When the resource last changed (IMF-fixdate), when known'],
-          ['accept-ranges', '`bytes`'],
-        ]),
-      },
-    }
+  const methods = methodsOf(route)
+  if (conditional && validated(methods) && isPlainSchema(ok)) {
+    const validators: [string, string][] = [
+      ['etag', 'Strong entity tag of this representation (per content coding)'],
+      ['last-modified', 'When the resource last changed (IMF-fixdate), when known'],
+    ]
+    if (methods.includes('GET')) validators.push(['accept-ranges', '`bytes`'])
+    response[200] = { ...ok, headers: { ...asObject(ok.headers), ...headerProps(validators) } }
   }
   return response
 }

@@ -1,5 +1,5 @@
 /** The soft-delete convention: `deleted` + `deletedAt`, soft and hard DELETE, 410, restore. */
-import { defineConvention, schemaAccess } from '@restwell/core'
+import { defineConvention, schemaAccess, VALIDATED_METHODS } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
 import {
   RouteConfigSchema,
@@ -34,7 +34,7 @@ export const softDelete = defineConvention({
     }
     // Described for OpenAPI only where Fastify's own validator reads it: a type provider's
     // compiler would be handed this JSON Schema and fail on every request.
-    const read = methods.includes('GET') || methods.includes('HEAD')
+    const read = methods.some((method) => VALIDATED_METHODS.has(method))
     if (read && schemaAccess(instance, route).validation) {
       route.schema = withInclusionParam(route.schema, options.param)
     }

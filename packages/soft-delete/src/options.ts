@@ -27,7 +27,7 @@ export const SoftDeleteOptionsSchema = Type.Object(
  * @param gone GET/HEAD of a soft-deleted item answers 410 Gone instead of 200 with its fields. [false]
  * @param param Query parameter choosing `exclude` (default), `include` or `only` deleted items. [`deleted`]
  * @param includeParam Comma-list parameter whose `deleted` token means `include`; `false` for none. [`include`]
- * @param filterArrays Drop hidden items from a plain array a GET handler returns. [true]
+ * @param filterArrays Drop hidden items from a plain array a GET, HEAD or QUERY handler returns. [true]
  */
 export type SoftDeleteOptions = Static<typeof SoftDeleteOptionsSchema>
 

@@ -2,7 +2,14 @@
  * The steps of soft delete on one route: the inclusion read before the body, a restore told apart
  * before the handler, the body shaped before serialization, a hard DELETE's 200 made a 204.
  */
-import { PAGE, type PageInfo, pageOf, type RequestStep, type SendStep } from '@restwell/core'
+import {
+  PAGE,
+  type PageInfo,
+  pageOf,
+  type RequestStep,
+  type SendStep,
+  VALIDATED_METHODS,
+} from '@restwell/core'
 import { ErrorCode, httpErrors } from '@restwell/errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readInclusion } from './inclusion.js'
@@ -78,7 +85,8 @@ function shapeBody(
   if (Array.isArray(payload)) {
     const include = (request.softDelete as { include: 'active' | 'all' | 'deleted' }).include
     return representAll(
-      settings.filterArrays && (method === 'GET' || method === 'HEAD')
+      // A QUERY's answer is a listing like a GET's (RFC 10008 §2), so it hides the same items.
+      settings.filterArrays && VALIDATED_METHODS.has(method)
         ? filterDeleted(payload, include)
         : payload,
     )

@@ -129,6 +129,27 @@ test('a safety net drops hidden items from plain arrays a GET handler returns', 
   t.equal((await off.inject('/raw')).json().length, 2)
 })
 
+test('a QUERY answer hides deleted items like a GET listing, and takes ?deleted=', async (t) => {
+  const app = Fastify()
+  await app.register(restwellSoftDelete)
+  const rows = [{ id: 1 }, { id: 2, deletedAt: 1_700_000_000_000 }]
+  app.route({
+    method: 'QUERY',
+    url: '/raw',
+    config: { softDelete: true },
+    schema: { body: { type: 'object' } },
+    handler: async () => rows,
+  })
+  const query = (url: string) => app.inject({ method: 'QUERY', url, payload: {} })
+  t.strictSame((await query('/raw')).json(), [{ id: 1 }])
+  t.equal((await query('/raw?deleted=include')).json().length, 2)
+  t.strictSame((await query('/raw?deleted=only')).json(), [
+    { id: 2, deletedAt: '2023-11-14T22:13:20.000Z', deleted: true },
+  ])
+  const bad = await query('/raw?deleted=maybe')
+  t.equal(bad.statusCode, 400, 'the parameter is validated on QUERY routes too')
+})
+
 test('GET of a soft-deleted item: 200 with its fields by default', async (t) => {
   const { app } = await buildApp()
   const res = await app.inject('/books/3')

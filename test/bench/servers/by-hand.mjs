@@ -53,8 +53,8 @@ const ROUTE_EXPOSED = EXPOSED_NAMES.filter((name) => !NOT_ON_ROUTES.has(name))
 /**
  * restwell's `Access-Control-Expose-Headers` of each route by the kind of answer it gives: the
  * headers its conventions may send there (a page's total, a patch route's `Accept-Patch`, a
- * keyed route's `Idempotent-Replayed`; no route of the bench takes QUERY, so none names
- * `Accept-Query` or `Content-Location`; the batch route does no negotiation).
+ * keyed route's `Idempotent-Replayed`, the QUERY route's `Accept-Query` and `Content-Location`;
+ * the batch route does no negotiation).
  */
 export const EXPOSED_BY_ANSWER = {
   versioned: ROUTE_EXPOSED.join(', '),
@@ -63,13 +63,16 @@ export const EXPOSED_BY_ANSWER = {
   page: ROUTE_EXPOSED.toSpliced(3, 0, 'X-Total-Count').join(', '),
   patch: [...ROUTE_EXPOSED, 'Accept-Patch'].join(', '),
   create: [...ROUTE_EXPOSED, 'Idempotent-Replayed'].join(', '),
+  query: [...ROUTE_EXPOSED, 'Accept-Query', 'Content-Location'].join(', '),
   batch: ROUTE_EXPOSED.filter((name) => name !== 'Accept').join(', '),
 }
 
 export const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
-export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS'
+export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS, QUERY'
 export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS'
 export const ACCEPT_PATCH = 'application/json-patch+json, application/merge-patch+json'
+/** `Accept-Query` of the QUERY route (RFC 10008 §3), as restwell writes it. */
+export const QUERY_TYPES = 'application/json'
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const RATE_LIMIT = String(RATE_LIMIT_MAX)
 

@@ -28,6 +28,9 @@ import {
   mergePatch,
   PAGE_SCHEMA,
   pageBody,
+  QUERY_RESULT_SCHEMA,
+  QUERY_SCHEMA,
+  queryResult,
   readPageQuery,
 } from '../data.mjs'
 import {
@@ -240,7 +243,7 @@ function onSend(request, reply, payload, done) {
   }
   reply.header('vary', READ_VARY).header('cache-control', 'no-cache')
   if (status === 304) return done(null, notModified(reply))
-  if (answer === 'hashed') {
+  if (answer === 'hashed' || answer === 'query') {
     const etag = hashEtag(payload)
     reply.header('etag', etag)
     if (etagListHas(request.headers['if-none-match'], etag, true)) {
@@ -248,6 +251,8 @@ function onSend(request, reply, payload, done) {
       return done(null, notModified(reply))
     }
   }
+  // A QUERY's answer has no ranges (RFC 9110 §14.2: GET only).
+  if (answer === 'query') return done(null, payload)
   const early = reply[EARLY]
   if (early !== null) {
     const body = early.hit ?? gzipSync(payload)
@@ -379,6 +384,13 @@ export async function build() {
       return body
     },
   )
+  app.route({
+    method: 'QUERY',
+    url: '/items',
+    config: { answer: 'query' },
+    schema: { body: QUERY_SCHEMA, response: { 200: QUERY_RESULT_SCHEMA } },
+    handler: async (request) => queryResult(request.body),
+  })
   app.patch(
     '/items/:id',
     { config: { answer: 'patch' }, schema: { response: { 200: ITEM_SCHEMA } } },

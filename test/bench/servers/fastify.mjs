@@ -14,6 +14,9 @@ import {
   PAGE_SCHEMA,
   pageBody,
   pageLink,
+  QUERY_RESULT_SCHEMA,
+  QUERY_SCHEMA,
+  queryResult,
   readPageQuery,
 } from '../data.mjs'
 
@@ -66,6 +69,12 @@ export async function build(variant) {
     reply.header('link', pageLink(body))
     return body
   })
+  app.route({
+    method: 'QUERY',
+    url: '/items',
+    schema: { body: QUERY_SCHEMA, response: { 200: QUERY_RESULT_SCHEMA } },
+    handler: async (request) => queryResult(request.body),
+  })
   app.patch(
     '/items/:id',
     { schema: { response: { 200: ITEM_SCHEMA } } },
@@ -93,6 +102,7 @@ export async function build(variant) {
       'page-gzip': { status: 200, gzip: false, note: `no compression: ${STACK}` },
       'page-304': { status: 200, note: `no ETag/304: ${STACK}` },
       'get1k-hashed-304': { status: 200, note: `no ETag/304: ${STACK}` },
+      'query-304': { status: 200, note: `no ETag/304: ${STACK}` },
       patch: { status: 200, note: `If-Match not checked: ${STACK}` },
       405: { status: 404, note: `Fastify answers 404, no 405: ${STACK}` },
       override: { status: 404, note: `no method override: ${STACK}` },

@@ -18,6 +18,7 @@ import {
   itemEtag,
   mergePatch,
   pageBody,
+  queryResult,
   readPageQuery,
 } from '../data.mjs'
 import {
@@ -34,6 +35,7 @@ import {
   KEY_HEADER,
   lookUpKey,
   pageLinks,
+  QUERY_TYPES,
   RATE_LIMIT,
   READ_ONLY_ALLOW,
   REPLAYED,
@@ -102,8 +104,11 @@ function parseJson(res, headers, text) {
   }
 }
 
-/** A GET's 200, 206 (one `bytes=` range) or 304, with the validators and caching headers. */
-function sendRepresentation(req, res, headers, bytes, etag) {
+/**
+ * A GET's 200, 206 (one `bytes=` range) or 304, with the validators and caching headers; a
+ * QUERY's has no range (`ranges` false: RFC 9110 §14.2 defines them for GET only).
+ */
+function sendRepresentation(req, res, headers, bytes, etag, ranges = true) {
   headers.etag = etag
   headers['cache-control'] = 'no-cache'
   headers.vary = 'Accept, Accept-Encoding'
@@ -111,6 +116,7 @@ function sendRepresentation(req, res, headers, bytes, etag) {
     res.writeHead(304, headers)
     return res.end()
   }
+  if (!ranges) return sendBytes(res, 200, bytes, headers)
   // Ranges apply to the identity bytes only, as restwell's do.
   const identity = headers['content-encoding'] === undefined
   if (identity) headers['accept-ranges'] = 'bytes'
@@ -180,6 +186,19 @@ async function item(req, res, headers, id, method) {
   const next = parseJson(res, headers, await readBody(req))
   if (next === undefined) return undefined
   return sendBytes(res, 200, Buffer.from(JSON.stringify({ ...next, id: current.id })), headers)
+}
+
+/** `QUERY /items` (RFC 10008): the items the JSON query names, the ETag hashed from the bytes. */
+async function query(req, res, headers) {
+  const type = req.headers['content-type'] ?? ''
+  if (!type.startsWith('application/json')) {
+    headers['accept-query'] = QUERY_TYPES
+    return error(res, headers, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Use application/json')
+  }
+  const parsed = parseJson(res, headers, await readBody(req))
+  if (parsed === undefined) return undefined
+  const bytes = Buffer.from(JSON.stringify(queryResult(parsed)))
+  return sendRepresentation(req, res, headers, bytes, hashEtag(bytes), false)
 }
 
 /** An item whose ETag is hashed from the bytes on every GET: no version is used. */
@@ -274,6 +293,7 @@ async function handle(req, res) {
       return getPage(req, res, headers, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
     }
     if (method === 'POST') return create(req, res, exposeFor(headers, 'create'))
+    if (method === 'QUERY') return query(req, res, exposeFor(headers, 'query'))
     headers.allow = COLLECTION_ALLOW
     return notAllowed(req, res, headers, method)
   }

@@ -1,7 +1,11 @@
-/** /v1/books and /v1/books/{id}: filters, sort, pages, conditional writes, patch, soft delete. */
+/**
+ * /v1/books and /v1/books/{id}: filters, sort, pages, a QUERY search, conditional writes, patch,
+ * soft delete.
+ */
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { httpErrors } from 'restwell'
+import { BookSearch, equivalentQuery, searchCondition } from '../book-search.js'
 import type { Database, Queryable } from '../db.js'
 import {
   type BookFields,
@@ -11,6 +15,7 @@ import {
   type Inclusion,
   insertBook,
   listBooks,
+  pageOfBooks,
   type SortKey,
   softDeleteBook,
   type Stored,
@@ -101,6 +106,23 @@ const lostRace = (): Error =>
     details: [{ field: 'headers/if-match', message: 'no longer current', code: 'STALE' }],
   })
 
+const UNPROCESSABLE_QUERY = {
+  description:
+    'Unprocessable Content: the query names an unknown field or operator, or a value of the wrong type',
+}
+
+/**
+ * `GET /v1/books` with the request's own parameters (page, limit, deleted...: a QUERY takes
+ * only those a GET takes too) and the query's filters and sort.
+ */
+export function listingOf(url: string, query: URLSearchParams): string {
+  const params = new URLSearchParams(url.split('?')[1] ?? '')
+  for (const [name, value] of query) params.set(name, value)
+  // A comma is a sub-delimiter (RFC 3986 §2.2): `sort=-publishedAt,title` as the GET's links write it.
+  const search = params.toString().replaceAll('%2C', ',')
+  return `/v1/books${search === '' ? '' : `?${search}`}`
+}
+
 export function notFound(kind: string, id: number): Error {
   return httpErrors.notFound(`No ${kind} ${id}`)
 }
@@ -143,6 +165,42 @@ export async function booksRoutes(app: FastifyInstance, opts: { db: Database }):
       )
     },
   )
+
+  app.route<{ Body: BookSearch }>({
+    method: 'QUERY',
+    url: '/books',
+    schema: {
+      summary: 'Search books',
+      description:
+        'The query in the body (`Content-Type: application/json`): `where` (`title`, `author`: a value or `{"contains": "…"}`; `authorId`, `status`: a value or `{"in": […]}`; `year`, `publishedAt`: a value or `{"gte": …, "lt": …}`), `orderBy` (`[{"field": "publishedAt", "direction": "desc"}]`). Paged like `GET /v1/books` (`page`, `limit`); `Location` names that GET when it lists the same books.',
+      tags: ['books'],
+      body: BookSearch,
+      response: { 200: Page(Book), 422: UNPROCESSABLE_QUERY },
+    },
+    // `?sort=` is the GET's: a QUERY orders by its `orderBy`.
+    config: { pagination: { sortable: [] }, softDelete: true, auth: READ },
+    handler: async (request, reply) => {
+      const page = pageOf(request)
+      const params: unknown[] = []
+      const { items, total } = await pageOfBooks(db, {
+        where: searchCondition(request.body.where ?? {}, params),
+        params,
+        sort: (request.body.orderBy ?? [{ field: 'title' }]).map((key) => ({
+          field: key.field,
+          direction: key.direction ?? 'asc',
+        })),
+        limit: page.limit,
+        offset: page.offset,
+        include: inclusionOf(request),
+      })
+      const equivalent = equivalentQuery(request.body)
+      if (equivalent !== undefined) reply.header('location', listingOf(request.url, equivalent))
+      return reply.paginate(
+        items.map((book) => present(book, request)),
+        { total },
+      )
+    },
+  })
 
   app.post<{ Body: BookInput }>(
     '/books',
