@@ -1,5 +1,5 @@
 /** SQL for the bookshelf's resources. Every function takes the database (or a transaction). */
-import { searchCondition } from './book-search.js'
+import { searchCondition } from './search-sql.js'
 import type { Queryable } from './db.js'
 import type { Author, AuthorInput, Book, BookInput, BookStatus, BookV2 } from './schemas.js'
 

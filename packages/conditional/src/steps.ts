@@ -317,14 +317,11 @@ function discard(reply: FastifyReply, payload: unknown): void {
   }
 }
 
-function buildRouteHooks(settings: RouteSettings) {
-  const vary = settings.vary
-
-  /** Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. */
-  async function checkStoredState(
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<true | HttpError | undefined> {
+/** Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. */
+function storedStateCheck(
+  settings: RouteSettings,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<true | HttpError | undefined> {
+  return async function checkStoredState(request, reply) {
     const read = isSafeReadMethod(request.method)
     const preconditions = readPreconditions(request.method, request.headers)
     if (!read) {
@@ -383,9 +380,11 @@ function buildRouteHooks(settings: RouteSettings) {
     if (outcome.result === 'failed') return preconditionFailed(outcome.field)
     return undefined
   }
+}
 
-  /** Checks handler-given validators before the body is serialized, so a 304 costs no serialization. */
-  const beforeSerialization: SendStep = (request, reply, payload) => {
+/** Checks handler-given validators before the body is serialized, so a 304 costs no serialization. */
+function serializationCheck(settings: RouteSettings): SendStep {
+  return function beforeSerialization(request, reply, payload) {
     if (reply.statusCode !== 200 || !isSafeReadMethod(request.method)) return undefined
     const known = peekState(reply)
     if (known?.evaluated === true) return undefined
@@ -434,9 +433,12 @@ function buildRouteHooks(settings: RouteSettings) {
     }
     return undefined
   }
+}
 
-  /** ETag from the bytes (when none is known), 304/412, Accept-Ranges, 206/416. */
-  const validate: SendStep = (request, reply, payload) => {
+/** ETag from the bytes (when none is known), 304/412, Accept-Ranges, 206/416. */
+function validation(settings: RouteSettings): SendStep {
+  const vary = settings.vary
+  return function validate(request, reply, payload) {
     const known = peekState(reply)
     const status = reply.statusCode
     if (known !== null && known.notModified !== undefined) {
@@ -503,8 +505,6 @@ function buildRouteHooks(settings: RouteSettings) {
     reply.header('accept-ranges', 'bytes')
     return undefined
   }
-
-  return { checkStoredState, beforeSerialization, validate }
 }
 
 /**
@@ -692,20 +692,19 @@ export function conditionalRoute(
     refuseInertFields(where, methods, config)
   }
   const own = resolveRoute(instance, settings.options, route, config)
-  const hooks = buildRouteHooks(own)
   const beforeHandler =
     own.getValidator !== undefined
-      ? hooks.checkStoredState
+      ? storedStateCheck(own)
       : write
         ? uncheckablePreconditions
         : undefined
   const checks = beforeHandler === undefined ? {} : { beforeHandler }
   if (!read) return checks
   if (own.etag && !own.weak && route.compress !== false) settings.strongTags.push(route)
-  const validate = chain([hooks.validate, codingTag])
+  const validate = chain([validation(own), codingTag])
   return {
     ...checks,
-    serialize: hooks.beforeSerialization,
+    serialize: serializationCheck(own),
     send: settings.pipeline ? validate : chain([validate, notModifiedHeaders, bodilessHead]),
   }
 }
