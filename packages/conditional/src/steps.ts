@@ -229,7 +229,11 @@ function dropValidators(reply: FastifyReply): void {
  */
 function notModified(reply: FastifyReply, tag: EntityTag | null, settings: RouteSettings): null {
   reply.code(304)
-  if (tag !== null) reply.header('etag', formatEntityTag(tag))
+  if (tag !== null) {
+    const etag = formatEntityTag(tag)
+    // Most often the one the answer has already: not set again.
+    if (reply.getHeader('etag') !== etag) reply.header('etag', etag)
+  }
   if (settings.vary) appendVary(reply, 'Accept-Encoding')
   return null
 }

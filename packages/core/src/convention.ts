@@ -99,6 +99,14 @@ export interface SetupContext {
   /** Whether the convention runs under a pipeline (the umbrella) rather than alone. */
   readonly pipeline: boolean
   /**
+   * Under a pipeline, the response headers of `contributions()` the answers of one route may
+   * carry (each convention's `routeResponseHeaders`); alone, undefined. Read it from a step.
+   */
+  readonly routeResponseHeaders?: (
+    instance: FastifyInstance,
+    route: RouteEntry,
+  ) => readonly string[]
+  /**
    * The umbrella that installed the convention from its option of the convention's name
    * (`'restwell'`), if one did: the convention's option errors then name that option.
    */
@@ -212,6 +220,15 @@ export interface ConventionSpec<
   readonly route?: (context: RouteContext<Config>, settings: Settings) => RouteSteps<P> | undefined
   /** What it contributes to the app's lists (see `Contributions`). */
   readonly contributes?: (options: Options) => Partial<Contributions>
+  /**
+   * The response headers of those it contributes that its steps may send on the answers of one
+   * route (CORS exposes only those there), decided once per route; absent: every one it
+   * contributes, on every route. Not asked where `config.<key>` is `false` (then none).
+   */
+  readonly routeResponseHeaders?: (
+    context: RouteContext<Config>,
+    settings: Settings,
+  ) => readonly string[]
   /** How it describes one route in the OpenAPI document. */
   readonly describe?: (
     context: RouteContext<Config>,

@@ -152,6 +152,7 @@ export {
   type OptionsInput,
   pipelineRouteSteps,
   routeDescriptionOf,
+  routeResponseHeadersOf,
 } from './run.js'
 export type { StepKey } from './plan.js'
 export { QUERY_KEY_PREFIX, type QueryRequest, queryContentKey } from './query.js'

@@ -239,14 +239,22 @@ export function serializeHook(
 
 /**
  * One `onSend` hook that runs `steps` in order, named `name` (as `printRoutes` shows it).
- * The first step that returns or throws an error ends the run with it.
+ * The first step that returns or throws an error ends the run with it. The steps of
+ * `skippedOn304` do not run once the answer is a 304 (they shape a body, or headers a 304
+ * drops: RFC 9110 §15.4.5).
  */
-export function sendHook(name: string, steps: readonly SendStep[]): onSendHookHandler {
+export function sendHook(
+  name: string,
+  steps: readonly SendStep[],
+  skippedOn304: ReadonlySet<SendStep> = new Set(),
+): onSendHookHandler {
+  const skips = steps.map((step) => skippedOn304.has(step))
   const hook: onSendHookHandler = (request, reply, payload, done) => {
     let out = payload
     try {
-      for (const step of steps) {
-        const next = step(request, reply, out)
+      for (let i = 0; i < steps.length; i++) {
+        if (skips[i] === true && reply.statusCode === 304) continue
+        const next = (steps[i] as SendStep)(request, reply, out)
         if (next === undefined) continue
         if (next instanceof Error) {
           done(next)

@@ -135,6 +135,24 @@ export function routeDescriptionOf(
   return convention.describe(context, installed.settings) ?? undefined
 }
 
+/**
+ * The response headers `installed` may send on the answers of `route`: its
+ * `routeResponseHeaders`, else all it contributes; none where the route sets `config.<key>: false`.
+ */
+export function routeResponseHeadersOf(
+  installed: InstalledConvention,
+  instance: FastifyInstance,
+  route: RouteEntry,
+): readonly string[] {
+  const { convention } = installed
+  const context = routeContext(convention, instance, route)
+  if (context === undefined) return []
+  if (convention.routeResponseHeaders !== undefined) {
+    return convention.routeResponseHeaders(context, installed.settings)
+  }
+  return convention.contributes?.(installed.options).responseHeaders ?? []
+}
+
 /** The convention's app-wide steps, checked against the phases it declares. */
 export function appStepsOf(installed: InstalledConvention): Partial<Record<AppPhase, unknown>> {
   const { convention } = installed

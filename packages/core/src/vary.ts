@@ -104,9 +104,13 @@ function keep(name: string, out: string[], keys: string[]): boolean {
   return true
 }
 
-/** Adds field names to the reply's `Vary`, keeping (and de-duplicating) what is there. */
+/**
+ * Adds field names to the reply's `Vary`, keeping (and de-duplicating) what is there; a value
+ * that comes out the same is not set again.
+ */
 export function appendVary(reply: FastifyReply, ...names: string[]): FastifyReply {
-  const value = mergeVary(reply.getHeader('vary'), names)
-  if (value !== '') reply.header('vary', value)
+  const existing = reply.getHeader('vary')
+  const value = mergeVary(existing, names)
+  if (value !== '' && value !== existing) reply.header('vary', value)
   return reply
 }

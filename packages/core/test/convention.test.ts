@@ -15,6 +15,7 @@ import {
   pipelineRouteSteps,
   type RouteContext,
   routeDescriptionOf,
+  routeResponseHeadersOf,
   type RouteEntry,
   type RoutePhase,
   type SetupContext,
@@ -478,6 +479,38 @@ test('routeDescriptionOf: the convention describes a route by its validated conf
   t.equal(routeDescriptionOf(installed, fastify, route(false)), undefined, 'config false')
   const silent = { ...installed, convention: { ...described, describe: undefined } }
   t.equal(routeDescriptionOf(silent, fastify, route('yes')), undefined, 'no describe')
+})
+
+test('routeResponseHeadersOf: what a convention says it sends on a route, else all it contributes; none where config is false', async (t) => {
+  const fastify = app()
+  const sending = defineConvention({
+    name: 'sending',
+    plugin: '@test/sending',
+    phases: [],
+    options: () => ({}),
+    setup: () => ({ paged: '/pages' }),
+    contributes: () => ({ responseHeaders: ['X-Page', 'X-Any'] }),
+    routeResponseHeaders: (context, settings) =>
+      context.route.url === settings.paged ? ['X-Page', 'X-Any'] : ['X-Any'],
+  })
+  const installed = { convention: sending, options: {}, settings: { paged: '/pages' } }
+  const route = (url: string, config?: unknown) =>
+    ({
+      method: 'GET',
+      url,
+      routePath: url,
+      path: url,
+      prefix: '',
+      handler: async () => null,
+      ...(config === undefined ? {} : { config: { sending: config } }),
+    }) as RouteEntry
+  t.same(routeResponseHeadersOf(installed, fastify, route('/pages')), ['X-Page', 'X-Any'])
+  t.same(routeResponseHeadersOf(installed, fastify, route('/books')), ['X-Any'])
+  t.same(routeResponseHeadersOf(installed, fastify, route('/pages', false)), [], 'config false')
+  const everywhere = { ...installed, convention: { ...sending, routeResponseHeaders: undefined } }
+  t.same(routeResponseHeadersOf(everywhere, fastify, route('/books')), ['X-Page', 'X-Any'])
+  const silent = { ...everywhere, convention: { ...everywhere.convention, contributes: undefined } }
+  t.same(routeResponseHeadersOf(silent, fastify, route('/books')), [], 'contributes nothing')
 })
 
 test('a convention with no route steps, or a phase left undefined, adds no hook', async (t) => {

@@ -110,3 +110,37 @@ test('bodilessHead: HEAD of a 204 or 304 has no Content-Length; other answers ke
   const get = await fastify.inject({ url: '/x', headers: { 'x-status': '204' } })
   t.equal(get.statusCode, 204, 'GET is left to Fastify')
 })
+
+test('sendHook: the steps it is told a 304 skips run on any other answer, and not once it is a 304', async (t) => {
+  const fastify = app()
+  const ran: string[] = []
+  const mark =
+    (name: string): SendStep =>
+    () => {
+      ran.push(name)
+      return undefined
+    }
+  const bodyOnly = mark('body')
+  const turn: SendStep = (request, reply) => {
+    ran.push('turn')
+    if (request.headers['x-turn'] !== undefined) reply.code(304)
+    return undefined
+  }
+  const steps = [mark('first'), bodyOnly, turn, bodyOnly, mark('last')]
+  fastify.get(
+    '/x',
+    { onSend: sendHook('s', steps, new Set([bodyOnly])) },
+    async (request, reply) => {
+      if (request.headers['x-early'] !== undefined) reply.code(304)
+      return ''
+    },
+  )
+  await fastify.inject('/x')
+  t.same(ran, ['first', 'body', 'turn', 'body', 'last'], 'a 200: every step')
+  ran.length = 0
+  await fastify.inject({ url: '/x', headers: { 'x-turn': '1' } })
+  t.same(ran, ['first', 'body', 'turn', 'last'], 'made a 304 on the way: the later ones skipped')
+  ran.length = 0
+  await fastify.inject({ url: '/x', headers: { 'x-early': '1' } })
+  t.same(ran, ['first', 'turn', 'last'], 'a 304 already: skipped from the start')
+})

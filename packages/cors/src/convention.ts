@@ -18,5 +18,14 @@ export const cors = defineConvention({
     resolveCorsOptions(validateOptions(PLUGIN, CorsOptionsSchema, raw)),
   setup: setupCors,
   app: (settings) => ({ request: corsRequest(settings), notFoundSend: corsSend(settings) }),
-  route: (_route, settings) => ({ send: corsSend(settings) }),
+  route: ({ instance, route }, settings) => {
+    // Made on the route's first answer, once every convention has planned the route.
+    let exposed: string | undefined
+    return {
+      send: corsSend(settings, () => {
+        exposed ??= settings.routeExposedHeaders(instance, route)
+        return exposed
+      }),
+    }
+  },
 })

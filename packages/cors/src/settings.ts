@@ -4,9 +4,11 @@
  */
 import {
   type Contributions,
+  declareState,
   optionNaming,
   refuseBeside,
   RegistrationError,
+  type RouteEntry,
   routeConfigReader,
   type SetupContext,
 } from '@restwell/core'
@@ -18,6 +20,7 @@ import {
   type ResolvedCorsOptions,
 } from './options.js'
 import { preflightTargetCors, queryRouteOf } from './preflight-target.js'
+import { EXPOSE_PENDING } from './steps.js'
 
 /** The plugin's name, as its messages begin. */
 export const PLUGIN = '@restwell/cors'
@@ -45,6 +48,16 @@ export interface CorsSettings {
   readonly credentials: boolean
   /** The header values, made on first use: once every convention of the app is installed. */
   readonly headers: () => CorsHeaders
+  /**
+   * Under a pipeline: a route's answers get the route's own `Access-Control-Expose-Headers` from
+   * its send step (`routeExposedHeaders`), not the app's from the request step.
+   */
+  readonly perRoute: boolean
+  /**
+   * `Access-Control-Expose-Headers` of one route's answers: the response headers its conventions
+   * may send there, and the option's; the app's list alone.
+   */
+  readonly routeExposedHeaders: (instance: FastifyInstance, route: RouteEntry) => string
   /** The request's route's `config.cors` (`false`: opted out). */
   readonly routeCors: (request: FastifyRequest) => unknown
   /** Whether the route a preflight asks about allows CORS. */
@@ -88,18 +101,14 @@ export function corsHeaders(
   contributed: Contributions,
   alone: boolean,
 ): CorsHeaders {
-  const exposed = [
-    ...(alone ? DEFAULT_EXPOSED_HEADERS : []),
-    ...contributed.responseHeaders,
-    ...options.exposedHeaders,
-  ]
+  const exposed = exposedList(options, contributed.responseHeaders, alone)
   const allowed = [
     ...DEFAULT_ALLOWED_HEADERS,
     ...contributed.requestHeaders,
     ...options.allowedHeaders,
   ]
   return {
-    exposedHeaders: unique(exposed).join(', '),
+    exposedHeaders: exposed,
     queryMethods: unique([...options.methods, 'QUERY']).join(', '),
     preflightHeaders: {
       'access-control-allow-methods': options.methods.join(', '),
@@ -108,6 +117,19 @@ export function corsHeaders(
       'cache-control': 'no-store',
     },
   }
+}
+
+/** `Access-Control-Expose-Headers`: the defaults alone, the response headers sent, the option's. */
+function exposedList(
+  options: ResolvedCorsOptions,
+  sent: readonly string[],
+  alone: boolean,
+): string {
+  return unique([
+    ...(alone ? DEFAULT_EXPOSED_HEADERS : []),
+    ...sent,
+    ...options.exposedHeaders,
+  ]).join(', ')
 }
 
 /** The refusal of `@fastify/cors` beside this plugin. */
@@ -137,15 +159,23 @@ export function setupCors(
     )
   }
   if (!context.pipeline) refuseBeside(fastify, '@fastify/cors', twoCors)
+  declareState(fastify, 'reply', EXPOSE_PENDING)
   let headers: CorsHeaders | undefined
+  const headersOf = (): CorsHeaders => {
+    headers ??= corsHeaders(options, context.contributions(), !context.pipeline)
+    return headers
+  }
+  const routeHeaders = context.routeResponseHeaders
   return {
     allowOrigin: originRule(origin),
     varies: origin !== false && (!anyOrigin(origin) || origin === true),
     credentials,
-    headers: () => {
-      headers ??= corsHeaders(options, context.contributions(), !context.pipeline)
-      return headers
-    },
+    headers: headersOf,
+    perRoute: routeHeaders !== undefined,
+    routeExposedHeaders: (instance, route) =>
+      routeHeaders === undefined
+        ? headersOf().exposedHeaders
+        : exposedList(options, routeHeaders(instance, route), false),
     routeCors: routeConfigReader(fastify, 'cors'),
     preflightCors: preflightTargetCors(fastify, options.methodOverride),
     queryRoute: queryRouteOf(fastify),

@@ -1,11 +1,15 @@
 /** CORS as a convention: refused beside @fastify/cors alone, and under a pipeline. */
 import fastifyCors from '@fastify/cors'
 import {
+  addRouteHook,
   type Contributions,
   installConvention,
   installPipeline,
+  pipelineRouteSteps,
   requestHook,
+  type SendStep,
   type SetupContext,
+  sendHook,
 } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { test } from 'tap'
@@ -108,4 +112,91 @@ test('installed by the umbrella, its option errors name the umbrella and its opt
   await t.rejects(installConvention(plain, cors, { credentials: true }, contextOf(none)), {
     message: /^@restwell\/cors: option "origin" .* when credentials is true/,
   })
+})
+
+test("under a pipeline: a route's answers expose what the context says they may carry, once per route", async (t) => {
+  const fastify = app()
+  const pipeline = installPipeline(fastify)
+  const contributed = {
+    queryParameters: [],
+    requestHeaders: [],
+    responseHeaders: ['ETag', 'X-Total', 'X-Other'],
+  }
+  const asked: string[] = []
+  await installConvention(
+    fastify,
+    cors,
+    { origin: ['https://app.example'], exposedHeaders: ['X-Trace'] },
+    {
+      ...contextOf(contributed),
+      routeResponseHeaders: (_instance, route) => {
+        asked.push(route.url)
+        return route.url === '/books' ? ['ETag', 'X-Total'] : []
+      },
+    },
+  )
+  // The pipeline's hooks, here the test's: the request step, each route's send step, and the
+  // send step of the answers of no route.
+  fastify.addHook('onRequest', requestHook('pipeline', [...pipeline.request.values()]))
+  fastify.addHook('onRoute', function (route) {
+    const send = pipelineRouteSteps(pipeline, this, route).get('send')?.get(cors)
+    if (send !== undefined) addRouteHook(route, 'onSend', sendHook('send', [send as SendStep]))
+  })
+  const noRoute = sendHook('notFound', [...pipeline.notFound.values()])
+  fastify.addHook('onSend', function (request, reply, payload, done) {
+    if (request.is404) noRoute.call(this, request, reply, payload, done)
+    else done(null, payload)
+  })
+  fastify.get('/books', async () => [])
+  fastify.get('/own', async (_request, reply) =>
+    reply.header('access-control-expose-headers', 'X-Mine').send('own'),
+  )
+  fastify.get('/plain', async () => 'plain')
+  fastify.get('/foreign', async (_request, reply) =>
+    reply.header('access-control-allow-origin', 'https://other.example').send('foreign'),
+  )
+  const exposed = async (url: string, origin = 'https://app.example') =>
+    (await fastify.inject({ url, headers: { origin } })).headers['access-control-expose-headers']
+  t.equal(await exposed('/books'), 'ETag, X-Total, X-Trace', "the route's, and the option's")
+  t.equal(await exposed('/books'), 'ETag, X-Total, X-Trace')
+  t.same(asked, ['/books'], 'asked once per route')
+  t.equal(await exposed('/plain'), 'X-Trace', 'a route whose conventions send none')
+  t.equal(await exposed('/own'), 'X-Mine', "a handler's own value is kept")
+  t.equal(
+    await exposed('/nowhere'),
+    'ETag, X-Total, X-Other, X-Trace',
+    'an answer of no route: all',
+  )
+  t.equal(
+    await exposed('/books', 'https://other.example'),
+    undefined,
+    'an origin not allowed: none',
+  )
+  t.equal(
+    await exposed('/foreign', 'https://other.example'),
+    undefined,
+    "a handler's own Allow-Origin for an origin the rule refuses: nothing exposed for it",
+  )
+
+  // Any origin: every answer, with or without Origin, gets the route's list.
+  const open = app()
+  const openPipeline = installPipeline(open)
+  await installConvention(
+    open,
+    cors,
+    {},
+    {
+      ...contextOf(contributed),
+      routeResponseHeaders: () => ['X-Other'],
+    },
+  )
+  open.addHook('onRequest', requestHook('pipeline', [...openPipeline.request.values()]))
+  open.addHook('onRoute', function (route) {
+    const send = pipelineRouteSteps(openPipeline, this, route).get('send')?.get(cors)
+    if (send !== undefined) addRouteHook(route, 'onSend', sendHook('send', [send as SendStep]))
+  })
+  open.get('/books', async () => [])
+  const plain = await open.inject({ url: '/books' })
+  t.equal(plain.headers['access-control-allow-origin'], '*')
+  t.equal(plain.headers['access-control-expose-headers'], 'X-Other', 'without Origin too')
 })

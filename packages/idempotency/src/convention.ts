@@ -13,6 +13,9 @@ import { KEY_HEADER } from './key.js'
 import { routeSettings, setupIdempotency } from './setup.js'
 import { captureAnswer, lookUpKey, markingHandler, PLUGIN } from './steps.js'
 
+/** The header that marks a replayed answer. */
+const REPLAYED_HEADER = 'Idempotent-Replayed'
+
 /**
  * On the routes that take a key (`config.idempotency`, or every POST and PATCH with
  * `everyRoute`): the first request with a key runs and its answer is stored; a retry with the
@@ -36,8 +39,11 @@ export const idempotency = defineConvention({
   },
   contributes: () => ({
     requestHeaders: [KEY_HEADER],
-    responseHeaders: ['Idempotent-Replayed'],
+    responseHeaders: [REPLAYED_HEADER],
   }),
+  // A replay is only ever an answer of a route that takes a key.
+  routeResponseHeaders: (context, settings) =>
+    routeSettings(context, settings) === undefined ? [] : [REPLAYED_HEADER],
   describe: (context, settings) => {
     const route = routeSettings(context, settings)
     return route === undefined ? undefined : describeRoute(route)

@@ -657,6 +657,17 @@ test('bytes and text bodies are fingerprinted as they are; storedHeaders adds he
   t.equal((await send('text/plain', 'hullo')).statusCode, 422)
 })
 
+test('Idempotent-Replayed goes on the answers of a route that takes a key only', async (t) => {
+  const headers = (methods: string[], config: unknown, raw = {}) =>
+    idempotency.routeResponseHeaders?.(
+      { methods, config, name: 'POST /books', route: { url: '/books' } } as never,
+      { options: idempotency.options(raw) } as never,
+    )
+  t.same(headers(['POST'], {}), ['Idempotent-Replayed'])
+  t.same(headers(['POST'], undefined, { everyRoute: true }), ['Idempotent-Replayed'], 'every route')
+  t.same(headers(['POST'], undefined), [], 'a route that takes no key')
+})
+
 test("a replay replaces what the route's own onSend hooks set: describing headers, the length", async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())

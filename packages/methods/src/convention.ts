@@ -25,4 +25,6 @@ export const methods = defineConvention({
     return { request: judge, notFoundHandler: judge }
   },
   contributes: () => ({ responseHeaders: ['allow'] }),
+  // Its 405 and automatic OPTIONS are answers of no route.
+  routeResponseHeaders: () => [],
 })

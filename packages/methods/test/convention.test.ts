@@ -11,3 +11,7 @@ test('the methods convention: a request step and a not-found handler step; Allow
     responseHeaders: ['allow'],
   })
 })
+
+test('its Allow goes on answers of no route only: a route exposes none of it', async (t) => {
+  t.same(methods.routeResponseHeaders?.({} as never, {} as never), [])
+})

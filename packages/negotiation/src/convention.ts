@@ -7,6 +7,7 @@ import {
   NegotiationOptionsSchema,
   type NegotiationRouteConfig,
   NegotiationRouteSchema,
+  type ResolvedNegotiationOptions,
   resolveNegotiationOptions,
 } from './options.js'
 import { negotiationRoute } from './route.js'
@@ -38,11 +39,21 @@ export const negotiation = defineConvention({
     requestHeaders: ['accept', 'accept-language', 'content-type'],
     // The types of a 406 and a 415, and a 300's preferred choice (Content-Language is safelisted).
     // A QUERY's result (`Content-Location`) and its 415's types (`Accept-Query`), RFC 10008.
-    responseHeaders:
-      options.formatParam === false
-        ? ['Accept', 'Accept-Query', 'Content-Location']
-        : ['Accept', 'Accept-Query', 'Content-Location', 'Location'],
+    responseHeaders: sentHeaders(options, true),
   }),
+  // A QUERY's 400/415 (`Accept-Query`) and result (`Content-Location`) are a QUERY route's only;
+  // an OPTIONS and a 405 naming `Accept-Query` are answers of no route.
+  routeResponseHeaders: ({ methods }, settings) =>
+    sentHeaders(settings.options, methods.includes('QUERY')),
   // Alone, before the route's own onRequest hooks: every hook of the route sees what was chosen.
   alone: { beforeBody: 'onRequest' },
 })
+
+/** The response headers negotiation sends, those of a QUERY with `query`. */
+function sentHeaders(options: ResolvedNegotiationOptions, query: boolean): string[] {
+  return [
+    'Accept',
+    ...(query ? ['Accept-Query', 'Content-Location'] : []),
+    ...(options.formatParam === false ? [] : ['Location']),
+  ]
+}

@@ -9,12 +9,14 @@ import type { RouteSettings } from './settings.js'
  */
 export function sendStep(settings: RouteSettings): SendStep {
   return function negotiationSend(request, reply) {
-    if (reply.statusCode >= 400) {
+    const status = reply.statusCode
+    if (status >= 400) {
       appendVary(reply, 'Accept')
       return undefined
     }
     if (settings.vary.length > 0) appendVary(reply, ...settings.vary)
-    if (request.language !== undefined && !reply.hasHeader('content-language')) {
+    // A 304 carries no Content-Language (RFC 9110 §15.4.5): none is set to be dropped.
+    if (status !== 304 && request.language !== undefined && !reply.hasHeader('content-language')) {
       reply.header('content-language', request.language)
     }
     return undefined

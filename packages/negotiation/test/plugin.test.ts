@@ -824,3 +824,16 @@ test('the convention contributes the query parameter, request and response heade
     responseHeaders: ['Accept', 'Accept-Query', 'Content-Location'],
   })
 })
+
+test("Accept-Query and Content-Location go on a QUERY route's answers only", async (t) => {
+  const on = (methods: string[], raw = {}) =>
+    negotiation.routeResponseHeaders?.(
+      { methods } as never,
+      {
+        options: negotiation.options(raw),
+      } as never,
+    )
+  t.same(on(['QUERY']), ['Accept', 'Accept-Query', 'Content-Location', 'Location'])
+  t.same(on(['GET', 'HEAD']), ['Accept', 'Location'], 'a GET: its 406, a 300')
+  t.same(on(['GET'], { formatParam: false }), ['Accept'], 'no format parameter: no 300')
+})

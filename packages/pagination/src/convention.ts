@@ -3,6 +3,7 @@ import { defineConvention } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
 import {
   type PaginationOptions,
+  type ResolvedPaginationOptions,
   PaginationOptionsSchema,
   type RoutePaginationConfig,
   RouteConfigSchema,
@@ -30,8 +31,15 @@ export const pagination = defineConvention({
   route: paginationRoute,
   contributes: (options) => ({
     queryParameters: [...OWN_PARAMS],
-    responseHeaders: options.totalHeader === false ? ['Link'] : ['Link', options.totalHeader],
+    responseHeaders: sentHeaders(options),
   }),
+  // Only the routes that ask for pagination send a page's headers.
+  routeResponseHeaders: ({ config }, options) => (config === undefined ? [] : sentHeaders(options)),
   // Alone, the array is refused before the route's own preSerialization hooks turn it to text.
   alone: { serialize: 'first' },
 })
+
+/** The headers of a page. */
+function sentHeaders(options: ResolvedPaginationOptions): string[] {
+  return options.totalHeader === false ? ['Link'] : ['Link', options.totalHeader]
+}

@@ -905,6 +905,13 @@ test('the convention contributes the query parameters it reads and the headers i
   ])
 })
 
+test("a page's headers go on the routes that ask for pagination only", async (t) => {
+  const options = pagination.options({ totalHeader: 'X-Total' })
+  const on = (config: unknown) => pagination.routeResponseHeaders?.({ config } as never, options)
+  t.same(on({}), ['Link', 'x-total'])
+  t.same(on(undefined), [], 'not a paginated route')
+})
+
 test("a QUERY page's links: under its Location (GET-able), else its own URL (QUERY-able)", async (t) => {
   const { app } = await buildApp()
   app.route({

@@ -8,7 +8,7 @@ import {
   PatchRouteConfigSchema,
   resolvePatchOptions,
 } from './options.js'
-import { patchRoute } from './route.js'
+import { ACCEPT_PATCH, patchRoute, patchRouteHeaders } from './route.js'
 import { NAME } from './schema.js'
 import { setupPatch } from './setup.js'
 import { notFoundSend } from './steps.js'
@@ -32,8 +32,9 @@ export const patch = defineConvention({
   contributes: () => ({
     // A patch media type is never a CORS-safelisted Content-Type.
     requestHeaders: ['content-type'],
-    responseHeaders: ['Accept-Patch'],
+    responseHeaders: [ACCEPT_PATCH],
   }),
+  routeResponseHeaders: patchRouteHeaders,
   // A child scope may register it again with options of its own (its parsers are shared); alone
   // its hooks come after the route's own, so the registration nearest the route decides last.
   scope: 'instance',

@@ -41,3 +41,20 @@ export function patchRoute(
       : { send: sendStep({ advertise, noContent, onlyPatch }) }),
   }
 }
+
+/**
+ * Whether the route's answers may carry `Accept-Patch`: a patch route's 415, and with
+ * `advertise` an OPTIONS 2xx of a route that serves OPTIONS (a path's 405 is an answer of no
+ * route).
+ */
+export function patchRouteHeaders(
+  { methods, config }: RouteContext<PatchRouteConfig>,
+  plugin: PatchSettings,
+): readonly string[] {
+  const { options } = plugin
+  const patched = config !== undefined || (options.everyPatchRoute && methods.includes('PATCH'))
+  return patched || (options.advertise && methods.includes('OPTIONS')) ? [ACCEPT_PATCH] : []
+}
+
+/** The header that lists a path's patch formats. */
+export const ACCEPT_PATCH = 'Accept-Patch'

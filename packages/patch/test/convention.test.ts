@@ -86,3 +86,17 @@ test('an Accept-Patch the handler set stands', async (t) => {
   const options = await app.inject({ method: 'OPTIONS', url: '/books/1' })
   t.equal(options.headers['accept-patch'], MERGE_PATCH)
 })
+
+test('Accept-Patch goes on the answers of a patch route, and of an OPTIONS route where advertised', async (t) => {
+  const headers = (methods: string[], config: unknown, raw = {}) =>
+    patch.routeResponseHeaders?.(
+      { methods, config } as never,
+      { options: patch.options(raw) } as never,
+    )
+  t.same(headers(['PATCH'], undefined), ['Accept-Patch'], 'every PATCH route')
+  t.same(headers(['POST'], {}), ['Accept-Patch'], 'a route that opted in')
+  t.same(headers(['PATCH'], undefined, { everyPatchRoute: false }), [], 'not a patch route then')
+  t.same(headers(['OPTIONS'], undefined), ['Accept-Patch'], 'an OPTIONS route may advertise')
+  t.same(headers(['OPTIONS'], undefined, { advertise: false }), [], 'unless advertising is off')
+  t.same(headers(['GET'], undefined), [], 'a GET route never sends it')
+})

@@ -189,6 +189,22 @@ export const SEND_ORDER: readonly (WithPhase<'send'> | OwnSendStep)[] = [
   'head',
 ]
 
+/**
+ * The steps of `SEND_ORDER` a 304 skips, once an earlier step (or the handler) made it one: each
+ * shapes a body or headers a 304 does not carry (RFC 9110 §15.4.5), so nothing is built to be
+ * dropped. Those that keep `Vary`, `Cache-Control` and the validators still run.
+ */
+export const SKIPPED_ON_304: Order<'send'> = [
+  // Accept-Patch (an OPTIONS 2xx, a 405) and a patch's 204.
+  patch,
+  // A hard DELETE's 204.
+  softDelete,
+  // Content codings of a body a 304 does not have.
+  compress,
+  // Digests of that body.
+  digest,
+]
+
 /** The send phase of an answer of no route (404, 405, automatic OPTIONS), in order. */
 export const NOT_FOUND_SEND_ORDER: Order<'notFoundSend'> = [cors, cacheControl, patch, negotiation]
 
@@ -280,7 +296,10 @@ export function planRoute(pipeline: Pipeline, instance: FastifyInstance, route: 
   if (steps.has(conditional)) steps.set('notModified', notModifiedHeaders)
   if ([route.method].flat().includes('HEAD')) steps.set('head', bodilessHead)
   const plan = planOf(SEND_ORDER, steps, 'onSend (SEND_ORDER)', where)
-  if (plan.length > 0) addRouteHook(route, 'onSend', sendHook('restwellSend', plan), 'first')
+  const skipped = new Set(SKIPPED_ON_304.flatMap((key) => steps.get(key) ?? []))
+  if (plan.length > 0) {
+    addRouteHook(route, 'onSend', sendHook('restwellSend', plan, skipped), 'first')
+  }
 }
 
 /**

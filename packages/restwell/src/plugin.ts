@@ -51,6 +51,7 @@ import {
   mergeContributions,
   type Pipeline,
   routeDescriptionOf,
+  routeResponseHeadersOf,
   type SetupContext,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
@@ -182,6 +183,59 @@ function placeDeclared(
 function withoutCaseTwins(first: readonly string[], then: readonly string[]): string[] {
   const held = new Set(first.map((name) => name.toLowerCase()))
   return [...first, ...then.filter((name) => !held.has(name.toLowerCase()))]
+}
+
+/**
+ * The default response headers a route's answers may carry whoever sets them (a handler's
+ * `Location` on a 201, its `Link`, its `ETag`): exposed on every route.
+ */
+const ANY_ROUTE: ReadonlySet<string> = new Set(['etag', 'location', 'link'])
+
+/**
+ * The default response headers of a convention, sent on no route when no convention installed
+ * says it sends them (auth off: no `WWW-Authenticate`).
+ */
+const OWNED: ReadonlySet<string> = new Set(
+  [
+    ...X_RATELIMIT_HEADERS,
+    'x-total-count',
+    'retry-after',
+    'x-request-id',
+    'allow',
+    'accept',
+    'accept-patch',
+    'api-version',
+    'deprecation',
+    'sunset',
+    'www-authenticate',
+  ].map((name) => name.toLowerCase()),
+)
+
+/**
+ * The names of `exposed` (the app's response headers) the answers of `route` may carry: those a
+ * convention that applies there sends on it (`routeResponseHeadersOf`), the defaults anyone may
+ * set (`ANY_ROUTE`), and the defaults no convention claims (`Content-Range`, `Accept-Ranges`…).
+ */
+function routeResponseHeaders(
+  pipeline: Pipeline,
+  exposed: readonly string[],
+  instance: FastifyInstance,
+  route: RouteEntry,
+): string[] {
+  const claimed = new Set<string>(OWNED)
+  const sent = new Set<string>(ANY_ROUTE)
+  for (const installed of installedConventions(pipeline)) {
+    for (const name of mergeContributions([installed]).responseHeaders) {
+      claimed.add(name.toLowerCase())
+    }
+    for (const name of routeResponseHeadersOf(installed, instance, route)) {
+      sent.add(name.toLowerCase())
+    }
+  }
+  return exposed.filter((name) => {
+    const key = name.toLowerCase()
+    return sent.has(key) || !claimed.has(key)
+  })
 }
 
 /** An option of the umbrella as given, when it is not `false`. */
@@ -372,7 +426,7 @@ function umbrellaContext(
   pipeline: Pipeline,
   undeclared: Pick<Contributions, 'requestHeaders' | 'responseHeaders'>,
 ): SetupContext {
-  return {
+  const context: SetupContext = {
     pipeline: true,
     umbrella: 'restwell',
     contributions: () => {
@@ -387,7 +441,10 @@ function umbrellaContext(
         ),
       }
     },
+    routeResponseHeaders: (instance, route) =>
+      routeResponseHeaders(pipeline, context.contributions().responseHeaders, instance, route),
   }
+  return context
 }
 
 /** What the OpenAPI descriptions need to know of the umbrella's options and conventions. */

@@ -4,6 +4,7 @@ import { validateOptions } from '@restwell/errors'
 import { versionHeaders } from './headers.js'
 import {
   PLUGIN,
+  type ResolvedVersioningOptions,
   resolveVersioningOptions,
   type VersioningOptions,
   VersioningOptionsSchema,
@@ -34,10 +35,18 @@ export const versioning = defineConvention({
   },
   contributes: (options) => ({
     queryParameters: options.query === false ? [] : [options.query],
-    responseHeaders: [
-      ...(options.responseHeaderName === false ? [] : [options.responseHeaderName]),
-      'Deprecation',
-      'Sunset',
-    ],
+    responseHeaders: sentHeaders(options),
   }),
+  // Only a versioned route's answers carry them.
+  routeResponseHeaders: ({ route }, state) =>
+    versionOfRoute(state.versions, route) === undefined ? [] : sentHeaders(state.options),
 })
+
+/** The headers a versioned route's answers may carry. */
+function sentHeaders(options: ResolvedVersioningOptions): string[] {
+  return [
+    ...(options.responseHeaderName === false ? [] : [options.responseHeaderName]),
+    'Deprecation',
+    'Sunset',
+  ]
+}

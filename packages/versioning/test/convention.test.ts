@@ -20,3 +20,11 @@ test('the convention names the query parameter it reads and the headers it sends
     'none for a carrier or a header that is off',
   )
 })
+
+test("the version headers go on a versioned route's answers only", async (t) => {
+  const state = { versions: { configured: undefined }, options: versioning.options({}) }
+  const headers = (url: string) =>
+    versioning.routeResponseHeaders?.({ route: { url } } as never, state as never)
+  t.same(headers('/v2/books'), ['API-Version', 'Deprecation', 'Sunset'])
+  t.same(headers('/books'), [], 'not versioned')
+})

@@ -4,8 +4,8 @@
 import { hash, randomUUID } from 'node:crypto'
 import { RATE_LIMIT_MAX } from './limits.mjs'
 
-/** `Access-Control-Expose-Headers` of restwell's CORS, on every answer. */
-export const EXPOSED = [
+/** The names restwell's CORS exposes on the answers of no route (404, 405). */
+const EXPOSED_NAMES = [
   'ETag',
   'Location',
   'Link',
@@ -28,7 +28,44 @@ export const EXPOSED = [
   'Sunset',
   'WWW-Authenticate',
   'Idempotent-Replayed',
-].join(', ')
+]
+
+/** `Access-Control-Expose-Headers` of restwell's CORS on the answers of no route (404, 405). */
+export const EXPOSED = EXPOSED_NAMES.join(', ')
+
+/** The names no route of the bench may send: no convention that sends them applies there. */
+const NOT_ON_ROUTES = new Set([
+  'X-Total-Count',
+  'Allow',
+  'Accept-Patch',
+  'Accept-Query',
+  'Content-Location',
+  'API-Version',
+  'Deprecation',
+  'Sunset',
+  'WWW-Authenticate',
+  'Idempotent-Replayed',
+])
+
+/** What restwell exposes on the answers of every route of the bench: what they may send. */
+const ROUTE_EXPOSED = EXPOSED_NAMES.filter((name) => !NOT_ON_ROUTES.has(name))
+
+/**
+ * restwell's `Access-Control-Expose-Headers` of each route by the kind of answer it gives: the
+ * headers its conventions may send there (a page's total, a patch route's `Accept-Patch`, a
+ * keyed route's `Idempotent-Replayed`, the QUERY route's `Accept-Query` and `Content-Location`;
+ * the batch route does no negotiation).
+ */
+export const EXPOSED_BY_ANSWER = {
+  versioned: ROUTE_EXPOSED.join(', '),
+  hashed: ROUTE_EXPOSED.join(', '),
+  write: ROUTE_EXPOSED.join(', '),
+  page: ROUTE_EXPOSED.toSpliced(3, 0, 'X-Total-Count').join(', '),
+  patch: [...ROUTE_EXPOSED, 'Accept-Patch'].join(', '),
+  create: [...ROUTE_EXPOSED, 'Idempotent-Replayed'].join(', '),
+  query: [...ROUTE_EXPOSED, 'Accept-Query', 'Content-Location'].join(', '),
+  batch: ROUTE_EXPOSED.filter((name) => name !== 'Accept').join(', '),
+}
 
 export const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, OPTIONS'
 export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS, QUERY'

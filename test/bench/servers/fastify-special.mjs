@@ -39,6 +39,7 @@ import {
   COLLECTION_ALLOW,
   countRequest,
   EXPOSED,
+  EXPOSED_BY_ANSWER,
   errorBody,
   fingerprintOf,
   ITEM_ALLOW,
@@ -133,10 +134,11 @@ function notAllowed(request, reply, allow) {
 
 /** The root `onRequest` hook: what every answer carries, and the checks before any work. */
 function onRequest(request, reply, done) {
+  const answer = request.routeOptions.config.answer
   reply
     .header('x-request-id', request.id)
     .header('access-control-allow-origin', '*')
-    .header('access-control-expose-headers', EXPOSED)
+    .header('access-control-expose-headers', EXPOSED_BY_ANSWER[answer] ?? EXPOSED)
   if (MAX_DELAY_MS > 0 && loopDelay > MAX_DELAY_MS) {
     reply.header('retry-after', RETRY_AFTER)
     return fail(reply, 503, 'OVERLOADED', 'Server overloaded (eventLoopDelay); retry later')
@@ -153,7 +155,7 @@ function onRequest(request, reply, done) {
   if (!acceptable(request.headers.accept)) {
     return fail(reply, 406, 'NOT_ACCEPTABLE', 'Use application/json')
   }
-  if (request.routeOptions.config.answer === 'patch') {
+  if (answer === 'patch') {
     const type = request.headers['content-type'] ?? ''
     if (
       !type.startsWith('application/merge-patch+json') &&

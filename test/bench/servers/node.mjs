@@ -27,6 +27,7 @@ import {
   COLLECTION_ALLOW,
   countRequest,
   EXPOSED,
+  EXPOSED_BY_ANSWER,
   errorBody,
   fingerprintOf,
   ITEM_ALLOW,
@@ -260,6 +261,17 @@ async function create(req, res, headers) {
   return sendBytes(res, 201, bytes, headers)
 }
 
+/** The kind of answer (`EXPOSED_BY_ANSWER`) of each method an item path has a route for. */
+const ITEM_ANSWERS = { GET: 'versioned', HEAD: 'versioned', PATCH: 'patch', PUT: 'write' }
+const READ_ANSWERS = { GET: 'hashed', HEAD: 'hashed' }
+
+/** restwell's expose list of the route a request reaches (an answer of no route keeps them all). */
+function exposeFor(headers, answer) {
+  const exposed = EXPOSED_BY_ANSWER[answer]
+  if (exposed !== undefined) headers['access-control-expose-headers'] = exposed
+  return headers
+}
+
 async function handle(req, res) {
   const headers = commonHeaders(req, res)
   if (headers === undefined) return undefined
@@ -277,20 +289,24 @@ async function handle(req, res) {
   }
   if (pathname === '/items') {
     if (method === 'GET' || method === 'HEAD') {
+      exposeFor(headers, 'page')
       return getPage(req, res, headers, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
     }
-    if (method === 'POST') return create(req, res, headers)
-    if (method === 'QUERY') return query(req, res, headers)
+    if (method === 'POST') return create(req, res, exposeFor(headers, 'create'))
+    if (method === 'QUERY') return query(req, res, exposeFor(headers, 'query'))
     headers.allow = COLLECTION_ALLOW
     return notAllowed(req, res, headers, method)
   }
   if (pathname.startsWith('/items/')) {
     const id = pathname.slice(7)
-    if (/^[0-9]+$/.test(id)) return item(req, res, headers, id, method)
+    if (/^[0-9]+$/.test(id))
+      return item(req, res, exposeFor(headers, ITEM_ANSWERS[method]), id, method)
   }
   if (pathname.startsWith(HASHED_PREFIX)) {
     const id = pathname.slice(HASHED_PREFIX.length)
-    if (/^[0-9]+$/.test(id)) return hashedItem(req, res, headers, id, method)
+    if (/^[0-9]+$/.test(id)) {
+      return hashedItem(req, res, exposeFor(headers, READ_ANSWERS[method]), id, method)
+    }
   }
   return error(res, headers, 404, 'NOT_FOUND', 'Not found')
 }
