@@ -175,6 +175,19 @@ export interface RouteDescription {
   readonly responseHeaders?: ReadonlyArray<readonly [name: string, description: string]>
   /** Headers it sends on every answer of this route, errors included. */
   readonly answerHeaders?: ReadonlyArray<DescribedHeader>
+  /**
+   * Headers it adds to the answers of a status it does not answer itself, where the route has
+   * that status (another convention's, or the route's own); the document shows them, the
+   * route's schema is left as it is.
+   *
+   * @example
+   * // The patch formats on the 405 and 415 the methods and body checks answer.
+   * const accept = [['Accept-Patch', 'The patch formats this route accepts']] as const
+   * return { statusHeaders: [[405, accept], [415, accept]] }
+   */
+  readonly statusHeaders?: ReadonlyArray<
+    readonly [status: number, headers: ReadonlyArray<DescribedHeader>]
+  >
 }
 
 /**

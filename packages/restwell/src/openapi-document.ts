@@ -42,7 +42,6 @@ const str = { type: 'string' }
 const strings = { type: 'array', items: str }
 const header = (description: string, schema: Json = str): Json => ({ ...schema, description })
 
-const RETRY_AFTER: Json = { 'retry-after': header('Seconds to wait before retrying') }
 const ACCEPT_QUERY_TEXT =
   'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `application/json`)'
 const ACCEPT_QUERY = header(ACCEPT_QUERY_TEXT)
@@ -326,12 +325,9 @@ const STATUS_HEADERS: Readonly<Record<string, Json>> = {
     etag: header('The current entity tag'),
     'last-modified': header('When the resource last changed'),
   },
-  '401': { 'www-authenticate': header('`Bearer` challenge (RFC 6750)') },
-  '405': { allow: header('The methods this path supports') },
   '406': { accept: header('The media types this route produces') },
   '415': { accept: header('The media types this route accepts') },
   '416': { 'content-range': header('`bytes */<size>`') },
-  '503': RETRY_AFTER,
 }
 
 const CHOICES = {
@@ -387,6 +383,11 @@ function extraHeaders(
     ...STATUS_HEADERS[status],
     ...describedHeaders(described.flatMap((one) => one.answerHeaders ?? [])),
     ...describedHeaders(describedAnswers(described, status).flatMap((a) => a.headers ?? [])),
+    ...describedHeaders(
+      described.flatMap((one) =>
+        (one.statusHeaders ?? []).flatMap(([own, list]) => (String(own) === status ? list : [])),
+      ),
+    ),
   }
   const success = status.startsWith('2')
   if (success && (status === '201' || status === '202')) {
@@ -403,12 +404,6 @@ function extraHeaders(
   if (success && plan.negotiation !== false && plan.negotiation.languages) {
     headers['content-language'] = header('The language of the representation')
   }
-  if (
-    (status === '405' || status === '415') &&
-    config.patch !== undefined &&
-    config.patch !== false
-  )
-    headers['accept-patch'] = header('The patch formats this route accepts')
   if (status === '206') headers['content-range'] = header('`bytes <start>-<end>/<size>`')
   if (status === '415' && method === 'QUERY') headers['accept-query'] = ACCEPT_QUERY
   return headers
@@ -920,7 +915,7 @@ function addOptions(
   if (entry.operation.security !== undefined) {
     responses['401'] = {
       description: 'Unauthorized: a valid Bearer token is needed to learn the methods',
-      headers: headerObjects(STATUS_HEADERS['401'] as Json),
+      headers: { 'www-authenticate': { description: BEARER_CHALLENGE, schema: str } },
       ...(plan.errorSchema === undefined
         ? {}
         : {
@@ -945,6 +940,8 @@ function defineTags(document: Json, tags: unknown): void {
   if (missing.length > 0) document.tags = [...list, ...missing.map((name) => ({ name }))]
 }
 
+/** `@restwell/auth`'s challenge, on the 401 of an OPTIONS restwell answers (`hideRoutes`). */
+const BEARER_CHALLENGE = '`Bearer` challenge (RFC 6750)'
 const BEARER = { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' }
 
 /** `bearerAuth` among the security schemes, once an operation names it. */

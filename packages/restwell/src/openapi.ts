@@ -95,12 +95,7 @@ export interface OpenapiPlan {
   negotiation: boolean
   conditional: boolean
   requirePrecondition: boolean
-  underPressure: boolean
   versioning: boolean
-  /** `@restwell/patch` on, and whether it takes every PATCH route (`everyPatchRoute`). */
-  patch: false | { everyPatchRoute: boolean }
-  /** `@restwell/soft-delete` on, and its `gone` (410 for a deleted item). */
-  softDelete: false | { gone: boolean }
   /**
    * For the document only: what negotiation produces (every route's types unless its own
    * `produces`), whether it answers 300 choices, negotiates error bodies, serves languages.
@@ -174,14 +169,7 @@ export function routeResponses(
     )
   }
   out.set(400, 'Bad Request: malformed syntax or invalid parameters (`details` names each)')
-  const protectedRoute =
-    plan.auth && config.auth !== false && (config.auth !== undefined || plan.authByDefault)
-  if (protectedRoute) {
-    out.set(401, 'Unauthorized: missing or invalid Bearer token (`WWW-Authenticate`)')
-    out.set(403, 'Forbidden: the token lacks a required scope')
-  }
   out.set(404, 'Not Found')
-  out.set(405, 'Method Not Allowed on this path (`Allow` lists the supported methods)')
   if (plan.negotiation && config.negotiation !== false) {
     out.set(
       406,
@@ -209,44 +197,13 @@ export function routeResponses(
       'Unprocessable Content: the query is well-formed but the route cannot run it (its body schema)',
     )
   }
-  if (isPatchRoute(methods, config.patch, plan.patch)) {
-    out.set(
-      409,
-      'Conflict: a JSON Patch `test` found another value, or a `path`/`from` is not in the document',
-    )
-    out.set(
-      422,
-      'Unprocessable Content: the patched document breaks the schema, changes a read-only field or reaches a forbidden path',
-    )
-  }
-  // Soft delete answers 410 for a deleted item; a paginated route serves a collection.
-  const collection = config.pagination !== undefined && config.pagination !== false
-  if (plan.softDelete && !collection && (methods.includes('GET') || methods.includes('HEAD'))) {
-    const own = config.softDelete
-    const gone = typeof own === 'object' && own !== null ? (own as Json).gone : undefined
-    if (own !== undefined && own !== false && (gone ?? plan.softDelete.gone) === true) {
-      out.set(410, 'Gone: the item was deleted (`?deleted=include` shows it)')
-    }
-  }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
-  if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
   // A status another convention answers too keeps both meanings.
   for (const [status, description] of described.flatMap((one) => one.responses ?? [])) {
     const before = out.get(status)
     out.set(status, before === undefined ? description : `${before}; or: ${description}`)
   }
   return out
-}
-
-/**
- * A route `@restwell/patch` takes, as it decides: every PATCH route unless `config.patch: false`
- * (or only those with `config.patch` when `everyPatchRoute` is false), and any other route that
- * sets `config.patch`.
- */
-function isPatchRoute(methods: string[], own: unknown, patch: OpenapiPlan['patch']): boolean {
-  if (patch === false || own === false) return false
-  if (own !== undefined) return true
-  return patch.everyPatchRoute && methods.includes('PATCH')
 }
 
 function asObject(value: unknown): Json | undefined {

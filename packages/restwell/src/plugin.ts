@@ -460,11 +460,7 @@ function openapiPlan(options: RestwellOptions, pipeline: Pipeline): OpenapiPlan 
     negotiation: options.negotiation !== false,
     conditional: options.conditional !== false,
     requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
-    underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
-    patch:
-      options.patch === false ? false : { everyPatchRoute: options.patch?.everyPatchRoute ?? true },
-    softDelete: options.softDelete === false ? false : { gone: options.softDelete?.gone ?? false },
     representations: representationsOf(options.negotiation),
     autoOptions: options.methods !== false && (options.methods?.autoOptions ?? true),
     ...(options.jobs === undefined || options.jobs === false

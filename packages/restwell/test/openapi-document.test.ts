@@ -177,13 +177,16 @@ test('a GET: every representation, the statuses and headers of the conventions',
       [404, 'Nothing more to say of it', {}],
     ],
   }
+  const methods: RouteDescription = {
+    responses: [[405, 'Method Not Allowed', { headers: [['Allow', 'The methods of the path']] }]],
+  }
   const schema = documentSchema(
     { ...given, response: { ...given.response, 429: { description: 'Too Many Requests' } } },
     route('GET', '/v1/books/:id'),
     FULL,
     undefined,
     undefined,
-    [limit],
+    [limit, methods],
   )
   t.equal(schema.operationId, 'getV1BooksById')
   t.same(schema.tags, ['books'])
@@ -297,11 +300,18 @@ test('writes: Location, Accept-Patch, merge patch schema, binary uploads', async
     },
     route('PATCH', '/v1/books/:id', { patch: {} }),
     FULL,
+    undefined,
+    undefined,
+    [{ statusHeaders: [[415, [['Accept-Patch', 'The patch formats']]]] }],
   )
   const merge = contentOf(patch.body as Json)['application/merge-patch+json']?.schema as Json
   t.same(merge.properties, book.properties)
   t.notOk(merge.required, 'a merge patch requires nothing')
-  t.ok((responses(patch)['415']!.headers as Json)['accept-patch'])
+  t.same((responses(patch)['415']!.headers as Json)['accept-patch'], {
+    type: 'string',
+    description: 'The patch formats',
+  })
+  t.notOk((responses(patch)['200']!.headers as Json)['accept-patch'], 'on the status named only')
   t.notOk(responses(patch)['300'], 'no choices on a write')
 
   const unknownResource = documentSchema(

@@ -8,6 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger, { type SwaggerTransform } from '@fastify/swagger'
 import spectralCore from '@stoplight/spectral-core'
 import spectralRulesets from '@stoplight/spectral-rulesets'
+import type { RouteDescription } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
   jsonSchemaTransform,
@@ -34,6 +35,29 @@ type Doc = { paths: Record<string, Record<string, Operation>>; tags?: { name: st
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
 
+/** What `@restwell/methods` and `@restwell/auth` (every route protected) say of each route. */
+const SAID: RouteDescription[] = [
+  {
+    responses: [
+      [
+        405,
+        'Method Not Allowed on this path (`Allow` lists the supported methods)',
+        { headers: [['Allow', 'The methods this path supports']] },
+      ],
+    ],
+  },
+  {
+    responses: [
+      [
+        401,
+        'Unauthorized: missing or invalid Bearer token (`WWW-Authenticate`)',
+        { headers: [['WWW-Authenticate', '`Bearer` challenge (RFC 6750)']] },
+      ],
+      [403, 'Forbidden: the token lacks a required scope'],
+    ],
+  },
+]
+
 const PLAN: OpenapiPlan = {
   errors: 'structured',
   auth: true,
@@ -41,12 +65,10 @@ const PLAN: OpenapiPlan = {
   negotiation: true,
   conditional: true,
   requirePrecondition: false,
-  underPressure: false,
   versioning: true,
-  patch: false,
-  softDelete: false,
   representations: representationsOf(undefined),
   autoOptions: true,
+  conventions: () => SAID,
 }
 
 const Book = z.object({ id: z.number().int(), title: z.string() })
@@ -161,7 +183,12 @@ test('a plain transform of the app: renamed URLs and hidden routes', async (t) =
     schema: { ...(schema as Json), hide: url.startsWith('/internal') },
     url: url.replace('/latest/', '/v2/'),
   })
-  await installOpenapi(app, { ...PLAN, auth: false, transform })
+  await installOpenapi(app, {
+    ...PLAN,
+    auth: false,
+    conventions: () => SAID.slice(0, 1),
+    transform,
+  })
   app.get('/latest/books', async () => [])
   app.get('/internal/stats', async () => ({}))
   await app.ready()

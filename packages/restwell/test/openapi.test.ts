@@ -190,6 +190,19 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
   t.ok(item.options, 'OPTIONS is documented')
 })
 
+test('a convention turned off documents none of its answers', async (t) => {
+  const on = (await build()).doc.paths['/v1/books/{id}']!.get!.responses
+  t.ok(on['405'], '405 with Allow where @restwell/methods answers it')
+  t.ok(on['503'], '503 while the overload convention sheds load')
+  // Without @restwell/methods, Fastify answers 404 for a method the path has no route for.
+  const off = (await build({ methods: false, underPressure: false, auth: false })).doc.paths[
+    '/v1/books/{id}'
+  ]!.get!.responses
+  t.notOk(off['405'], 'no 405: nothing answers it')
+  t.notOk(off['503'])
+  t.notOk(off['401'])
+})
+
 test("jobs' status routes, added by the umbrella itself, are described like the app's", async (t) => {
   const { doc } = await build({ jobs: {} })
   await SwaggerParser.validate(structuredClone(doc) as never)
@@ -413,10 +426,7 @@ const BARE_PLAN: OpenapiPlan = {
   negotiation: false,
   conditional: false,
   requirePrecondition: false,
-  underPressure: false,
   versioning: false,
-  patch: false,
-  softDelete: false,
 }
 
 test('describeRoute adds to the parts it is allowed to, and copies plain objects only', async (t) => {
