@@ -22,7 +22,6 @@ export interface DocumentPlan {
   negotiation:
     | false
     | { produces: readonly string[]; choices: boolean; errors: boolean; languages: boolean }
-  conditional: boolean
   /** `@restwell/methods` answers OPTIONS on every path. */
   autoOptions: boolean
   /** `@restwell/jobs`' `basePath`: its status and result routes answer 303. [none] */
@@ -321,13 +320,8 @@ function negotiatedContent(
 const STATUS_HEADERS: Readonly<Record<string, Json>> = {
   '300': { location: header('The default choice') },
   '303': { location: header('Where the result is') },
-  '304': {
-    etag: header('The current entity tag'),
-    'last-modified': header('When the resource last changed'),
-  },
   '406': { accept: header('The media types this route produces') },
   '415': { accept: header('The media types this route accepts') },
-  '416': { 'content-range': header('`bytes */<size>`') },
 }
 
 const CHOICES = {
@@ -374,22 +368,22 @@ function describedHeaders(list: NonNullable<RouteDescription['answerHeaders']>):
 function extraHeaders(
   status: string,
   method: string,
-  route: RouteOptions,
   plan: DocumentPlan,
   described: readonly RouteDescription[],
 ) {
-  const config = configOf(route)
+  const success = status.startsWith('2')
   const headers: Json = {
     ...STATUS_HEADERS[status],
     ...describedHeaders(described.flatMap((one) => one.answerHeaders ?? [])),
     ...describedHeaders(describedAnswers(described, status).flatMap((a) => a.headers ?? [])),
     ...describedHeaders(
       described.flatMap((one) =>
-        (one.statusHeaders ?? []).flatMap(([own, list]) => (String(own) === status ? list : [])),
+        (one.statusHeaders ?? []).flatMap(([own, list]) =>
+          String(own) === status || (own === 'success' && success) ? list : [],
+        ),
       ),
     ),
   }
-  const success = status.startsWith('2')
   if (success && (status === '201' || status === '202')) {
     headers.location = header('The created resource (201) or the job status resource (202)')
   }
@@ -398,13 +392,9 @@ function extraHeaders(
       'A URL whose GET lists the same result, where the route names one (RFC 10008 §2)',
     )
   }
-  if (success && plan.conditional && config.conditional !== false && method !== 'DELETE') {
-    headers.etag = header('Entity tag of this representation')
-  }
   if (success && plan.negotiation !== false && plan.negotiation.languages) {
     headers['content-language'] = header('The language of the representation')
   }
-  if (status === '206') headers['content-range'] = header('`bytes <start>-<end>/<size>`')
   if (status === '415' && method === 'QUERY') headers['accept-query'] = ACCEPT_QUERY
   return headers
 }
@@ -579,7 +569,7 @@ export function documentSchema(
       out = { description: out.description, content }
     }
     const headers = {
-      ...extraHeaders(status, method, route, plan, described),
+      ...extraHeaders(status, method, plan, described),
       ...(isObject(out.headers) ? out.headers : {}),
     }
     if (Object.keys(headers).length > 0) out.headers = headers
@@ -594,12 +584,12 @@ export function documentSchema(
   ) {
     response['300'] = {
       description: 'Multiple Choices: the representations, one `href` each (`?format=choices`)',
-      headers: extraHeaders('300', method, route, plan, described),
+      headers: extraHeaders('300', method, plan, described),
       content: { 'application/json': { schema: CHOICES } },
     }
   }
   if (plan.errors !== false && response.default === undefined) {
-    const headers = extraHeaders('default', method, route, plan, described)
+    const headers = extraHeaders('default', method, plan, described)
     response.default = {
       description: 'Any other error the route itself raises, in the error form',
       ...(Object.keys(headers).length === 0 ? {} : { headers }),

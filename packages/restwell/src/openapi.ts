@@ -14,7 +14,6 @@ import {
   type SchemaAccess,
   schemaAccess,
   servedMethods,
-  VALIDATED_METHODS,
 } from '@restwell/core'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
@@ -93,8 +92,6 @@ export interface OpenapiPlan {
   /** `@restwell/auth`'s `hideRoutes`: answers of no route need a token. [authByDefault] */
   hideRoutes?: boolean
   negotiation: boolean
-  conditional: boolean
-  requirePrecondition: boolean
   versioning: boolean
   /**
    * For the document only: what negotiation produces (every route's types unless its own
@@ -125,13 +122,6 @@ export interface OpenapiPlan {
   transform?(input: SwaggerTransformInput): SwaggerTransformResult
 }
 
-const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-
-/** A GET or a QUERY: validators describe its answer, 304 on `If-None-Match` (RFC 10008 §2). */
-function validated(methods: string[]): boolean {
-  return methods.some((m) => VALIDATED_METHODS.has(m))
-}
-
 /** The route's methods, HEAD read as GET (it answers what GET does, without the body). */
 function methodsOf(route: RouteOptions): string[] {
   return servedMethods(route).map((m) => (m === 'HEAD' ? 'GET' : m))
@@ -156,18 +146,6 @@ export function routeResponses(
   const methods = methodsOf(route)
   const config = configOf(route)
   const out = new Map<number, string>()
-  const conditional = plan.conditional && config.conditional !== false
-  const validator =
-    conditional && typeof (config.conditional as Json | undefined)?.getValidator === 'function'
-  // Range is defined for GET only (RFC 9110 §14.2): a QUERY's answer is whole.
-  if (conditional && methods.includes('GET'))
-    out.set(206, 'Partial Content: the requested byte range (`Content-Range`)')
-  if (conditional && validated(methods)) {
-    out.set(
-      304,
-      'Not Modified: the client holds the current representation (`If-None-Match`, `If-Modified-Since`)',
-    )
-  }
   out.set(400, 'Bad Request: malformed syntax or invalid parameters (`details` names each)')
   out.set(404, 'Not Found')
   if (plan.negotiation && config.negotiation !== false) {
@@ -176,20 +154,9 @@ export function routeResponses(
       'Not Acceptable: no representation matches `Accept` (`Accept` lists the supported types)',
     )
   }
-  // Wherever `If-Match` is advertised (writes) or `If-None-Match` evaluated (reads).
-  if (conditional && (validated(methods) || methods.some((m) => UNSAFE_METHODS.has(m)))) {
-    out.set(412, 'Precondition Failed: `If-Match` or `If-Unmodified-Since` did not hold')
-  }
   if (methods.some((m) => CONTENT_METHODS.has(m))) {
     out.set(413, 'Payload Too Large')
     out.set(415, 'Unsupported Media Type')
-  }
-  if (conditional && methods.includes('GET'))
-    out.set(416, 'Range Not Satisfiable (`Content-Range: bytes */<total>`)')
-  if (validator && methods.some((m) => UNSAFE_METHODS.has(m))) {
-    const required = (config.conditional as Json).requirePrecondition ?? plan.requirePrecondition
-    if (required === true)
-      out.set(428, 'Precondition Required: send `If-Match` with the current ETag')
   }
   if (methods.includes('QUERY')) {
     out.set(
@@ -246,31 +213,10 @@ function describedSchema(
   if (given !== undefined && !isPlainSchema(given)) return undefined
   const schema: Json = { ...given }
   if (schema.hide === true) return undefined
-  const methods = methodsOf(route)
-  const config = configOf(route)
-  const conditional = plan.conditional && config.conditional !== false
   if (access.response && (schema.response === undefined || isPlainSchema(schema.response))) {
-    schema.response = describeResponses(route, plan, schema.response, conditional, described)
+    schema.response = describeResponses(route, plan, schema.response, described)
   }
   const requestHeaders: [string, string][] = []
-  if (conditional && validated(methods)) {
-    requestHeaders.push(
-      ['if-none-match', 'Entity tags the client holds: 304 when one matches'],
-      ['if-modified-since', 'HTTP date: 304 when unchanged since'],
-    )
-  }
-  if (conditional && methods.includes('GET')) {
-    requestHeaders.push(
-      ['range', '`bytes=<start>-<end>`: 206 with that range'],
-      ['if-range', 'An ETag or date: the range only if it still matches'],
-    )
-  }
-  if (conditional && methods.some((m) => UNSAFE_METHODS.has(m))) {
-    requestHeaders.push(
-      ['if-match', 'The ETag the client last saw: 412 when the resource changed since'],
-      ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
-    )
-  }
   const required: string[] = []
   for (const [name, description, needed] of described.flatMap((one) => one.requestHeaders ?? [])) {
     requestHeaders.push([name.toLowerCase(), description])
@@ -300,7 +246,6 @@ function describeResponses(
   route: RouteOptions,
   plan: OpenapiPlan,
   given: Json | undefined,
-  conditional: boolean,
   described: readonly RouteDescription[],
 ): Json {
   const response: Json = { ...given }
@@ -321,26 +266,22 @@ function describeResponses(
         : { description, content: errorBody }
   }
   // What a success of the route carries because of a convention, on each success it names (a
-  // 200 when it names none: the map restwell fills leaves swagger no default success to add).
-  const successHeaders = described.flatMap((one) => one.responseHeaders ?? [])
-  const successes = Object.keys(response).filter((status) => /^2\d\d$/.test(status))
-  if (successes.length === 0) successes.push('200')
-  for (const status of successHeaders.length === 0 ? [] : successes) {
-    const own = response[status] ?? { description: 'OK' }
-    if (!isPlainSchema(own)) continue
-    const headers = successHeaders.map(([name, d]): [string, string] => [name.toLowerCase(), d])
-    response[status] = { ...own, headers: { ...asObject(own.headers), ...headerProps(headers) } }
-  }
-  const ok = response[200] ?? { description: 'OK' }
-  // A 200 schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
-  const methods = methodsOf(route)
-  if (conditional && validated(methods) && isPlainSchema(ok)) {
-    const validators: [string, string][] = [
-      ['etag', 'Strong entity tag of this representation (per content coding)'],
-      ['last-modified', 'When the resource last changed (IMF-fixdate), when known'],
-    ]
-    if (methods.includes('GET')) validators.push(['accept-ranges', '`bytes`'])
-    response[200] = { ...ok, headers: { ...asObject(ok.headers), ...headerProps(validators) } }
+  // 200 when it names none: the map restwell fills leaves swagger no default success to add),
+  // or on those the convention names.
+  const successes = Object.keys(response)
+    .filter((status) => /^2\d\d$/.test(status))
+    .map(Number)
+  if (successes.length === 0) successes.push(200)
+  for (const [name, description, statuses] of described.flatMap(
+    (one) => one.responseHeaders ?? [],
+  )) {
+    for (const status of statuses ?? successes) {
+      const own = response[status] ?? { description: 'OK' }
+      // A schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
+      if (!isPlainSchema(own)) continue
+      const header = headerProps([[name.toLowerCase(), description]])
+      response[status] = { ...own, headers: { ...asObject(own.headers), ...header } }
+    }
   }
   return response
 }
@@ -369,7 +310,6 @@ export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
   return {
     errors: plan.errors === false ? false : plan.errors === 'problem' ? 'problem' : 'other',
     negotiation: plan.negotiation ? representations : false,
-    conditional: plan.conditional,
     autoOptions: plan.autoOptions ?? false,
     jobs: plan.jobs,
     auth: plan.auth

@@ -1,5 +1,6 @@
 import { formatParamUrl as swaggerFormatParamUrl } from '@fastify/swagger'
 import fc from 'fast-check'
+import { conditional } from '@restwell/conditional'
 import type { RouteDescription } from '@restwell/core'
 import type { RouteOptions } from 'fastify'
 import { test } from 'tap'
@@ -43,6 +44,18 @@ const FIVE = [
   'application/vnd.siren+json',
 ]
 
+/** What `@restwell/conditional` with its defaults says of a route of one method. */
+function conditionalSays(method: string): RouteDescription[] {
+  const context = { route: {}, instance: {}, methods: [method], config: undefined, name: method }
+  const said = conditional.describe?.(
+    context as never,
+    {
+      options: conditional.options(undefined),
+    } as never,
+  )
+  return said === undefined ? [] : [said]
+}
+
 const FULL: DocumentPlan = {
   errors: 'other',
   negotiation: {
@@ -51,7 +64,6 @@ const FULL: DocumentPlan = {
     errors: true,
     languages: true,
   },
-  conditional: true,
   autoOptions: true,
   auth: false,
   versioning: false,
@@ -186,7 +198,7 @@ test('a GET: every representation, the statuses and headers of the conventions',
     FULL,
     undefined,
     undefined,
-    [limit, methods],
+    [limit, methods, ...conditionalSays('GET')],
   )
   t.equal(schema.operationId, 'getV1BooksById')
   t.same(schema.tags, ['books'])
@@ -278,7 +290,6 @@ test("a route's own media types, negotiation off, HEAD, and no errors plugin", a
     ...FULL,
     errors: false,
     negotiation: false,
-    conditional: false,
   })
   t.notOk(plain.response, 'nothing to add')
   t.equal(plain.operationId, 'getV1Books')
@@ -334,6 +345,9 @@ test('writes: Location, Accept-Patch, merge patch schema, binary uploads', async
     { response: { 200: book } },
     route('DELETE', '/v1/books/:id'),
     FULL,
+    undefined,
+    undefined,
+    conditionalSays('DELETE'),
   )
   t.notOk((responses(deleted)['200']!.headers as Json).etag, 'no ETag documented on a DELETE')
   const jsonBody = documentSchema(
@@ -396,7 +410,6 @@ test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS',
   const plan: DocumentPlan = {
     ...FULL,
     negotiation: false,
-    conditional: false,
     auth: { byDefault: true },
     versioning: true,
   }
@@ -502,7 +515,7 @@ test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS',
 })
 
 test('the document being built: what swagger leaves out, OPTIONS of the app, ids', async (t) => {
-  const plan: DocumentPlan = { ...FULL, errors: false, negotiation: false, conditional: false }
+  const plan: DocumentPlan = { ...FULL, errors: false, negotiation: false }
   const document: Json = { openapi: '3.0.3' }
   const describe = (method: string, url: string, given?: Json, head = true): Json =>
     describeInDocument(document, given, route(method, url), url, plan, head)

@@ -8,7 +8,8 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger, { type SwaggerTransform } from '@fastify/swagger'
 import spectralCore from '@stoplight/spectral-core'
 import spectralRulesets from '@stoplight/spectral-rulesets'
-import type { RouteDescription } from '@restwell/core'
+import { conditional } from '@restwell/conditional'
+import { type RouteDescription, type RouteEntry, servedMethods } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
   jsonSchemaTransform,
@@ -58,17 +59,29 @@ const SAID: RouteDescription[] = [
   },
 ]
 
+/** What `@restwell/conditional` with its defaults says of a route. */
+function conditionalSays(route: RouteEntry): RouteDescription[] {
+  const config = (route.config as { conditional?: unknown } | undefined)?.conditional
+  if (config === false) return []
+  const context = { route, instance: {}, methods: servedMethods(route), config, name: route.url }
+  const said = conditional.describe?.(
+    context as never,
+    {
+      options: conditional.options(undefined),
+    } as never,
+  )
+  return said === undefined ? [] : [said]
+}
+
 const PLAN: OpenapiPlan = {
   errors: 'structured',
   auth: true,
   authByDefault: true,
   negotiation: true,
-  conditional: true,
-  requirePrecondition: false,
   versioning: true,
   representations: representationsOf(undefined),
   autoOptions: true,
-  conventions: () => SAID,
+  conventions: (_instance, route) => [...SAID, ...conditionalSays(route)],
 }
 
 const Book = z.object({ id: z.number().int(), title: z.string() })
@@ -186,7 +199,7 @@ test('a plain transform of the app: renamed URLs and hidden routes', async (t) =
   await installOpenapi(app, {
     ...PLAN,
     auth: false,
-    conventions: () => SAID.slice(0, 1),
+    conventions: (_instance, route) => [SAID[0]!, ...conditionalSays(route)],
     transform,
   })
   app.get('/latest/books', async () => [])
