@@ -19,9 +19,7 @@ export interface DocumentPlan {
   /** The error body form (`problem`: problem+json and problem+xml), or false: no errors plugin. */
   errors: 'problem' | 'other' | false
   /** Negotiation: the media types every route produces, 300 choices, negotiated errors. */
-  negotiation:
-    | false
-    | { produces: readonly string[]; choices: boolean; errors: boolean; languages: boolean }
+  negotiation: false | { produces: readonly string[]; choices: boolean; errors: boolean }
   /** `@restwell/methods` answers OPTIONS on every path. */
   autoOptions: boolean
   /** `@restwell/jobs`' `basePath`: its status and result routes answer 303. [none] */
@@ -320,7 +318,6 @@ function negotiatedContent(
 const STATUS_HEADERS: Readonly<Record<string, Json>> = {
   '300': { location: header('The default choice') },
   '303': { location: header('Where the result is') },
-  '406': { accept: header('The media types this route produces') },
   '415': { accept: header('The media types this route accepts') },
 }
 
@@ -391,9 +388,6 @@ function extraHeaders(
     headers.location = header(
       'A URL whose GET lists the same result, where the route names one (RFC 10008 §2)',
     )
-  }
-  if (success && plan.negotiation !== false && plan.negotiation.languages) {
-    headers['content-language'] = header('The language of the representation')
   }
   if (status === '415' && method === 'QUERY') headers['accept-query'] = ACCEPT_QUERY
   return headers

@@ -95,14 +95,13 @@ export interface OpenapiPlan {
   versioning: boolean
   /**
    * For the document only: what negotiation produces (every route's types unless its own
-   * `produces`), whether it answers 300 choices, negotiates error bodies, serves languages.
+   * `produces`), whether it answers 300 choices, negotiates error bodies.
    * [JSON only, none of them]
    */
   representations?: {
     produces: readonly string[]
     choices: boolean
     errors: boolean
-    languages: boolean
   }
   /** `@restwell/methods` answers OPTIONS on every path (documented per path). [false] */
   autoOptions?: boolean
@@ -148,12 +147,6 @@ export function routeResponses(
   const out = new Map<number, string>()
   out.set(400, 'Bad Request: malformed syntax or invalid parameters (`details` names each)')
   out.set(404, 'Not Found')
-  if (plan.negotiation && config.negotiation !== false) {
-    out.set(
-      406,
-      'Not Acceptable: no representation matches `Accept` (`Accept` lists the supported types)',
-    )
-  }
   if (methods.some((m) => CONTENT_METHODS.has(m))) {
     out.set(413, 'Payload Too Large')
     out.set(415, 'Unsupported Media Type')
@@ -295,7 +288,6 @@ export function representationsOf(
     produces: options?.produces ?? SUPPORTED_MEDIA_TYPES,
     choices: options?.choicesFormat !== false && options?.formatParam !== false,
     errors: options?.errors ?? true,
-    languages: (options?.languages?.length ?? 0) > 0,
   }
 }
 
@@ -305,7 +297,6 @@ export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
     produces: ['application/json'],
     choices: false,
     errors: false,
-    languages: false,
   }
   return {
     errors: plan.errors === false ? false : plan.errors === 'problem' ? 'problem' : 'other',

@@ -9,6 +9,7 @@ import fastifySwagger, { type SwaggerTransform } from '@fastify/swagger'
 import spectralCore from '@stoplight/spectral-core'
 import spectralRulesets from '@stoplight/spectral-rulesets'
 import { conditional } from '@restwell/conditional'
+import { negotiation } from '@restwell/negotiation'
 import { type RouteDescription, type RouteEntry, servedMethods } from '@restwell/core'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
@@ -59,18 +60,24 @@ const SAID: RouteDescription[] = [
   },
 ]
 
-/** What `@restwell/conditional` with its defaults says of a route. */
+/** What `@restwell/conditional` and `@restwell/negotiation` with their defaults say of a route. */
 function conditionalSays(route: RouteEntry): RouteDescription[] {
-  const config = (route.config as { conditional?: unknown } | undefined)?.conditional
-  if (config === false) return []
-  const context = { route, instance: {}, methods: servedMethods(route), config, name: route.url }
-  const said = conditional.describe?.(
-    context as never,
-    {
-      options: conditional.options(undefined),
-    } as never,
-  )
-  return said === undefined ? [] : [said]
+  const config = route.config as { conditional?: unknown; negotiation?: unknown } | undefined
+  const context = (own: unknown) =>
+    ({ route, instance: {}, methods: servedMethods(route), config: own, name: route.url }) as never
+  const said = [
+    config?.conditional === false
+      ? undefined
+      : conditional.describe?.(context(config?.conditional), {
+          options: conditional.options(undefined),
+        } as never),
+    config?.negotiation === false
+      ? undefined
+      : negotiation.describe?.(context(config?.negotiation), {
+          options: negotiation.options({}),
+        } as never),
+  ]
+  return said.filter((one) => one !== undefined)
 }
 
 const PLAN: OpenapiPlan = {
