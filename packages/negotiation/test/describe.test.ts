@@ -2,23 +2,26 @@ import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { negotiation } from '../src/index.js'
 
-const context = (config?: object) => ({
-  route: { method: 'GET', url: '/x', handler: async () => null },
+const context = (config?: object, methods = ['GET']) => ({
+  route: { method: methods, url: '/x', handler: async () => null },
   instance: {} as FastifyInstance,
-  methods: ['GET'],
+  methods,
   config,
-  name: 'GET /x',
+  name: `${methods.join(',')} /x`,
 })
 
-const says = (config?: object, raw: object = {}) =>
+const says = (config?: object, raw: object = {}, methods = ['GET']) =>
   negotiation.describe?.(
-    context(config) as never,
+    context(config, methods) as never,
     {
       options: negotiation.options(raw as never),
     } as never,
   )
 
-test('describe: 406 with Accept; Content-Language on successes where languages are served', async (t) => {
+const names = (said: ReturnType<typeof says>) =>
+  said?.statusHeaders?.map(([status, headers]) => [status, headers.map(([name]) => name)])
+
+test('describe: 406 with Accept, Accept-Query on a QUERY 415, Content-Language with languages', async (t) => {
   const plain = says()
   t.same(
     plain?.responses?.map(([status]) => status),
@@ -28,11 +31,8 @@ test('describe: 406 with Accept; Content-Language on successes where languages a
     plain?.responses?.[0]?.[2]?.headers?.map(([name]) => name),
     ['Accept'],
   )
-  t.notOk(plain?.statusHeaders, 'no language: no Content-Language')
-  const app = says(undefined, { languages: ['en', 'fr'] })
-  t.same(
-    app?.statusHeaders?.map(([status, headers]) => [status, headers[0]?.[0]]),
-    [['success', 'Content-Language']],
-  )
-  t.ok(says({ languages: ['en'] })?.statusHeaders, "the route's own languages")
+  t.same(names(plain), [], 'no language: no Content-Language')
+  t.same(names(says(undefined, {}, ['QUERY'])), [[415, ['Accept-Query']]])
+  t.same(names(says(undefined, { languages: ['en', 'fr'] })), [['success', ['Content-Language']]])
+  t.same(names(says({ languages: ['en'] })), [['success', ['Content-Language']]], "the route's own")
 })

@@ -41,7 +41,6 @@ const header = (description: string, schema: Json = str): Json => ({ ...schema, 
 
 const ACCEPT_QUERY_TEXT =
   'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `application/json`)'
-const ACCEPT_QUERY = header(ACCEPT_QUERY_TEXT)
 
 // ------------------------------------------------------------------ representations
 
@@ -318,6 +317,7 @@ function negotiatedContent(
 const STATUS_HEADERS: Readonly<Record<string, Json>> = {
   '300': { location: header('The default choice') },
   '303': { location: header('Where the result is') },
+  // Whoever refuses the body (negotiation, the route itself) names what it takes (RFC 9110 §15.5.16).
   '415': { accept: header('The media types this route accepts') },
 }
 
@@ -389,7 +389,6 @@ function extraHeaders(
       'A URL whose GET lists the same result, where the route names one (RFC 10008 §2)',
     )
   }
-  if (status === '415' && method === 'QUERY') headers['accept-query'] = ACCEPT_QUERY
   return headers
 }
 
