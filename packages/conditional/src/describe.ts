@@ -1,10 +1,6 @@
 /** What the conditional convention adds to a route's OpenAPI description. */
-import {
-  type RouteContext,
-  type RouteDescription,
-  UNSAFE_METHODS,
-  VALIDATED_METHODS,
-} from '@restwell/core'
+import type { RouteContext, RouteDescription } from '@restwell/core'
+import { UNSAFE_METHODS, VALIDATED_METHODS } from '@restwell/core/internal'
 import type { ConditionalRouteConfig } from './augment.js'
 import type { ConditionalSettings } from './steps.js'
 

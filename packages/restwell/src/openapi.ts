@@ -4,17 +4,16 @@
  * `config.swaggerTransform` shows the rest in the document. Without swagger nothing is touched.
  */
 import type { ErrorFormat } from '@restwell/errors'
+import type { RouteDescription, RouteEntry } from '@restwell/core'
 import {
   CONTENT_METHODS,
   isPlainSchema,
   overrideTwinOf,
-  type RouteDescription,
-  type RouteEntry,
   versionPairOf,
   type SchemaAccess,
   schemaAccess,
   servedMethods,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { DocumentPlan, describeInDocument } from './openapi-document.js'
@@ -136,14 +135,17 @@ function headerProps(entries: [string, string][]): Json {
   )
 }
 
-/** The error and conditional responses one route can produce, with their descriptions. */
+/**
+ * The responses one route can produce, with their descriptions: Fastify's and the error
+ * handler's, and those the conventions say (`described`: each one's `describe`). `_plan` is
+ * unused: what a convention adds, it says itself.
+ */
 export function routeResponses(
   route: RouteOptions,
-  plan: OpenapiPlan,
+  _plan: OpenapiPlan,
   described: readonly RouteDescription[] = [],
 ): Map<number, string> {
   const methods = methodsOf(route)
-  const config = configOf(route)
   const out = new Map<number, string>()
   out.set(400, 'Bad Request: malformed syntax or invalid parameters (`details` names each)')
   out.set(404, 'Not Found')

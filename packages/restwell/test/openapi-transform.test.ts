@@ -10,7 +10,8 @@ import spectralCore from '@stoplight/spectral-core'
 import spectralRulesets from '@stoplight/spectral-rulesets'
 import { conditional } from '@restwell/conditional'
 import { negotiation } from '@restwell/negotiation'
-import { type RouteDescription, type RouteEntry, servedMethods } from '@restwell/core'
+import type { RouteDescription, RouteEntry } from '@restwell/core'
+import { servedMethods } from '@restwell/core/internal'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
   jsonSchemaTransform,
