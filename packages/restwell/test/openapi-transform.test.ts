@@ -247,3 +247,18 @@ test('through the umbrella: `openapi.transform` hands restwell the app transform
     'an unknown key of openapi is named',
   )
 })
+
+test('a plan without conventions: the statuses of Fastify and the error handler only', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(fastifySwagger, { openapi: { info: { title: 'bare', version: '1.0.0' } } })
+  const { conventions: _said, ...bare } = PLAN
+  await installOpenapi(app, bare)
+  app.get('/v1/things', async () => [])
+  await app.ready()
+  const doc = app.swagger() as unknown as Doc
+  const statuses = Object.keys(doc.paths['/v1/things']!.get!.responses)
+  t.ok(statuses.includes('404'), "Fastify's 404")
+  t.notOk(statuses.includes('405'), 'no convention says 405')
+  t.notOk(statuses.includes('304'), 'no convention says 304')
+})
