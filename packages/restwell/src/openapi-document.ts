@@ -363,12 +363,7 @@ function describedHeaders(list: NonNullable<RouteDescription['answerHeaders']>):
  * The headers a response carries besides those its status always has: those the conventions
  * send on every answer of the route, and on an answer of this status.
  */
-function extraHeaders(
-  status: string,
-  method: string,
-  plan: DocumentPlan,
-  described: readonly RouteDescription[],
-) {
+function extraHeaders(status: string, method: string, described: readonly RouteDescription[]) {
   const success = status.startsWith('2')
   const headers: Json = {
     ...STATUS_HEADERS[status],
@@ -563,7 +558,7 @@ export function documentSchema(
       out = { description: out.description, content }
     }
     const headers = {
-      ...extraHeaders(status, method, plan, described),
+      ...extraHeaders(status, method, described),
       ...(isObject(out.headers) ? out.headers : {}),
     }
     if (Object.keys(headers).length > 0) out.headers = headers
@@ -578,12 +573,12 @@ export function documentSchema(
   ) {
     response['300'] = {
       description: 'Multiple Choices: the representations, one `href` each (`?format=choices`)',
-      headers: extraHeaders('300', method, plan, described),
+      headers: extraHeaders('300', method, described),
       content: { 'application/json': { schema: CHOICES } },
     }
   }
   if (plan.errors !== false && response.default === undefined) {
-    const headers = extraHeaders('default', method, plan, described)
+    const headers = extraHeaders('default', method, described)
     response.default = {
       description: 'Any other error the route itself raises, in the error form',
       ...(Object.keys(headers).length === 0 ? {} : { headers }),

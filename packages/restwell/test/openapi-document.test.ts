@@ -354,7 +354,10 @@ test('writes: Location, Accept-Patch, merge patch schema, binary uploads', async
     undefined,
     conditionalSays('DELETE'),
   )
-  t.notOk((responses(deleted)['200']!.headers as Json | undefined)?.etag, 'no ETag documented on a DELETE')
+  t.notOk(
+    (responses(deleted)['200']!.headers as Json | undefined)?.etag,
+    'no ETag documented on a DELETE',
+  )
   const jsonBody = documentSchema(
     { consumes: ['application/json'], body: book },
     route('POST', '/v1/books'),
