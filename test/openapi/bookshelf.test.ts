@@ -601,6 +601,12 @@ test('the bookshelf document: valid, Spectral-clean, and true to every answer', 
   t.ok(created, 'PUT cover: 201 documented')
   t.ok((created?.headers as Json | undefined)?.location, 'PUT cover: 201 documents Location')
   t.equal(uploaded.headers.get('location'), '/v1/books/3/cover')
+  // Not negotiated (`config.negotiation: false`): no language is chosen, none documented.
+  t.equal(uploaded.headers.get('content-language'), null, 'PUT cover: no Content-Language')
+  t.notOk(
+    (created?.headers as Json | undefined)?.['content-language'],
+    'PUT cover: 201 documents no Content-Language',
+  )
 
   // HEAD through Prism: it parses the empty body of a HEAD as JSON and fails ("invalid json
   // response body"), so HEAD is checked directly: status and headers as documented.

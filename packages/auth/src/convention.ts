@@ -8,6 +8,7 @@ import {
   type AuthRequirement,
   resolveAuthOptions,
 } from './options.js'
+import { describeAuth } from './describe.js'
 import { routeRequirement } from './requirement.js'
 import { PLUGIN } from './settings.js'
 import { setupAuth } from './setup.js'
@@ -46,6 +47,10 @@ export const auth = defineConvention({
     requestHeaders: ['authorization'],
     responseHeaders: ['www-authenticate'],
   }),
+  describe: ({ config, name }, settings) =>
+    routeRequirement(settings, config as true | AuthRequirement<unknown> | undefined, name) === null
+      ? undefined
+      : describeAuth(),
   // Alone, before the route's own onRequest hooks: they see an authenticated request.
   alone: { guard: 'first' },
 })

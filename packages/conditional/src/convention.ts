@@ -8,6 +8,7 @@ import {
   RouteConfigSchema,
   resolveConditionalOptions,
 } from './options.js'
+import { describeConditional } from './describe.js'
 import { conditionalRoute, NAME, setupConditional } from './steps.js'
 
 /**
@@ -25,6 +26,7 @@ export const conditional = defineConvention({
     validateOptions(where, RouteConfigSchema, raw) as ConditionalRouteConfig,
   setup: setupConditional,
   route: conditionalRoute,
+  describe: describeConditional,
   // Alone, a HEAD route's send hook comes before Fastify's, which drops the body.
   alone: { send: (methods) => (methods.includes('HEAD') ? 'first' : 'last') },
 })

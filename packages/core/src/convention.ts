@@ -171,10 +171,32 @@ export interface RouteDescription {
   readonly requestHeaders?: ReadonlyArray<
     readonly [name: string, description: string, required?: boolean]
   >
-  /** Headers it sends on a success of this route, with a description. */
-  readonly responseHeaders?: ReadonlyArray<readonly [name: string, description: string]>
+  /**
+   * Headers it sends on a success of this route, with a description: on each success the
+   * route's schema names (a 200 when it names none), or on the `statuses` given only.
+   *
+   * @example
+   * // A validator on the 200 of a read only, a replay marker on every success.
+   * responseHeaders: [['ETag', 'The entity tag', [200]], ['Idempotent-Replayed', '`true` on a replay']]
+   */
+  readonly responseHeaders?: ReadonlyArray<
+    readonly [name: string, description: string, statuses?: readonly number[]]
+  >
   /** Headers it sends on every answer of this route, errors included. */
   readonly answerHeaders?: ReadonlyArray<DescribedHeader>
+  /**
+   * Headers it adds to the answers of a status it does not answer itself, where the route has
+   * that status (another convention's, or the route's own; `'success'`: each 2xx); the document
+   * shows them, the route's schema is left as it is.
+   *
+   * @example
+   * // The patch formats on the 405 and 415 the methods and body checks answer.
+   * const accept = [['Accept-Patch', 'The patch formats this route accepts']] as const
+   * return { statusHeaders: [[405, accept], [415, accept]] }
+   */
+  readonly statusHeaders?: ReadonlyArray<
+    readonly [status: number | 'success', headers: ReadonlyArray<DescribedHeader>]
+  >
 }
 
 /**

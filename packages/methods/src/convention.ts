@@ -2,6 +2,7 @@
 import { defineConvention } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
 import { type MethodsOptions, MethodsOptionsSchema, resolveMethodsOptions } from './options.js'
+import { describeMethods } from './describe.js'
 import { PLUGIN } from './settings.js'
 import { setupMethods } from './setup.js'
 import { judgeNotFound } from './steps.js'
@@ -27,4 +28,5 @@ export const methods = defineConvention({
   contributes: () => ({ responseHeaders: ['allow'] }),
   // Its 405 and automatic OPTIONS are answers of no route.
   routeResponseHeaders: () => [],
+  describe: describeMethods,
 })

@@ -2,6 +2,7 @@
 import { defineConvention } from '@restwell/core'
 import { advertiseAcceptQuery } from './accept-query.js'
 import { validateOptions } from '@restwell/errors'
+import { describeNegotiation } from './describe.js'
 import {
   type NegotiationOptions,
   NegotiationOptionsSchema,
@@ -45,6 +46,7 @@ export const negotiation = defineConvention({
   // an OPTIONS and a 405 naming `Accept-Query` are answers of no route.
   routeResponseHeaders: ({ methods }, settings) =>
     sentHeaders(settings.options, methods.includes('QUERY')),
+  describe: describeNegotiation,
   // Alone, before the route's own onRequest hooks: every hook of the route sees what was chosen.
   alone: { beforeBody: 'onRequest' },
 })

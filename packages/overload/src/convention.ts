@@ -1,6 +1,7 @@
 /** The overload convention: 503 + `Retry-After` while the process is under pressure. */
 import { defineConvention } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
+import { describeOverload } from './describe.js'
 import { type OverloadOptions, OverloadOptionsSchema, resolveOverloadOptions } from './options.js'
 import { PLUGIN, setupOverload } from './settings.js'
 
@@ -18,4 +19,5 @@ export const overload = defineConvention({
   setup: setupOverload,
   app: (settings) => ({ request: settings.request }),
   contributes: () => ({ responseHeaders: ['Retry-After'] }),
+  describe: describeOverload,
 })

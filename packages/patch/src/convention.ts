@@ -1,6 +1,7 @@
 /** The patch convention: JSON Patch and JSON Merge Patch bodies, 415 + `Accept-Patch`. */
 import { defineConvention } from '@restwell/core'
 import { validateOptions } from '@restwell/errors'
+import { describePatch } from './describe.js'
 import {
   type PatchOptions,
   PatchOptionsSchema,
@@ -35,6 +36,7 @@ export const patch = defineConvention({
     responseHeaders: [ACCEPT_PATCH],
   }),
   routeResponseHeaders: patchRouteHeaders,
+  describe: describePatch,
   // A child scope may register it again with options of its own (its parsers are shared); alone
   // its hooks come after the route's own, so the registration nearest the route decides last.
   scope: 'instance',

@@ -20,10 +20,7 @@ export interface DocumentPlan {
   /** The error body form (`problem`: problem+json and problem+xml), or false: no errors plugin. */
   errors: 'problem' | 'other' | false
   /** Negotiation: the media types every route produces, 300 choices, negotiated errors. */
-  negotiation:
-    | false
-    | { produces: readonly string[]; choices: boolean; errors: boolean; languages: boolean }
-  conditional: boolean
+  negotiation: false | { produces: readonly string[]; choices: boolean; errors: boolean }
   /** `@restwell/methods` answers OPTIONS on every path. */
   autoOptions: boolean
   /** `@restwell/jobs`' `basePath`: its status and result routes answer 303. [none] */
@@ -43,10 +40,8 @@ const str = { type: 'string' }
 const strings = { type: 'array', items: str }
 const header = (description: string, schema: Json = str): Json => ({ ...schema, description })
 
-const RETRY_AFTER: Json = { 'retry-after': header('Seconds to wait before retrying') }
 const ACCEPT_QUERY_TEXT =
   'The media types a QUERY to this path takes (RFC 10008 §3: an RFC 9651 List, e.g. `application/json`)'
-const ACCEPT_QUERY = header(ACCEPT_QUERY_TEXT)
 
 // ------------------------------------------------------------------ representations
 
@@ -323,16 +318,8 @@ function negotiatedContent(
 const STATUS_HEADERS: Readonly<Record<string, Json>> = {
   '300': { location: header('The default choice') },
   '303': { location: header('Where the result is') },
-  '304': {
-    etag: header('The current entity tag'),
-    'last-modified': header('When the resource last changed'),
-  },
-  '401': { 'www-authenticate': header('`Bearer` challenge (RFC 6750)') },
-  '405': { allow: header('The methods this path supports') },
-  '406': { accept: header('The media types this route produces') },
+  // Whoever refuses the body (negotiation, the route itself) names what it takes (RFC 9110 §15.5.16).
   '415': { accept: header('The media types this route accepts') },
-  '416': { 'content-range': header('`bytes */<size>`') },
-  '503': RETRY_AFTER,
 }
 
 const CHOICES = {
@@ -376,20 +363,20 @@ function describedHeaders(list: NonNullable<RouteDescription['answerHeaders']>):
  * The headers a response carries besides those its status always has: those the conventions
  * send on every answer of the route, and on an answer of this status.
  */
-function extraHeaders(
-  status: string,
-  method: string,
-  route: RouteOptions,
-  plan: DocumentPlan,
-  described: readonly RouteDescription[],
-) {
-  const config = configOf(route)
+function extraHeaders(status: string, method: string, described: readonly RouteDescription[]) {
+  const success = status.startsWith('2')
   const headers: Json = {
     ...STATUS_HEADERS[status],
     ...describedHeaders(described.flatMap((one) => one.answerHeaders ?? [])),
     ...describedHeaders(describedAnswers(described, status).flatMap((a) => a.headers ?? [])),
+    ...describedHeaders(
+      described.flatMap((one) =>
+        (one.statusHeaders ?? []).flatMap(([own, list]) =>
+          String(own) === status || (own === 'success' && success) ? list : [],
+        ),
+      ),
+    ),
   }
-  const success = status.startsWith('2')
   if (success && (status === '201' || status === '202')) {
     headers.location = header('The created resource (201) or the job status resource (202)')
   }
@@ -398,20 +385,6 @@ function extraHeaders(
       'A URL whose GET lists the same result, where the route names one (RFC 10008 §2)',
     )
   }
-  if (success && plan.conditional && config.conditional !== false && method !== 'DELETE') {
-    headers.etag = header('Entity tag of this representation')
-  }
-  if (success && plan.negotiation !== false && plan.negotiation.languages) {
-    headers['content-language'] = header('The language of the representation')
-  }
-  if (
-    (status === '405' || status === '415') &&
-    config.patch !== undefined &&
-    config.patch !== false
-  )
-    headers['accept-patch'] = header('The patch formats this route accepts')
-  if (status === '206') headers['content-range'] = header('`bytes <start>-<end>/<size>`')
-  if (status === '415' && method === 'QUERY') headers['accept-query'] = ACCEPT_QUERY
   return headers
 }
 
@@ -585,7 +558,7 @@ export function documentSchema(
       out = { description: out.description, content }
     }
     const headers = {
-      ...extraHeaders(status, method, route, plan, described),
+      ...extraHeaders(status, method, described),
       ...(isObject(out.headers) ? out.headers : {}),
     }
     if (Object.keys(headers).length > 0) out.headers = headers
@@ -600,12 +573,12 @@ export function documentSchema(
   ) {
     response['300'] = {
       description: 'Multiple Choices: the representations, one `href` each (`?format=choices`)',
-      headers: extraHeaders('300', method, route, plan, described),
+      headers: extraHeaders('300', method, described),
       content: { 'application/json': { schema: CHOICES } },
     }
   }
   if (plan.errors !== false && response.default === undefined) {
-    const headers = extraHeaders('default', method, route, plan, described)
+    const headers = extraHeaders('default', method, described)
     response.default = {
       description: 'Any other error the route itself raises, in the error form',
       ...(Object.keys(headers).length === 0 ? {} : { headers }),
@@ -921,7 +894,7 @@ function addOptions(
   if (entry.operation.security !== undefined) {
     responses['401'] = {
       description: 'Unauthorized: a valid Bearer token is needed to learn the methods',
-      headers: headerObjects(STATUS_HEADERS['401'] as Json),
+      headers: { 'www-authenticate': { description: BEARER_CHALLENGE, schema: str } },
       ...(plan.errorSchema === undefined
         ? {}
         : {
@@ -946,6 +919,8 @@ function defineTags(document: Json, tags: unknown): void {
   if (missing.length > 0) document.tags = [...list, ...missing.map((name) => ({ name }))]
 }
 
+/** `@restwell/auth`'s challenge, on the 401 of an OPTIONS restwell answers (`hideRoutes`). */
+const BEARER_CHALLENGE = '`Bearer` challenge (RFC 6750)'
 const BEARER = { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' }
 
 /** `bearerAuth` among the security schemes, once an operation names it. */

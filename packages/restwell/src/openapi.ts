@@ -13,7 +13,6 @@ import {
   type SchemaAccess,
   schemaAccess,
   servedMethods,
-  VALIDATED_METHODS,
 } from '@restwell/core/internal'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
@@ -92,24 +91,16 @@ export interface OpenapiPlan {
   /** `@restwell/auth`'s `hideRoutes`: answers of no route need a token. [authByDefault] */
   hideRoutes?: boolean
   negotiation: boolean
-  conditional: boolean
-  requirePrecondition: boolean
-  underPressure: boolean
   versioning: boolean
-  /** `@restwell/patch` on, and whether it takes every PATCH route (`everyPatchRoute`). */
-  patch: false | { everyPatchRoute: boolean }
-  /** `@restwell/soft-delete` on, and its `gone` (410 for a deleted item). */
-  softDelete: false | { gone: boolean }
   /**
    * For the document only: what negotiation produces (every route's types unless its own
-   * `produces`), whether it answers 300 choices, negotiates error bodies, serves languages.
+   * `produces`), whether it answers 300 choices, negotiates error bodies.
    * [JSON only, none of them]
    */
   representations?: {
     produces: readonly string[]
     choices: boolean
     errors: boolean
-    languages: boolean
   }
   /** `@restwell/methods` answers OPTIONS on every path (documented per path). [false] */
   autoOptions?: boolean
@@ -129,13 +120,6 @@ export interface OpenapiPlan {
   transform?(input: SwaggerTransformInput): SwaggerTransformResult
 }
 
-const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-
-/** A GET or a QUERY: validators describe its answer, 304 on `If-None-Match` (RFC 10008 §2). */
-function validated(methods: string[]): boolean {
-  return methods.some((m) => VALIDATED_METHODS.has(m))
-}
-
 /** The route's methods, HEAD read as GET (it answers what GET does, without the body). */
 function methodsOf(route: RouteOptions): string[] {
   return servedMethods(route).map((m) => (m === 'HEAD' ? 'GET' : m))
@@ -151,56 +135,23 @@ function headerProps(entries: [string, string][]): Json {
   )
 }
 
-/** The error and conditional responses one route can produce, with their descriptions. */
+/**
+ * The responses one route can produce, with their descriptions: Fastify's and the error
+ * handler's, and those the conventions say (`described`: each one's `describe`). `_plan` is
+ * unused: what a convention adds, it says itself.
+ */
 export function routeResponses(
   route: RouteOptions,
-  plan: OpenapiPlan,
+  _plan: OpenapiPlan,
   described: readonly RouteDescription[] = [],
 ): Map<number, string> {
   const methods = methodsOf(route)
-  const config = configOf(route)
   const out = new Map<number, string>()
-  const conditional = plan.conditional && config.conditional !== false
-  const validator =
-    conditional && typeof (config.conditional as Json | undefined)?.getValidator === 'function'
-  // Range is defined for GET only (RFC 9110 §14.2): a QUERY's answer is whole.
-  if (conditional && methods.includes('GET'))
-    out.set(206, 'Partial Content: the requested byte range (`Content-Range`)')
-  if (conditional && validated(methods)) {
-    out.set(
-      304,
-      'Not Modified: the client holds the current representation (`If-None-Match`, `If-Modified-Since`)',
-    )
-  }
   out.set(400, 'Bad Request: malformed syntax or invalid parameters (`details` names each)')
-  const protectedRoute =
-    plan.auth && config.auth !== false && (config.auth !== undefined || plan.authByDefault)
-  if (protectedRoute) {
-    out.set(401, 'Unauthorized: missing or invalid Bearer token (`WWW-Authenticate`)')
-    out.set(403, 'Forbidden: the token lacks a required scope')
-  }
   out.set(404, 'Not Found')
-  out.set(405, 'Method Not Allowed on this path (`Allow` lists the supported methods)')
-  if (plan.negotiation && config.negotiation !== false) {
-    out.set(
-      406,
-      'Not Acceptable: no representation matches `Accept` (`Accept` lists the supported types)',
-    )
-  }
-  // Wherever `If-Match` is advertised (writes) or `If-None-Match` evaluated (reads).
-  if (conditional && (validated(methods) || methods.some((m) => UNSAFE_METHODS.has(m)))) {
-    out.set(412, 'Precondition Failed: `If-Match` or `If-Unmodified-Since` did not hold')
-  }
   if (methods.some((m) => CONTENT_METHODS.has(m))) {
     out.set(413, 'Payload Too Large')
     out.set(415, 'Unsupported Media Type')
-  }
-  if (conditional && methods.includes('GET'))
-    out.set(416, 'Range Not Satisfiable (`Content-Range: bytes */<total>`)')
-  if (validator && methods.some((m) => UNSAFE_METHODS.has(m))) {
-    const required = (config.conditional as Json).requirePrecondition ?? plan.requirePrecondition
-    if (required === true)
-      out.set(428, 'Precondition Required: send `If-Match` with the current ETag')
   }
   if (methods.includes('QUERY')) {
     out.set(
@@ -208,44 +159,13 @@ export function routeResponses(
       'Unprocessable Content: the query is well-formed but the route cannot run it (its body schema)',
     )
   }
-  if (isPatchRoute(methods, config.patch, plan.patch)) {
-    out.set(
-      409,
-      'Conflict: a JSON Patch `test` found another value, or a `path`/`from` is not in the document',
-    )
-    out.set(
-      422,
-      'Unprocessable Content: the patched document breaks the schema, changes a read-only field or reaches a forbidden path',
-    )
-  }
-  // Soft delete answers 410 for a deleted item; a paginated route serves a collection.
-  const collection = config.pagination !== undefined && config.pagination !== false
-  if (plan.softDelete && !collection && (methods.includes('GET') || methods.includes('HEAD'))) {
-    const own = config.softDelete
-    const gone = typeof own === 'object' && own !== null ? (own as Json).gone : undefined
-    if (own !== undefined && own !== false && (gone ?? plan.softDelete.gone) === true) {
-      out.set(410, 'Gone: the item was deleted (`?deleted=include` shows it)')
-    }
-  }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
-  if (plan.underPressure) out.set(503, 'Service Unavailable: overloaded (`Retry-After`)')
   // A status another convention answers too keeps both meanings.
   for (const [status, description] of described.flatMap((one) => one.responses ?? [])) {
     const before = out.get(status)
     out.set(status, before === undefined ? description : `${before}; or: ${description}`)
   }
   return out
-}
-
-/**
- * A route `@restwell/patch` takes, as it decides: every PATCH route unless `config.patch: false`
- * (or only those with `config.patch` when `everyPatchRoute` is false), and any other route that
- * sets `config.patch`.
- */
-function isPatchRoute(methods: string[], own: unknown, patch: OpenapiPlan['patch']): boolean {
-  if (patch === false || own === false) return false
-  if (own !== undefined) return true
-  return patch.everyPatchRoute && methods.includes('PATCH')
 }
 
 function asObject(value: unknown): Json | undefined {
@@ -288,31 +208,10 @@ function describedSchema(
   if (given !== undefined && !isPlainSchema(given)) return undefined
   const schema: Json = { ...given }
   if (schema.hide === true) return undefined
-  const methods = methodsOf(route)
-  const config = configOf(route)
-  const conditional = plan.conditional && config.conditional !== false
   if (access.response && (schema.response === undefined || isPlainSchema(schema.response))) {
-    schema.response = describeResponses(route, plan, schema.response, conditional, described)
+    schema.response = describeResponses(route, plan, schema.response, described)
   }
   const requestHeaders: [string, string][] = []
-  if (conditional && validated(methods)) {
-    requestHeaders.push(
-      ['if-none-match', 'Entity tags the client holds: 304 when one matches'],
-      ['if-modified-since', 'HTTP date: 304 when unchanged since'],
-    )
-  }
-  if (conditional && methods.includes('GET')) {
-    requestHeaders.push(
-      ['range', '`bytes=<start>-<end>`: 206 with that range'],
-      ['if-range', 'An ETag or date: the range only if it still matches'],
-    )
-  }
-  if (conditional && methods.some((m) => UNSAFE_METHODS.has(m))) {
-    requestHeaders.push(
-      ['if-match', 'The ETag the client last saw: 412 when the resource changed since'],
-      ['if-unmodified-since', 'HTTP date: 412 when the resource changed since'],
-    )
-  }
   const required: string[] = []
   for (const [name, description, needed] of described.flatMap((one) => one.requestHeaders ?? [])) {
     requestHeaders.push([name.toLowerCase(), description])
@@ -342,7 +241,6 @@ function describeResponses(
   route: RouteOptions,
   plan: OpenapiPlan,
   given: Json | undefined,
-  conditional: boolean,
   described: readonly RouteDescription[],
 ): Json {
   const response: Json = { ...given }
@@ -363,26 +261,22 @@ function describeResponses(
         : { description, content: errorBody }
   }
   // What a success of the route carries because of a convention, on each success it names (a
-  // 200 when it names none: the map restwell fills leaves swagger no default success to add).
-  const successHeaders = described.flatMap((one) => one.responseHeaders ?? [])
-  const successes = Object.keys(response).filter((status) => /^2\d\d$/.test(status))
-  if (successes.length === 0) successes.push('200')
-  for (const status of successHeaders.length === 0 ? [] : successes) {
-    const own = response[status] ?? { description: 'OK' }
-    if (!isPlainSchema(own)) continue
-    const headers = successHeaders.map(([name, d]): [string, string] => [name.toLowerCase(), d])
-    response[status] = { ...own, headers: { ...asObject(own.headers), ...headerProps(headers) } }
-  }
-  const ok = response[200] ?? { description: 'OK' }
-  // A 200 schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
-  const methods = methodsOf(route)
-  if (conditional && validated(methods) && isPlainSchema(ok)) {
-    const validators: [string, string][] = [
-      ['etag', 'Strong entity tag of this representation (per content coding)'],
-      ['last-modified', 'When the resource last changed (IMF-fixdate), when known'],
-    ]
-    if (methods.includes('GET')) validators.push(['accept-ranges', '`bytes`'])
-    response[200] = { ...ok, headers: { ...asObject(ok.headers), ...headerProps(validators) } }
+  // 200 when it names none: the map restwell fills leaves swagger no default success to add),
+  // or on those the convention names.
+  const successes = Object.keys(response)
+    .filter((status) => /^2\d\d$/.test(status))
+    .map(Number)
+  if (successes.length === 0) successes.push(200)
+  for (const [name, description, statuses] of described.flatMap(
+    (one) => one.responseHeaders ?? [],
+  )) {
+    for (const status of statuses ?? successes) {
+      const own = response[status] ?? { description: 'OK' }
+      // A schema of another kind (a Zod schema) is kept whole: a copy would lose its methods.
+      if (!isPlainSchema(own)) continue
+      const header = headerProps([[name.toLowerCase(), description]])
+      response[status] = { ...own, headers: { ...asObject(own.headers), ...header } }
+    }
   }
   return response
 }
@@ -396,7 +290,6 @@ export function representationsOf(
     produces: options?.produces ?? SUPPORTED_MEDIA_TYPES,
     choices: options?.choicesFormat !== false && options?.formatParam !== false,
     errors: options?.errors ?? true,
-    languages: (options?.languages?.length ?? 0) > 0,
   }
 }
 
@@ -406,12 +299,10 @@ export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
     produces: ['application/json'],
     choices: false,
     errors: false,
-    languages: false,
   }
   return {
     errors: plan.errors === false ? false : plan.errors === 'problem' ? 'problem' : 'other',
     negotiation: plan.negotiation ? representations : false,
-    conditional: plan.conditional,
     autoOptions: plan.autoOptions ?? false,
     jobs: plan.jobs,
     auth: plan.auth

@@ -449,20 +449,13 @@ function umbrellaContext(
 function openapiPlan(options: RestwellOptions, pipeline: Pipeline): OpenapiPlan {
   const authOptions =
     options.auth === undefined || options.auth === false ? undefined : options.auth
-  const conditionalOptions = options.conditional === false ? undefined : options.conditional
   return {
     errors: options.errors === false ? false : (options.errors?.format ?? 'structured'),
     auth: authOptions !== undefined,
     authByDefault: authOptions?.defaultProtected ?? true,
     hideRoutes: authOptions?.hideRoutes ?? authOptions?.defaultProtected ?? true,
     negotiation: options.negotiation !== false,
-    conditional: options.conditional !== false,
-    requirePrecondition: conditionalOptions?.requirePrecondition ?? false,
-    underPressure: options.underPressure !== false,
     versioning: options.versioning !== false,
-    patch:
-      options.patch === false ? false : { everyPatchRoute: options.patch?.everyPatchRoute ?? true },
-    softDelete: options.softDelete === false ? false : { gone: options.softDelete?.gone ?? false },
     representations: representationsOf(options.negotiation),
     autoOptions: options.methods !== false && (options.methods?.autoOptions ?? true),
     ...(options.jobs === undefined || options.jobs === false

@@ -1,5 +1,6 @@
 import { formatParamUrl as swaggerFormatParamUrl } from '@fastify/swagger'
 import fc from 'fast-check'
+import { conditional } from '@restwell/conditional'
 import type { RouteDescription } from '@restwell/core'
 import type { RouteOptions } from 'fastify'
 import { test } from 'tap'
@@ -43,15 +44,25 @@ const FIVE = [
   'application/vnd.siren+json',
 ]
 
+/** What `@restwell/conditional` with its defaults says of a route of one method. */
+function conditionalSays(method: string): RouteDescription[] {
+  const context = { route: {}, instance: {}, methods: [method], config: undefined, name: method }
+  const said = conditional.describe?.(
+    context as never,
+    {
+      options: conditional.options(undefined),
+    } as never,
+  )
+  return said === undefined ? [] : [said]
+}
+
 const FULL: DocumentPlan = {
   errors: 'other',
   negotiation: {
     produces: FIVE,
     choices: true,
     errors: true,
-    languages: true,
   },
-  conditional: true,
   autoOptions: true,
   auth: false,
   versioning: false,
@@ -177,13 +188,19 @@ test('a GET: every representation, the statuses and headers of the conventions',
       [404, 'Nothing more to say of it', {}],
     ],
   }
+  const methods: RouteDescription = {
+    responses: [[405, 'Method Not Allowed', { headers: [['Allow', 'The methods of the path']] }]],
+  }
+  const languages: RouteDescription = {
+    statusHeaders: [['success', [['Content-Language', 'The language of the representation']]]],
+  }
   const schema = documentSchema(
     { ...given, response: { ...given.response, 429: { description: 'Too Many Requests' } } },
     route('GET', '/v1/books/:id'),
     FULL,
     undefined,
     undefined,
-    [limit],
+    [limit, methods, languages, ...conditionalSays('GET')],
   )
   t.equal(schema.operationId, 'getV1BooksById')
   t.same(schema.tags, ['books'])
@@ -223,7 +240,7 @@ test('a GET: every representation, the statuses and headers of the conventions',
   const own = documentSchema(
     { operationId: 'readBook', tags: ['mine'], response: { 200: { $ref: 'Book#' } } },
     route('GET', '/v1/books/:id', { rateLimit: false, conditional: false }),
-    { ...FULL, negotiation: { ...(FULL.negotiation as object), languages: false } as never },
+    FULL,
   )
   t.equal(own.operationId, 'readBook')
   t.same(own.tags, ['mine'])
@@ -275,7 +292,6 @@ test("a route's own media types, negotiation off, HEAD, and no errors plugin", a
     ...FULL,
     errors: false,
     negotiation: false,
-    conditional: false,
   })
   t.notOk(plain.response, 'nothing to add')
   t.equal(plain.operationId, 'getV1Books')
@@ -297,11 +313,21 @@ test('writes: Location, Accept-Patch, merge patch schema, binary uploads', async
     },
     route('PATCH', '/v1/books/:id', { patch: {} }),
     FULL,
+    undefined,
+    undefined,
+    [{ statusHeaders: [[415, [['Accept-Patch', 'The patch formats']]]] }],
   )
   const merge = contentOf(patch.body as Json)['application/merge-patch+json']?.schema as Json
   t.same(merge.properties, book.properties)
   t.notOk(merge.required, 'a merge patch requires nothing')
-  t.ok((responses(patch)['415']!.headers as Json)['accept-patch'])
+  t.same((responses(patch)['415']!.headers as Json)['accept-patch'], {
+    type: 'string',
+    description: 'The patch formats',
+  })
+  t.notOk(
+    (responses(patch)['200']!.headers as Json | undefined)?.['accept-patch'],
+    'on the status named only',
+  )
   t.notOk(responses(patch)['300'], 'no choices on a write')
 
   const unknownResource = documentSchema(
@@ -324,8 +350,14 @@ test('writes: Location, Accept-Patch, merge patch schema, binary uploads', async
     { response: { 200: book } },
     route('DELETE', '/v1/books/:id'),
     FULL,
+    undefined,
+    undefined,
+    conditionalSays('DELETE'),
   )
-  t.notOk((responses(deleted)['200']!.headers as Json).etag, 'no ETag documented on a DELETE')
+  t.notOk(
+    (responses(deleted)['200']!.headers as Json | undefined)?.etag,
+    'no ETag documented on a DELETE',
+  )
   const jsonBody = documentSchema(
     { consumes: ['application/json'], body: book },
     route('POST', '/v1/books'),
@@ -386,7 +418,6 @@ test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS',
   const plan: DocumentPlan = {
     ...FULL,
     negotiation: false,
-    conditional: false,
     auth: { byDefault: true },
     versioning: true,
   }
@@ -492,7 +523,7 @@ test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS',
 })
 
 test('the document being built: what swagger leaves out, OPTIONS of the app, ids', async (t) => {
-  const plan: DocumentPlan = { ...FULL, errors: false, negotiation: false, conditional: false }
+  const plan: DocumentPlan = { ...FULL, errors: false, negotiation: false }
   const document: Json = { openapi: '3.0.3' }
   const describe = (method: string, url: string, given?: Json, head = true): Json =>
     describeInDocument(document, given, route(method, url), url, plan, head)
@@ -557,7 +588,6 @@ test('what negotiation options say of the representations', async (t) => {
     produces: FIVE,
     choices: true,
     errors: true,
-    languages: false,
   })
   t.same(
     representationsOf({
@@ -566,7 +596,7 @@ test('what negotiation options say of the representations', async (t) => {
       errors: false,
       languages: ['en'],
     }),
-    { produces: ['application/json'], choices: false, errors: false, languages: true },
+    { produces: ['application/json'], choices: false, errors: false },
   )
   t.equal(representationsOf({ formatParam: false })?.choices, false)
 })
@@ -577,20 +607,14 @@ test('the plan for the document, and the route transform', async (t) => {
     auth: false,
     authByDefault: false,
     negotiation: true,
-    conditional: false,
-    requirePrecondition: false,
     rateLimit: false,
-    underPressure: false,
     versioning: false,
-    patch: false as const,
-    softDelete: false as const,
   }
   const plan = documentPlanOf(base)
   t.same(plan.negotiation, {
     produces: ['application/json'],
     choices: false,
     errors: false,
-    languages: false,
   })
   t.equal(plan.errors, 'problem')
   t.equal(plan.autoOptions, false)

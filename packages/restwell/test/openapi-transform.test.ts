@@ -8,6 +8,10 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger, { type SwaggerTransform } from '@fastify/swagger'
 import spectralCore from '@stoplight/spectral-core'
 import spectralRulesets from '@stoplight/spectral-rulesets'
+import { conditional } from '@restwell/conditional'
+import { negotiation } from '@restwell/negotiation'
+import type { RouteDescription, RouteEntry } from '@restwell/core'
+import { servedMethods } from '@restwell/core/internal'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
   jsonSchemaTransform,
@@ -34,19 +38,58 @@ type Doc = { paths: Record<string, Record<string, Operation>>; tags?: { name: st
 const apps: FastifyInstance[] = []
 tap.teardown(() => Promise.all(apps.map((app) => app.close())))
 
+/** What `@restwell/methods` and `@restwell/auth` (every route protected) say of each route. */
+const SAID: RouteDescription[] = [
+  {
+    responses: [
+      [
+        405,
+        'Method Not Allowed on this path (`Allow` lists the supported methods)',
+        { headers: [['Allow', 'The methods this path supports']] },
+      ],
+    ],
+  },
+  {
+    responses: [
+      [
+        401,
+        'Unauthorized: missing or invalid Bearer token (`WWW-Authenticate`)',
+        { headers: [['WWW-Authenticate', '`Bearer` challenge (RFC 6750)']] },
+      ],
+      [403, 'Forbidden: the token lacks a required scope'],
+    ],
+  },
+]
+
+/** What `@restwell/conditional` and `@restwell/negotiation` with their defaults say of a route. */
+function conditionalSays(route: RouteEntry): RouteDescription[] {
+  const config = route.config as { conditional?: unknown; negotiation?: unknown } | undefined
+  const context = (own: unknown) =>
+    ({ route, instance: {}, methods: servedMethods(route), config: own, name: route.url }) as never
+  const said = [
+    config?.conditional === false
+      ? undefined
+      : conditional.describe?.(context(config?.conditional), {
+          options: conditional.options(undefined),
+        } as never),
+    config?.negotiation === false
+      ? undefined
+      : negotiation.describe?.(context(config?.negotiation), {
+          options: negotiation.options({}),
+        } as never),
+  ]
+  return said.filter((one) => one !== undefined)
+}
+
 const PLAN: OpenapiPlan = {
   errors: 'structured',
   auth: true,
   authByDefault: true,
   negotiation: true,
-  conditional: true,
-  requirePrecondition: false,
-  underPressure: false,
   versioning: true,
-  patch: false,
-  softDelete: false,
   representations: representationsOf(undefined),
   autoOptions: true,
+  conventions: (_instance, route) => [...SAID, ...conditionalSays(route)],
 }
 
 const Book = z.object({ id: z.number().int(), title: z.string() })
@@ -161,7 +204,12 @@ test('a plain transform of the app: renamed URLs and hidden routes', async (t) =
     schema: { ...(schema as Json), hide: url.startsWith('/internal') },
     url: url.replace('/latest/', '/v2/'),
   })
-  await installOpenapi(app, { ...PLAN, auth: false, transform })
+  await installOpenapi(app, {
+    ...PLAN,
+    auth: false,
+    conventions: (_instance, route) => [SAID[0]!, ...conditionalSays(route)],
+    transform,
+  })
   app.get('/latest/books', async () => [])
   app.get('/internal/stats', async () => ({}))
   await app.ready()
@@ -198,4 +246,19 @@ test('through the umbrella: `openapi.transform` hands restwell the app transform
     /openapi/,
     'an unknown key of openapi is named',
   )
+})
+
+test('a plan without conventions: the statuses of Fastify and the error handler only', async (t) => {
+  const app = Fastify()
+  apps.push(app)
+  await app.register(fastifySwagger, { openapi: { info: { title: 'bare', version: '1.0.0' } } })
+  const { conventions: _said, ...bare } = PLAN
+  await installOpenapi(app, bare)
+  app.get('/v1/things', async () => [])
+  await app.ready()
+  const doc = app.swagger() as unknown as Doc
+  const statuses = Object.keys(doc.paths['/v1/things']!.get!.responses)
+  t.ok(statuses.includes('404'), "Fastify's 404")
+  t.notOk(statuses.includes('405'), 'no convention says 405')
+  t.notOk(statuses.includes('304'), 'no convention says 304')
 })

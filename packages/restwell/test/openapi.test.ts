@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import fastifySwagger from '@fastify/swagger'
+import { conditional } from '@restwell/conditional'
 import type { RouteDescription } from '@restwell/core'
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import tap, { test } from 'tap'
@@ -188,6 +189,19 @@ test('the generated OpenAPI document is valid and shows what restwell adds', asy
   t.equal(get.operationId, 'getV1BooksById')
   t.equal(item.head!.operationId, 'headV1BooksById', 'HEAD is documented')
   t.ok(item.options, 'OPTIONS is documented')
+})
+
+test('a convention turned off documents none of its answers', async (t) => {
+  const on = (await build()).doc.paths['/v1/books/{id}']!.get!.responses
+  t.ok(on['405'], '405 with Allow where @restwell/methods answers it')
+  t.ok(on['503'], '503 while the overload convention sheds load')
+  // Without @restwell/methods, Fastify answers 404 for a method the path has no route for.
+  const off = (await build({ methods: false, underPressure: false, auth: false })).doc.paths[
+    '/v1/books/{id}'
+  ]!.get!.responses
+  t.notOk(off['405'], 'no 405: nothing answers it')
+  t.notOk(off['503'])
+  t.notOk(off['401'])
 })
 
 test("jobs' status routes, added by the umbrella itself, are described like the app's", async (t) => {
@@ -405,41 +419,49 @@ test('with Zod compilers and swagger: every route works, restwell leaves the sch
   t.ok(doc.paths['/v1/posts/{id}']!.get, 'described from the route as it is')
 })
 
+/** What `@restwell/conditional` with its defaults says of a route of one method. */
+function conditionalSays(method: string): RouteDescription[] {
+  const context = { route: {}, instance: {}, methods: [method], config: undefined, name: method }
+  const said = conditional.describe?.(
+    context as never,
+    {
+      options: conditional.options(undefined),
+    } as never,
+  )
+  return said === undefined ? [] : [said]
+}
+
 /** A plan with every convention off: each test turns on what it describes. */
 const BARE_PLAN: OpenapiPlan = {
   errors: 'structured',
   auth: false,
   authByDefault: false,
   negotiation: false,
-  conditional: false,
-  requirePrecondition: false,
-  underPressure: false,
   versioning: false,
-  patch: false,
-  softDelete: false,
 }
 
 test('describeRoute adds to the parts it is allowed to, and copies plain objects only', async (t) => {
-  const plan: OpenapiPlan = { ...BARE_PLAN, conditional: true }
+  const plan = BARE_PLAN
+  const said = conditionalSays('GET')
   const route = (schema: unknown, method = 'GET') =>
     ({ method, url: '/x', schema, handler: async () => 'x' }) as never as RouteOptions
   const zod = zObject()
   const whole = route(zod)
-  describeRoute(whole, plan)
+  describeRoute(whole, plan, undefined, said)
   t.equal(whole.schema, zod, 'a whole schema of another kind')
 
   const noResponse = route(undefined)
-  describeRoute(noResponse, plan, { validation: true, response: false })
+  describeRoute(noResponse, plan, { validation: true, response: false }, said)
   t.same(Object.keys(noResponse.schema?.headers as object), ['type', 'properties'])
   t.equal(noResponse.schema?.response, undefined)
 
   const nothing = route(undefined)
-  describeRoute(nothing, plan, { validation: false, response: false })
+  describeRoute(nothing, plan, { validation: false, response: false }, said)
   t.equal(nothing.schema, undefined, 'nothing to add: no schema appears')
 
   const parts = { headers: zObject(), response: { 200: zod } }
   const kept = route(parts)
-  describeRoute(kept, plan)
+  describeRoute(kept, plan, undefined, said)
   t.equal(kept.schema?.headers, parts.headers, 'headers of another kind')
   const response = kept.schema?.response as Record<string, unknown> | undefined
   t.equal(response?.[200], zod, 'a 200 of another kind')
@@ -447,7 +469,7 @@ test('describeRoute adds to the parts it is allowed to, and copies plain objects
 
   const map = Object.assign(Object.create({ inherited: true }), { 200: { type: 'object' } })
   const odd = route({ response: map })
-  describeRoute(odd, plan)
+  describeRoute(odd, plan, undefined, said)
   t.equal(odd.schema?.response, map, 'a response map that is not a plain object')
 
   // What conventions describe: a status another says too keeps both meanings; a part one
@@ -455,6 +477,7 @@ test('describeRoute adds to the parts it is allowed to, and copies plain objects
   const created = { 201: { type: 'object' }, 400: { description: 'Own' } }
   const keyed = route({ response: created }, 'POST')
   describeRoute(keyed, plan, undefined, [
+    ...conditionalSays('POST'),
     {},
     {
       responses: [

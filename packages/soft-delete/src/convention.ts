@@ -2,6 +2,7 @@
 import { defineConvention } from '@restwell/core'
 import { schemaAccess, VALIDATED_METHODS } from '@restwell/core/internal'
 import { validateOptions } from '@restwell/errors'
+import { describeSoftDelete } from './describe.js'
 import {
   RouteConfigSchema,
   type RouteSoftDeleteConfig,
@@ -50,6 +51,7 @@ export const softDelete = defineConvention({
     queryParameters:
       options.includeParam === false ? [options.param] : [options.param, options.includeParam],
   }),
+  describe: describeSoftDelete,
   // Alone, first among the route's own hooks of each phase, whatever the registration order:
   // serializers see the body as it is sent, conditional and compression see a hard DELETE's 204.
   alone: { beforeBody: 'first', beforeHandler: 'first', serialize: 'first', send: 'first' },
