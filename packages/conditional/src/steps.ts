@@ -24,6 +24,7 @@ import {
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
+  markNotModified,
   representationOf,
 } from '@restwell/core'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
@@ -436,6 +437,7 @@ function serializationCheck(settings: RouteSettings): SendStep {
     }
     if (outcome.result === 'not-modified') {
       state.notModified = outcome.etag ?? null
+      markNotModified(reply)
       // Nothing to serialize for the 304. Fastify passes even a string body through a
       // reply's serializer, so an error a later hook raises instead keeps its body.
       reply.serializer((value: unknown) =>
