@@ -29,6 +29,7 @@ const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 
 interface Manifest {
   name: string
+  exports?: Record<string, string | { 'restwell-source'?: string }>
   dependencies?: Record<string, string>
   peerDependencies?: Record<string, string>
   peerDependenciesMeta?: Record<string, { optional?: boolean }>
@@ -50,6 +51,18 @@ function link(modules: string, name: string, target: string): void {
   if (existsSync(at)) return
   mkdirSync(dirname(at), { recursive: true })
   symlinkSync(target, at, 'dir')
+}
+
+function manifestOf(dir: string): Manifest {
+  return JSON.parse(readFileSync(join(PACKAGES, dir, 'package.json'), 'utf8')) as Manifest
+}
+
+/** Each entry point of a package (`.`, `./internal`) and its source file (`./src/index.ts`). */
+function entriesOf(manifest: Manifest): [entry: string, source: string][] {
+  return Object.entries(manifest.exports ?? {}).flatMap(([entry, target]) => {
+    const source = typeof target === 'object' ? target['restwell-source'] : undefined
+    return source === undefined ? [] : [[entry, source] as [string, string]]
+  })
 }
 
 /**
@@ -75,7 +88,9 @@ function installedApp(work: string): string {
         rootDir: PACKAGES,
         typeRoots: [join(ROOT, 'node_modules/@types')],
       },
-      files: dirs.map((dir) => join(PACKAGES, dir, 'src/index.ts')),
+      files: dirs.flatMap((dir) =>
+        entriesOf(manifestOf(dir)).map(([, source]) => join(PACKAGES, dir, source)),
+      ),
     }),
   )
   const emit = tsc(join(work, 'emit.json'))
@@ -84,9 +99,7 @@ function installedApp(work: string): string {
   const app = join(work, 'app')
   const modules = join(app, 'node_modules')
   for (const dir of dirs) {
-    const manifest = JSON.parse(
-      readFileSync(join(PACKAGES, dir, 'package.json'), 'utf8'),
-    ) as Manifest
+    const manifest = manifestOf(dir)
     const at = join(modules, manifest.name)
     cpSync(join(emitted, dir, 'src'), join(at, 'src'), { recursive: true })
     writeFileSync(
@@ -94,7 +107,12 @@ function installedApp(work: string): string {
       JSON.stringify({
         name: manifest.name,
         type: 'module',
-        exports: { '.': { types: './src/index.d.ts' } },
+        exports: Object.fromEntries(
+          entriesOf(manifest).map(([entry, source]) => [
+            entry,
+            { types: source.replace(/\.ts$/, '.d.ts') },
+          ]),
+        ),
       }),
     )
     const peers = Object.keys(manifest.peerDependencies ?? {}).filter(
@@ -128,7 +146,7 @@ function installedApp(work: string): string {
   return app
 }
 
-test('an app with fastify and restwell, without bullmq or ioredis, passes tsc --strict --skipLibCheck false', async (t) => {
+test('an app with fastify and restwell (and a convention of its own), without bullmq or ioredis, passes tsc --strict --skipLibCheck false', async (t) => {
   const work = mkdtempSync(join(tmpdir(), 'restwell-declarations-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
   const app = installedApp(work)
@@ -140,7 +158,19 @@ test('an app with fastify and restwell, without bullmq or ioredis, passes tsc --
       "import Fastify from 'fastify'",
       "import restwell from 'restwell'",
       "import { restwellJobs } from '@restwell/jobs'",
+      "import { conventionPlugin, defineConvention, mediaTypeOf } from '@restwell/core'",
+      'const typed = defineConvention({',
+      "  name: 'typed',",
+      "  plugin: '@acme/typed',",
+      "  phases: ['send'],",
+      '  options: (raw: { value?: string } = {}) => raw,',
+      '  setup: () => ({}),',
+      '  route: () => ({',
+      "    send: (request, reply) => void reply.header('x-type', mediaTypeOf(request) ?? 'json'),",
+      '  }),',
+      '})',
       'const app = Fastify()',
+      "await app.register(conventionPlugin(typed), { value: 'a' })",
       "await app.register(restwell, { jobs: { basePath: '/operations' } })",
       "app.get('/books', { config: { pagination: true } }, async () => [])",
       'await Fastify().register(restwellJobs)',

@@ -70,16 +70,23 @@ test('conventions.md: Vary: Origin only with named origins, as it says', async (
   }
 })
 
-/** The package a specifier names, as a path to its source. */
+/** The entry point a specifier names (`@restwell/core/internal`), as a path to its source. */
 function sourceOf(specifier: string): string {
-  const name = specifier === 'restwell' ? 'restwell' : specifier.slice('@restwell/'.length)
-  return join(ROOT, 'packages', name, 'src/index.ts')
+  const parts = specifier.split('/')
+  const scoped = parts[0] !== 'restwell'
+  const dir = (scoped ? parts[1] : parts[0]) ?? ''
+  const entry = ['.', ...parts.slice(scoped ? 2 : 1)].join('/')
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8'))
+  const source = manifest.exports?.[entry]?.['restwell-source']
+  if (typeof source !== 'string') throw new Error(`${specifier}: no entry ${entry} in its exports`)
+  return join(ROOT, 'packages', dir, source)
 }
 
 /** Each `import { … } from '<restwell package>'` of a Markdown file's code: the values it names. */
 function importedValues(markdown: string): { specifier: string; names: string[] }[] {
   const found: { specifier: string; names: string[] }[] = []
-  const pattern = /import\s+(type\s+)?\{([^}]*)\}\s+from\s+'(restwell|@restwell\/[a-z-]+)'/g
+  const pattern =
+    /import\s+(type\s+)?\{([^}]*)\}\s+from\s+'(restwell|@restwell\/[a-z-]+)((?:\/[a-z-]+)?)'/g
   for (const match of markdown.matchAll(pattern)) {
     if (match[1] !== undefined) continue
     const names = (match[2] ?? '')
@@ -87,7 +94,7 @@ function importedValues(markdown: string): { specifier: string; names: string[] 
       .map((part) => part.trim())
       .filter((part) => part !== '' && !part.startsWith('type '))
       .map((part) => part.split(/\s+as\s+/)[0] ?? part)
-    found.push({ specifier: match[3] ?? '', names })
+    found.push({ specifier: `${match[3] ?? ''}${match[4] ?? ''}`, names })
   }
   return found
 }
@@ -95,13 +102,21 @@ function importedValues(markdown: string): { specifier: string; names: string[] 
 test('importedValues reads value imports, not type imports', async (t) => {
   t.same(
     importedValues(
-      "import { a, type B, c as d } from '@restwell/core'\nimport type { E } from 'restwell'\nimport {\n  f,\n} from 'restwell'",
+      "import { a, type B, c as d } from '@restwell/core'\nimport type { E } from 'restwell'\nimport {\n  f,\n} from 'restwell'\nimport { g } from '@restwell/core/internal'",
     ),
     [
       { specifier: '@restwell/core', names: ['a', 'c'] },
       { specifier: 'restwell', names: ['f'] },
+      { specifier: '@restwell/core/internal', names: ['g'] },
     ],
   )
+})
+
+test('sourceOf: the source of the entry point a specifier names', async (t) => {
+  t.equal(sourceOf('restwell'), join(ROOT, 'packages/restwell/src/index.ts'))
+  t.equal(sourceOf('@restwell/core'), join(ROOT, 'packages/core/src/index.ts'))
+  t.equal(sourceOf('@restwell/core/internal'), join(ROOT, 'packages/core/src/internal.ts'))
+  t.throws(() => sourceOf('@restwell/core/nothing'), /no entry \.\/nothing/)
 })
 
 test('every value a Markdown example imports from a restwell package is exported by it', async (t) => {

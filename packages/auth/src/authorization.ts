@@ -1,5 +1,5 @@
 /** The `Authorization` header, read as RFC 6750 §2.1 Bearer credentials (scheme per RFC 9110 §11). */
-import { isTchar } from '@restwell/core'
+import { isTchar } from '@restwell/core/internal'
 
 /** What one `Authorization` header value holds. */
 export type ParsedAuthorization =

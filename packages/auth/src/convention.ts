@@ -1,5 +1,6 @@
 /** The auth convention: Bearer credentials (RFC 6750), scopes, HTTPS enforcement. */
-import { AUTHENTICATES, asList, defineConvention } from '@restwell/core'
+import { defineConvention } from '@restwell/core'
+import { AUTHENTICATES, asList } from '@restwell/core/internal'
 import { validateOptions } from '@restwell/errors'
 import {
   type AuthOptions,

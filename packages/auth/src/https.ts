@@ -1,5 +1,5 @@
 /** HTTPS enforcement: is a request secure, and where its https:// twin lives. */
-import { SAFE_METHODS } from '@restwell/core'
+import { SAFE_METHODS } from '@restwell/core/internal'
 import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 

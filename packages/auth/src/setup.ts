@@ -3,7 +3,8 @@
  * checks of its place among the plugins, the refusal of routes it cannot reach, and, with
  * `hideRoutes`, the challenge on unknown paths (an `onError` hook, challenge-hook.ts).
  */
-import { refuseUnguardedRoutes, type RouteEntry, routeName } from '@restwell/core'
+import { type RouteEntry, routeName } from '@restwell/core'
+import { refuseUnguardedRoutes } from '@restwell/core/internal'
 import { notFoundInScope, OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { challengeHook, challengeUnknownPaths } from './challenge-hook.js'

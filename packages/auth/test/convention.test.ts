@@ -1,4 +1,4 @@
-import { isConvention, mergeContributions } from '@restwell/core'
+import { isConvention, mergeContributions } from '@restwell/core/internal'
 import { test } from 'tap'
 import { auth } from '../src/index.js'
 

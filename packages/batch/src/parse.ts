@@ -1,5 +1,5 @@
 /** The batch body parser: shape, ids, URLs, headers and the `dependsOn` graph, all checked before anything runs. */
-import { READ_METHODS, STANDARD_METHODS } from '@restwell/core'
+import { READ_METHODS, STANDARD_METHODS } from '@restwell/core/internal'
 import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
 
 /** One operation of a batch, checked and normalized. */

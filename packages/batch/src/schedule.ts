@@ -1,5 +1,5 @@
 /** Runs a checked batch: dependencies first, at most `concurrency` operations at once, 424 and 208 without running. */
-import { VALIDATED_METHODS } from '@restwell/core'
+import { VALIDATED_METHODS } from '@restwell/core/internal'
 import type { Operation } from './parse.js'
 
 /** One operation's answer in the 207 body. */

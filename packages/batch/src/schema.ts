@@ -1,5 +1,5 @@
 /** The JSON schemas of the batch endpoint, for `@fastify/swagger` and the 207's serializer. */
-import { READ_METHODS } from '@restwell/core'
+import { READ_METHODS } from '@restwell/core/internal'
 import { MAX_ID_LENGTH, MAX_URL_LENGTH, METHODS, type ParseLimits } from './parse.js'
 
 type Json = Record<string, unknown>

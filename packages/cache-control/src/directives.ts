@@ -1,5 +1,5 @@
 /** `Cache-Control` (RFC 9111 §5.2): build a response policy, and read one back without throwing. */
-import { fieldText, isOws, isTchar } from '@restwell/core'
+import { fieldText, isOws, isTchar } from '@restwell/core/internal'
 
 /** Most directives read from one `Cache-Control` value; the rest are ignored. */
 export const MAX_DIRECTIVES = 64

@@ -24,6 +24,7 @@ export {
 } from './options.js'
 export { cacheControl } from './convention.js'
 export { NO_STORE } from './policy.js'
-export { appendVary, MAX_VARY_FIELDS, mergeVary } from '@restwell/core'
+export { appendVary, mergeVary } from '@restwell/core'
+export { MAX_VARY_FIELDS } from '@restwell/core/internal'
 export { restwellCacheControl }
 export default restwellCacheControl

@@ -4,15 +4,17 @@
  */
 import {
   appendVary,
-  asksForAuthentication,
   authenticates,
   type RouteEntry,
-  refuseUnguardedRoutes,
   routeName,
   type SendStep,
   type SetupContext,
-  VALIDATED_METHODS,
 } from '@restwell/core'
+import {
+  asksForAuthentication,
+  refuseUnguardedRoutes,
+  VALIDATED_METHODS,
+} from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type CacheDirectives, formatCacheControl, parseCacheControl } from './directives.js'

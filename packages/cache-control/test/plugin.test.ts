@@ -1,6 +1,6 @@
 import compress from '@fastify/compress'
 import { httpErrors, restwellErrors } from '@restwell/errors'
-import { AUTHENTICATES, installPipeline } from '@restwell/core'
+import { AUTHENTICATES, installPipeline } from '@restwell/core/internal'
 import Fastify, { type FastifyContextConfig, type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 // @restwell/conditional is not a dependency of this package: its source is imported for one

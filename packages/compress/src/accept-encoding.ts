@@ -1,5 +1,5 @@
 /** The content coding an `Accept-Encoding` value prefers among the offered ones (RFC 9110 §12.5.3). */
-import { parseList } from '@restwell/core'
+import { parseList } from '@restwell/core/internal'
 
 /** A coding's name as compared: case-insensitive, `x-gzip` as `gzip` (RFC 9110 §8.4.1.3). */
 function codingName(value: string): string {

@@ -9,8 +9,8 @@ import { pipeline, Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import zlib, { constants } from 'node:zlib'
 import { withCoding } from '@restwell/conditional'
+import { appendVary, type SendStep, type SerializeStep } from '@restwell/core'
 import {
-  appendVary,
   BODY_DIGESTS,
   type BodyDigests,
   declareCompression,
@@ -21,9 +21,7 @@ import {
   isNotModified,
   queryContentKey,
   remembered,
-  type SendStep,
-  type SerializeStep,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type MimeDb from 'mime-db'
 import { preferredCoding } from './accept-encoding.js'

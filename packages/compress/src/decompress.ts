@@ -5,7 +5,8 @@
  */
 import { pipeline, type Transform } from 'node:stream'
 import zlib from 'node:zlib'
-import { type BodyStep, bodyStep, type RouteEntry, routeName, servedMethods } from '@restwell/core'
+import { type BodyStep, bodyStep, type RouteEntry, routeName } from '@restwell/core'
+import { servedMethods } from '@restwell/core/internal'
 import { ErrorCode, httpErrors, validateOptions } from '@restwell/errors'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream'
 import { brotliDecompressSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
 import { restwellConditional } from '@restwell/conditional'
-import { addRouteHook, sendHook, serializeHook } from '@restwell/core'
-import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/core'
+import { addRouteHook, sendHook, serializeHook } from '@restwell/core/internal'
+import { asList, IDENTITY_DIGEST, ITEMS_DIGEST_PREFIX } from '@restwell/core/internal'
 import Fastify, {
   type FastifyInstance,
   type LightMyRequestResponse,

@@ -5,7 +5,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import fastifyCompress from '@fastify/compress'
-import { parsingHook } from '@restwell/core'
+import { parsingHook } from '@restwell/core/internal'
 import restwellErrors, { createError, ErrorCode, httpErrors, OptionsError } from '@restwell/errors'
 import Fastify, {
   type FastifyInstance,

@@ -1,5 +1,5 @@
 /** Whether a request takes a content coding, from its `Accept-Encoding` (RFC 9110 §12.5.3). */
-import { parseList, remembered } from '@restwell/core'
+import { parseList, remembered } from '@restwell/core/internal'
 
 /** Coding names as the ETag suffixes write them: lower case, `x-gzip` as `gzip` (§8.4.1.3). */
 function codingName(value: string): string {

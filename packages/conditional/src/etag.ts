@@ -1,5 +1,5 @@
 /** Entity-tags (RFC 9110 §8.8.3): parsing If-Match / If-None-Match lists, comparison, formatting, hashing. */
-import { identityDigest, isOws } from '@restwell/core'
+import { identityDigest, isOws } from '@restwell/core/internal'
 
 /** One entity-tag: `opaque` keeps its double quotes (`"abc"`), `weak` is the `W/` prefix. */
 export interface EntityTag {

@@ -1,5 +1,5 @@
 /** Evaluation of the conditional request header fields in the order of RFC 9110 §13.2.2. */
-import { VALIDATED_METHODS } from '@restwell/core'
+import { VALIDATED_METHODS } from '@restwell/core/internal'
 import { acceptsCoding } from './accept-encoding.js'
 import {
   type EntityTag,

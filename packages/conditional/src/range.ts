@@ -1,5 +1,5 @@
 /** Byte ranges (RFC 9110 §14): the Range parser, satisfiability, coalescing and multipart/byteranges. */
-import { isOws } from '@restwell/core'
+import { isOws } from '@restwell/core/internal'
 import { randomBytes } from 'node:crypto'
 
 /** One range-spec as sent: `first-last`, `first-` (last undefined) or `-suffix` (first undefined). */

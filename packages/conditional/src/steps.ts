@@ -2,9 +2,6 @@
 import type { Readable } from 'node:stream'
 import type { ReadableStream } from 'node:stream/web'
 import {
-  bodilessHead,
-  compressesAnswers,
-  notModifiedHeaders,
   type RequestStep,
   type RouteContext,
   type RouteEntry,
@@ -12,21 +9,25 @@ import {
   routeName,
   type SendStep,
   type SetupContext,
+} from '@restwell/core'
+import {
+  bodilessHead,
+  compressesAnswers,
+  notModifiedHeaders,
   queryContentKey,
   READ_METHODS,
   VALIDATED_METHODS,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { ErrorCode, type HttpError, httpErrors, OptionsError } from '@restwell/errors'
+import { appendVary, representationOf } from '@restwell/core'
 import {
-  appendVary,
   declareState,
   FULL_REPRESENTATION,
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
   markNotModified,
-  representationOf,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type {
   ConditionalRouteConfig,

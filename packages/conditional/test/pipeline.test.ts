@@ -1,6 +1,7 @@
 /** Under the umbrella's pipeline: the steps are handed over, not installed as hooks. */
 import compress from '@fastify/compress'
-import { installPipeline, type Pipeline, pipelineRouteSteps, type RouteEntry } from '@restwell/core'
+import type { RouteEntry } from '@restwell/core'
+import { installPipeline, type Pipeline, pipelineRouteSteps } from '@restwell/core/internal'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { restwellConditional } from '../src/index.js'

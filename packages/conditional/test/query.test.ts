@@ -1,5 +1,5 @@
 /** QUERY (RFC 10008): validators, 304 and preconditions as for GET, keyed by the content too. */
-import { REPRESENTATION } from '@restwell/core'
+import { REPRESENTATION } from '@restwell/core/internal'
 import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { test } from 'tap'

@@ -4,7 +4,7 @@
  * takes the place of its earliest member.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { FULL_REPRESENTATION } from '@restwell/core'
+import { FULL_REPRESENTATION } from '@restwell/core/internal'
 import { test } from 'tap'
 import { restwellConditional } from '../src/index.js'
 

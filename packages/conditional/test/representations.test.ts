@@ -4,7 +4,7 @@
  * reads compare the selected representation's tag, writes the stored state's. And tags made of
  * several versions, for a representation built from several stored parts.
  */
-import { REPRESENTATION } from '@restwell/core'
+import { REPRESENTATION } from '@restwell/core/internal'
 import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { test } from 'tap'

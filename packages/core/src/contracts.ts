@@ -55,7 +55,14 @@ export const MEDIA_TYPE: unique symbol = Symbol.for('restwell.media-type')
  */
 export const REPRESENTATION: unique symbol = Symbol.for('restwell.representation')
 
-/** What tells the request's representation apart from the route's default (`REPRESENTATION`). */
+/**
+ * What tells the request's representation apart from the route's default (`REPRESENTATION`,
+ * set by `@restwell/negotiation`): `xml`, `hal`, `json;de`; undefined for the default one.
+ *
+ * @param request the request, once negotiation has chosen (from a `beforeHandler` step on)
+ * @example
+ * const variant = representationOf(request) ?? 'default' // one ETag per representation
+ */
 export function representationOf(request: object): string | undefined {
   return (request as { [REPRESENTATION]?: string })[REPRESENTATION]
 }
@@ -67,7 +74,14 @@ export function representationOf(request: object): string | undefined {
  */
 export const BODY_BYTES: unique symbol = Symbol.for('restwell.body-bytes')
 
-/** The body's bytes a restwell parser kept under `BODY_BYTES`, if one did. */
+/**
+ * The body's bytes a restwell parser kept under `BODY_BYTES` (a content coding decoded), if one
+ * did: a step that fingerprints the body hashes them instead of serializing the parsed value.
+ *
+ * @param request the request, once its body is read (a `beforeHandler` step)
+ * @example
+ * const bytes = bodyBytesOf(request) ?? Buffer.from(JSON.stringify(request.body))
+ */
 export function bodyBytesOf(request: object): Buffer | undefined {
   return (request as { [BODY_BYTES]?: Buffer })[BODY_BYTES]
 }
@@ -160,7 +174,14 @@ export function isNotModified(reply: object): boolean {
  */
 export const API_VERSIONS: unique symbol = Symbol.for('restwell.api-versions')
 
-/** The versions a request may be answered in, if a versioning plugin says (`API_VERSIONS`). */
+/**
+ * The API versions a request may be answered in, if a versioning plugin says (`API_VERSIONS`,
+ * set by `@restwell/versioning`): `{N}` on a `/v<N>` route, every supported one elsewhere.
+ *
+ * @param request the request, from its route's first step on
+ * @example
+ * const versioned = apiVersionsOf(request)?.has(2) ?? false
+ */
 export function apiVersionsOf(request: object): ReadonlySet<number> | undefined {
   return (request as { [API_VERSIONS]?: ReadonlySet<number> })[API_VERSIONS]
 }
@@ -172,7 +193,14 @@ export function apiVersionsOf(request: object): ReadonlySet<number> | undefined 
  */
 export const AUTHENTICATES: unique symbol = Symbol.for('restwell.route.authenticates')
 
-/** Whether an authentication plugin marked the route's options (`AUTHENTICATES`). */
+/**
+ * Whether an authentication plugin's guard applies to the route (`AUTHENTICATES`, set by
+ * `@restwell/auth` on its options): the route's answers depend on the credentials.
+ *
+ * @param route the route's options (`RouteContext.route`), or `request.routeOptions`
+ * @example
+ * route: (context) => (authenticates(context.route) ? { send: privateAnswers } : undefined)
+ */
 export function authenticates(route: object): boolean {
   return (route as { [AUTHENTICATES]?: boolean })[AUTHENTICATES] === true
 }
@@ -223,7 +251,17 @@ export function compressesAnswers(fastify: FastifyInstance): boolean {
   )
 }
 
-/** Reads the page info a plugin left on a reply, if any. */
+/**
+ * The page a pagination plugin left on the reply (`PAGE`, set by `@restwell/pagination`): its
+ * items, links and counts, for a step that writes a collection envelope; undefined otherwise.
+ *
+ * @param reply the reply, from the `serialize` phase on
+ * @example
+ * const serialize: SerializeStep = (_request, reply, payload) => {
+ *   const page = pageOf(reply)
+ *   return page === undefined ? undefined : { data: page.items, links: page.links }
+ * }
+ */
 export function pageOf(reply: object): PageInfo | undefined {
   return (reply as { [PAGE]?: PageInfo })[PAGE]
 }
@@ -247,7 +285,14 @@ export function declareState(
   }
 }
 
-/** Reads the negotiated response media type of a request, if any. */
+/**
+ * The response media type negotiation chose for the request (`MEDIA_TYPE`, set by
+ * `@restwell/negotiation` before the handler runs): `application/hal+json`; undefined: JSON.
+ *
+ * @param request the request, from a `beforeHandler` step on
+ * @example
+ * const hal = mediaTypeOf(request) === 'application/hal+json'
+ */
 export function mediaTypeOf(request: object): string | undefined {
   return (request as { [MEDIA_TYPE]?: string })[MEDIA_TYPE]
 }

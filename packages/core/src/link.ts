@@ -80,6 +80,11 @@ export function safePath(path: string): string {
  * ones a hook, the handler or another plugin set: RFC 8288 §3 allows many links in one field,
  * so nothing set earlier is lost. A `Link` set as an array is joined into one field. Empty
  * values are skipped; with nothing to add the header is left as it is.
+ *
+ * @param reply the reply whose `Link` gets the link-values
+ * @param links link-values, each formatted (`safePath` the target)
+ * @example
+ * appendLink(reply, '</books?page=2>; rel="next"', '</books>; rel="first"')
  */
 export function appendLink(reply: FastifyReply, ...links: string[]): FastifyReply {
   const current = reply.getHeader('link')

@@ -20,6 +20,10 @@ export interface RegisterOnceOptions {
 /**
  * A restwell plugin registered where it cannot work: twice on one scope chain, or after the
  * umbrella has made its plans. Thrown at registration (or `ready()`), logger or not.
+ *
+ * @example
+ * await app.register(restwellCors).register(restwellCors)
+ * await app.ready().catch((error) => error instanceof RegistrationError) // true
  */
 export class RegistrationError extends Error {
   override readonly name: string = 'RegistrationError'

@@ -42,7 +42,13 @@ export function servedMethods(route: RouteShape): string[] {
   return typeof route.method === 'string' ? [route.method] : [...route.method]
 }
 
-/** `METHOD[,METHOD] url`, as messages name a route: a twin by the method it stands for. */
+/**
+ * `METHOD[,METHOD] url`, as messages name a route: a twin by the method it stands for.
+ *
+ * @param route a route's options (`RouteContext.route`), or `request.routeOptions`
+ * @example
+ * routeName({ method: ['GET', 'HEAD'], url: '/books/:id' }) // 'GET,HEAD /books/:id'
+ */
 export function routeName(route: RouteShape): string {
   return `${servedMethods(route).join(',')} ${route.url}`
 }

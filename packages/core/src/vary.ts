@@ -28,6 +28,12 @@ const CANONICAL: ReadonlyMap<string, string> = new Map(
  * again, the first spelling is kept (the canonical one for the standard fields, `Accept-Encoding`
  * for `accept-encoding`), `*` absorbs everything. Returns the new value (`''` when
  * there is nothing). Linear; never throws; keeps at most `MAX_VARY_FIELDS` names.
+ *
+ * @param existing the current value (a string, a list of them, or nothing)
+ * @param names the field names to add (a name may be a comma-separated list)
+ * @example
+ * mergeVary('accept-encoding, Origin', ['Accept', 'origin']) // 'Accept-Encoding, Origin, Accept'
+ * mergeVary(undefined, ['*', 'Accept']) // '*'
  */
 export function mergeVary(existing: unknown, names: readonly string[]): string {
   let value = fieldText(existing)
@@ -106,7 +112,13 @@ function keep(name: string, out: string[], keys: string[]): boolean {
 
 /**
  * Adds field names to the reply's `Vary`, keeping (and de-duplicating) what is there; a value
- * that comes out the same is not set again.
+ * that comes out the same is not set again. Every convention adds to `Vary` through it, so none
+ * drops a name another one added (see `mergeVary`).
+ *
+ * @param reply the reply whose `Vary` gets the names
+ * @param names the request fields the answer depends on
+ * @example
+ * const step: SendStep = (_request, reply) => void appendVary(reply, 'Accept-Language')
  */
 export function appendVary(reply: FastifyReply, ...names: string[]): FastifyReply {
   const existing = reply.getHeader('vary')

@@ -1,19 +1,17 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
+import { apiVersionsOf, authenticates, type RouteEntry } from '@restwell/core'
 import {
   API_VERSIONS,
   asksForAuthentication,
   AUTHENTICATES,
-  apiVersionsOf,
-  authenticates,
   COMPRESSES,
   compressesAnswers,
   declareCompression,
   declareState,
   identityDigest,
   refuseUnguardedRoutes,
-  type RouteEntry,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 
 test('apiVersionsOf reads the API_VERSIONS contract, undefined where no plugin set it', async (t) => {
   const versions: ReadonlySet<number> = new Set([1, 2])
@@ -29,7 +27,8 @@ test('identityDigest: the SHA-1 of the bytes, base64url, the same for a string a
 })
 
 test('contracts: page info and media type are read back from symbol keys', async (t) => {
-  const { PAGE, MEDIA_TYPE, pageOf, mediaTypeOf } = await import('@restwell/core')
+  const { PAGE, MEDIA_TYPE } = await import('@restwell/core/internal')
+  const { pageOf, mediaTypeOf } = await import('@restwell/core')
   const reply = {}
   t.equal(pageOf(reply), undefined)
   const info = { items: [1], links: { self: '/a' }, meta: { limit: 1 } }
@@ -41,7 +40,8 @@ test('contracts: page info and media type are read back from symbol keys', async
 })
 
 test('representationOf reads the REPRESENTATION contract, undefined for the default one', async (t) => {
-  const { REPRESENTATION, representationOf } = await import('@restwell/core')
+  const { REPRESENTATION } = await import('@restwell/core/internal')
+  const { representationOf } = await import('@restwell/core')
   t.equal(representationOf({ [REPRESENTATION]: 'xml;de' }), 'xml;de')
   t.equal(representationOf({}), undefined)
   t.equal(REPRESENTATION, Symbol.for('restwell.representation'), 'shared by every copy')
@@ -124,7 +124,7 @@ test('refuseUnguardedRoutes fails ready() on the routes asking for a guard none 
 
 test('bodyDigestsOf and fullRepresentationOf read what a step left on the reply', async (t) => {
   const { BODY_DIGESTS, bodyDigestsOf, FULL_REPRESENTATION, fullRepresentationOf } = await import(
-    '@restwell/core'
+    '@restwell/core/internal'
   )
   const kept = { 'sha-256': new Uint8Array(32) }
   t.equal(bodyDigestsOf({ [BODY_DIGESTS]: kept }), kept, 'the object kept with the bytes')
@@ -136,7 +136,8 @@ test('bodyDigestsOf and fullRepresentationOf read what a step left on the reply'
 })
 
 test('bodyBytesOf reads the BODY_BYTES contract, undefined where no parser kept them', async (t) => {
-  const { BODY_BYTES, bodyBytesOf } = await import('@restwell/core')
+  const { BODY_BYTES } = await import('@restwell/core/internal')
+  const { bodyBytesOf } = await import('@restwell/core')
   const bytes = Buffer.from('{"a":1}')
   t.equal(bodyBytesOf({ [BODY_BYTES]: bytes }), bytes)
   t.equal(bodyBytesOf({}), undefined)

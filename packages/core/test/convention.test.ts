@@ -1,25 +1,27 @@
 import {
-  type AlonePlacement,
-  type AnyConvention,
   conventionPlugin,
   defineConvention,
+  optionNaming,
+  type Phase,
+  type RouteContext,
+  type RouteEntry,
+  type RoutePhase,
+  type SetupContext,
+} from '@restwell/core'
+import {
+  type AlonePlacement,
+  type AnyConvention,
   installConvention,
   installedConventions,
   installPipeline,
   isConvention,
   mergeContributions,
   notFoundPreHandler,
-  optionNaming,
   PHASES,
-  type Phase,
   pipelineRouteSteps,
-  type RouteContext,
   routeDescriptionOf,
   routeResponseHeadersOf,
-  type RouteEntry,
-  type RoutePhase,
-  type SetupContext,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { app } from './helpers.js'

@@ -8,7 +8,7 @@ import {
   parseList,
   parseQ,
   remembered,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 
 test('parseList reads values, parameters and weights', async (t) => {
   t.same(parseList('text/html;level=1;q=0.5;ext=x, */*'), {

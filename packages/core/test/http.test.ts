@@ -1,6 +1,14 @@
 import fc from 'fast-check'
 import { test } from 'tap'
-import { asList, fieldText, isOws, isTchar, isToken, pathOf, publicUrl } from '@restwell/core'
+import {
+  asList,
+  fieldText,
+  isOws,
+  isTchar,
+  isToken,
+  pathOf,
+  publicUrl,
+} from '@restwell/core/internal'
 
 test('pathOf drops the query string', async (t) => {
   t.equal(pathOf('/a/b?c=1&d'), '/a/b')

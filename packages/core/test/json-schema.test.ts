@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
-import { type JsonBodyCheck, JsonTypes, type RouteEntry, StrictAjv } from '../src/index.js'
+import type { RouteEntry } from '../src/index.js'
+import { type JsonBodyCheck, JsonTypes, StrictAjv } from '../src/internal.js'
 
 test('StrictAjv: no conversion; defaults and removal only when asked; Fastify’s formats, the caller’s first', async (t) => {
   const schema = {

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { appendLink, safePath } from '@restwell/core'
+import { appendLink } from '@restwell/core'
+import { safePath } from '@restwell/core/internal'
 
 test('safePath percent-encodes what may not appear in a URI-Reference', async (t) => {
   t.equal(safePath('/plain/path?a=1&b=%20'), '/plain/path?a=1&b=%20', 'nothing to do: same string')

@@ -7,7 +7,7 @@ import {
   STANDARD_METHODS,
   UNSAFE_METHODS,
   VALIDATED_METHODS,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { test } from 'tap'
 
 test('the method sets of RFC 9110 §9 agree with one another', async (t) => {

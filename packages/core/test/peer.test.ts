@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { isModuleNotFound } from '../src/index.js'
+import { isModuleNotFound } from '../src/internal.js'
 
 test('isModuleNotFound reads ESM and CommonJS codes, or the message alone', async (t) => {
   const missing = await import(`not-installed-${Date.now()}`).catch((error: unknown) => error)

@@ -1,12 +1,11 @@
+import type { RouteEntry, SendStep } from '@restwell/core'
 import {
   addRouteHook,
   bodilessHead,
   notModifiedHeaders,
   REMOVED_ON_304,
-  type RouteEntry,
-  type SendStep,
   sendHook,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { test } from 'tap'
 import { app } from './helpers.js'
 

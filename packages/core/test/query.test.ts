@@ -1,4 +1,4 @@
-import { BODY_BYTES, QUERY_KEY_PREFIX, queryContentKey } from '@restwell/core'
+import { BODY_BYTES, QUERY_KEY_PREFIX, queryContentKey } from '@restwell/core/internal'
 import fc from 'fast-check'
 import { test } from 'tap'
 

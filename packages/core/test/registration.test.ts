@@ -1,4 +1,5 @@
-import { installPipeline, RegistrationError, refuseBeside, registerOnce } from '@restwell/core'
+import { RegistrationError } from '@restwell/core'
+import { installPipeline, refuseBeside, registerOnce } from '@restwell/core/internal'
 import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'

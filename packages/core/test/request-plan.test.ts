@@ -3,6 +3,10 @@ import {
   bodyStep,
   conventionPlugin,
   defineConvention,
+  type RequestStep,
+  type SerializeStep,
+} from '@restwell/core'
+import {
   installConvention,
   mergeContributions,
   forgetNotFoundPreHandler,
@@ -10,11 +14,9 @@ import {
   isBodyStep,
   notFoundPreHandler,
   parsingHook,
-  type RequestStep,
   requestHook,
-  type SerializeStep,
   serializeHook,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { Transform } from 'node:stream'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { test } from 'tap'

@@ -1,4 +1,4 @@
-import { routeLookup } from '@restwell/core'
+import { routeLookup } from '@restwell/core/internal'
 import Fastify from 'fastify'
 import fc from 'fast-check'
 import { test } from 'tap'

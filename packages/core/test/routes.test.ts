@@ -2,19 +2,19 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'
 import { app } from './helpers.js'
+import type { RouteEntry } from '@restwell/core'
 import {
   adoptionBatch,
   checkEveryRoute,
   EarlierRoutesError,
   isPlainSchema,
   onEveryRoute,
-  type RouteEntry,
   routeConfigReader,
   routesBefore,
   routesOutOfReach,
   type SchemaAccess,
   schemaAccess,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 
 /** A plugin that tags every route it sees with a response header. */
 const tagger = fp(async (fastify: FastifyInstance, options: { tag: string }) => {

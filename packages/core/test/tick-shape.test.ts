@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { test } from 'tap'
 import ts from 'typescript'
-import { TICK_OBJECT } from '@restwell/core'
+import { TICK_OBJECT } from '@restwell/core/internal'
 
 const FIXTURE = fileURLToPath(new URL('fixtures/tick-shape.mjs', import.meta.url))
 const MODULE = new URL('../src/tick-shape.ts', import.meta.url)

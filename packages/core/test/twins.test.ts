@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { app } from './helpers.js'
+import { type RouteEntry, routeName } from '@restwell/core'
 import {
   initialOptions,
   installPipeline,
@@ -10,9 +11,7 @@ import {
   OVERRIDE_TWIN,
   onEveryRoute,
   overrideTwinOf,
-  type RouteEntry,
   routeLookup,
-  routeName,
   runWhenPlanned,
   servedMethods,
   setScopeRouteDefaults,
@@ -23,7 +22,7 @@ import {
   type VersionPair,
   versionPairOf,
   whenPlanned,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 
 const noop = async () => 'ok'
 

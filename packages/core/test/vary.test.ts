@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { appendVary, MAX_VARY_FIELDS, mergeVary, VARY_MEMO_SIZE } from '@restwell/core'
+import { appendVary, mergeVary } from '@restwell/core'
+import { MAX_VARY_FIELDS, VARY_MEMO_SIZE } from '@restwell/core/internal'
 
 test('mergeVary adds each name once, case-insensitively, keeping the first spelling', async (t) => {
   t.equal(mergeVary(undefined, ['Accept']), 'Accept')

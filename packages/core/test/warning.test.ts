@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { test } from 'tap'
-import { developerWarning, WARNING_TYPE } from '@restwell/core'
+import { developerWarning, WARNING_TYPE } from '@restwell/core/internal'
 
 /** The process warnings `fn` leads to (Node emits them on the next tick). */
 async function processWarnings(fn: () => void): Promise<Error[]> {

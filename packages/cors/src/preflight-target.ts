@@ -4,7 +4,7 @@
  * (`Access-Control-Request-Method` on the same path), so that route's `config.cors` has to be
  * looked up apart.
  */
-import { routeLookup, servedMethods } from '@restwell/core'
+import { routeLookup, servedMethods } from '@restwell/core/internal'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { MethodOverrideReach } from './options.js'
 

@@ -4,14 +4,12 @@
  */
 import {
   type Contributions,
-  declareState,
   optionNaming,
-  refuseBeside,
   RegistrationError,
   type RouteEntry,
-  routeConfigReader,
   type SetupContext,
 } from '@restwell/core'
+import { declareState, refuseBeside, routeConfigReader } from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {

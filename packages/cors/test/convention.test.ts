@@ -1,16 +1,14 @@
 /** CORS as a convention: refused beside @fastify/cors alone, and under a pipeline. */
 import fastifyCors from '@fastify/cors'
+import type { Contributions, SendStep, SetupContext } from '@restwell/core'
 import {
   addRouteHook,
-  type Contributions,
   installConvention,
   installPipeline,
   pipelineRouteSteps,
   requestHook,
-  type SendStep,
-  type SetupContext,
   sendHook,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import Fastify, { type FastifyInstance } from 'fastify'
 import tap, { test } from 'tap'
 import { cors, restwellCors } from '../src/index.js'

@@ -4,12 +4,8 @@
  * the route says so. Run on the bytes as sent: after compression, since a content coding is
  * part of the representation (RFC 9110 §8.4), and on a 206's part.
  */
-import {
-  type BodyDigests,
-  bodyDigestsOf,
-  fullRepresentationOf,
-  type SendStep,
-} from '@restwell/core'
+import type { SendStep } from '@restwell/core'
+import { type BodyDigests, bodyDigestsOf, fullRepresentationOf } from '@restwell/core/internal'
 import type { FastifyRequest } from 'fastify'
 import { type Algorithm, digestOf } from './algorithms.js'
 import { parsePreferences, serializeIntegrity } from './fields.js'

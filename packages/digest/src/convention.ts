@@ -1,14 +1,12 @@
 /** The digest convention: integrity fields on answers, and request digests checked (RFC 9530). */
+import { defineConvention, type RouteContext, type RouteDescription } from '@restwell/core'
 import {
   addRouteHook,
   BODY_DIGESTS,
   declareState,
-  defineConvention,
   FULL_REPRESENTATION,
-  type RouteContext,
-  type RouteDescription,
   whenPlanned,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { validateOptions } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { answerDigests } from './answer.js'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
-import { BODY_DIGESTS, FULL_REPRESENTATION } from '@restwell/core'
+import { BODY_DIGESTS, FULL_REPRESENTATION } from '@restwell/core/internal'
 import { restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'

@@ -1,5 +1,5 @@
 /** The error answer: status, headers and body in the configured form, or a renderer's. */
-import { pathOf } from '@restwell/core'
+import { pathOf } from '@restwell/core/internal'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { buildErrorBody, type ErrorBody, errorContentType, isoNow } from './body.js'
 import { forMethod, logError, type NormalizedError, normalizeError } from './normalize.js'

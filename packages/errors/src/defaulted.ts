@@ -4,7 +4,7 @@
  * an `onError` hook keeps what was thrown, `sendError` forgets it, and what is left at `onSend`
  * was answered by Fastify's default handler, whose body is replaced.
  */
-import { asList, routesBefore } from '@restwell/core'
+import { asList, routesBefore } from '@restwell/core/internal'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { prepareAnswer, THROWN } from './answer.js'
 import { errorContentType } from './body.js'

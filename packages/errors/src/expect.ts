@@ -7,7 +7,7 @@
 import type { EventEmitter } from 'node:events'
 import type { FastifyRequest } from 'fastify'
 import { ErrorCode } from './codes.js'
-import { fieldText, isOws } from '@restwell/core'
+import { fieldText, isOws } from '@restwell/core/internal'
 import { hostLines, isValidHost } from './host.js'
 import { type HttpError, httpErrors } from './http-error.js'
 

@@ -2,7 +2,7 @@
  * The error handler: every error of a route in the configured form, and the last resort when
  * that answer fails in turn.
  */
-import { onEveryRoute } from '@restwell/core'
+import { onEveryRoute } from '@restwell/core/internal'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendError } from './answer.js'
 import { isHeaderError, lastResort } from './last-resort.js'

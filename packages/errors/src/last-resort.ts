@@ -5,7 +5,7 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http'
 import { validateHeaderName, validateHeaderValue } from 'node:http'
-import { pathOf } from '@restwell/core'
+import { pathOf } from '@restwell/core/internal'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { buildErrorBody, errorContentType, isoNow } from './body.js'
 import { httpErrors } from './http-error.js'

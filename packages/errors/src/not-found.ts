@@ -3,7 +3,7 @@
  * runs only the hooks of the instance that set the not-found handler for its prefix.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { forgetNotFoundPreHandler, notFoundPreHandler, pathOf } from '@restwell/core'
+import { forgetNotFoundPreHandler, notFoundPreHandler, pathOf } from '@restwell/core/internal'
 import { sendError } from './answer.js'
 import { answering } from './handler.js'
 import { type HttpError, httpErrors } from './http-error.js'

@@ -1,5 +1,5 @@
 /** Optional peer dependencies, imported where an option needs them. */
-import { isModuleNotFound } from '@restwell/core'
+import { isModuleNotFound } from '@restwell/core/internal'
 import { OptionsError } from './validate-options.js'
 
 /** What an option needs installed, as its registration error says it. */

@@ -1,10 +1,6 @@
 import Fastify from 'fastify'
-import {
-  defineConvention,
-  installConvention,
-  installPipeline,
-  mergeContributions,
-} from '@restwell/core'
+import { defineConvention } from '@restwell/core'
+import { installConvention, installPipeline, mergeContributions } from '@restwell/core/internal'
 import { test } from 'tap'
 import { notFoundInScope, restwellErrors, routeNotFound } from '../src/index.js'
 

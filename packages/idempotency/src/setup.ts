@@ -1,5 +1,5 @@
 /** What the plugin sets up once per registration: the reply's state, the store, its closing. */
-import { declareState } from '@restwell/core'
+import { declareState } from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { defaultScope } from './fingerprint.js'

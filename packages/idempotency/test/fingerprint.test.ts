@@ -1,6 +1,6 @@
 /** The store key (SHA-256) and the fingerprint (SHA-1): one-shot digests, as a chained `Hash`'s. */
 import * as crypto from 'node:crypto'
-import { BODY_BYTES } from '@restwell/core'
+import { BODY_BYTES } from '@restwell/core/internal'
 import type { FastifyRequest } from 'fastify'
 import { test } from 'tap'
 import { fingerprintOf, storeKeyOf } from '../src/fingerprint.js'

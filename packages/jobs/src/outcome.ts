@@ -1,6 +1,6 @@
 /** How a handler's return value and errors are stored: a URI-reference location or JSON, and a public failure. */
 import { httpErrors, isHttpError } from '@restwell/errors'
-import { safePath } from '@restwell/core'
+import { safePath } from '@restwell/core/internal'
 import type { JobFailure, JobOutcome } from './types.js'
 
 /** The failure shown for an error that is not an exposed HttpError: its message may be private. */

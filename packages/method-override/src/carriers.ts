@@ -4,7 +4,7 @@
  * (which sets the method, and drops `_method` from the URL).
  */
 import type { IncomingMessage } from 'node:http'
-import { keyedConstraintStore } from '@restwell/core'
+import { keyedConstraintStore } from '@restwell/core/internal'
 import type { HttpError } from '@restwell/errors'
 import {
   joinUrl,

@@ -1,5 +1,6 @@
 /** The method override convention: a POST turned into another method before routing. */
-import { defineConvention, onEveryRoute, snapshotRoutes } from '@restwell/core'
+import { defineConvention } from '@restwell/core'
+import { onEveryRoute, snapshotRoutes } from '@restwell/core/internal'
 import { validateOptions } from '@restwell/errors'
 import { addRewriter } from '@restwell/reroute'
 import type { FastifyInstance } from 'fastify'

@@ -1,7 +1,7 @@
 /** @restwell/method-override: X-HTTP-Method-Override and ?_method= on POST, resolved before routing. */
 import { restwellMethodOverride } from './plugin.js'
 
-export { type OverrideTwin, overrideTwinOf } from '@restwell/core'
+export { type OverrideTwin, overrideTwinOf } from '@restwell/core/internal'
 export { type RerouteRecord, reroutedFrom } from '@restwell/reroute'
 export {
   DEFAULT_OVERRIDE_HEADER,

@@ -4,14 +4,14 @@
  * Fastify makes a GET's HEAD route, so that every plugin's `onRoute` hook sets it up as the
  * route it stands for; it is added once every convention has seen its route.
  */
+import type { RouteEntry } from '@restwell/core'
 import {
   initialOptions,
   OVERRIDE_TWIN,
   overrideTwinOf,
-  type RouteEntry,
   servedMethods,
   whenPlanned,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { OVERRIDE_CONSTRAINT } from './carriers.js'
 import { PLUGIN } from './options.js'

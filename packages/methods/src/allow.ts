@@ -1,5 +1,5 @@
 /** The `Allow` header: which methods a path supports, asked of Fastify's own router. */
-import { REFUSED_METHODS, STANDARD_METHODS } from '@restwell/core'
+import { REFUSED_METHODS, STANDARD_METHODS } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 
 function rank(method: string): number {

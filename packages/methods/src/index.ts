@@ -5,6 +5,6 @@ import { restwellMethods } from './plugin.js'
 export { allowedMethods, sortMethods } from './allow.js'
 export { methods } from './convention.js'
 export { type MethodsOptions, MethodsOptionsSchema } from './options.js'
-export { REFUSED_METHODS } from '@restwell/core'
+export { REFUSED_METHODS } from '@restwell/core/internal'
 export { restwellMethods }
 export default restwellMethods

@@ -3,7 +3,7 @@
  * of TRACE and CONNECT routes, the methods routed (known at ready), and the not-found handler
  * its step needs in a sub-plugin.
  */
-import { asList, REFUSED_METHODS } from '@restwell/core'
+import { asList, REFUSED_METHODS } from '@restwell/core/internal'
 import { notFoundInScope } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { routedMethods } from './allow.js'

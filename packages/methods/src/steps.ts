@@ -3,7 +3,8 @@
  * 405 with `Allow` for a path whose routes take other methods; a path without routes is left
  * to the not-found handler (404).
  */
-import { lookupConstraints, pathOf, REFUSED_METHODS, type RequestStep } from '@restwell/core'
+import type { RequestStep } from '@restwell/core'
+import { lookupConstraints, pathOf, REFUSED_METHODS } from '@restwell/core/internal'
 import { ErrorCode, type HttpError, httpErrors } from '@restwell/errors'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { allowedMethods } from './allow.js'

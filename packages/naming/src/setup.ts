@@ -1,5 +1,6 @@
 /** The check of every route's path when it is added: a warning, or an error in `error` mode. */
-import { developerWarning, onEveryRoute, type RouteEntry } from '@restwell/core'
+import type { RouteEntry } from '@restwell/core'
+import { developerWarning, onEveryRoute } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import { NamingError } from './naming-error.js'
 import type { ResolvedNamingOptions } from './options.js'

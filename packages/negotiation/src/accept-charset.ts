@@ -1,5 +1,5 @@
 /** `Accept-Charset` (RFC 9110 §12.5.2): restwell serves UTF-8 only. */
-import { isToken, parseList } from '@restwell/core'
+import { isToken, parseList } from '@restwell/core/internal'
 
 /**
  * Whether an `Accept-Charset` value lets the server send UTF-8: the weight of `utf-8` if it is

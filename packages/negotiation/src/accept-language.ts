@@ -1,5 +1,5 @@
 /** `Accept-Language` (RFC 9110 §12.5.4) with RFC 4647 lookup and basic filtering. */
-import { parseList } from '@restwell/core'
+import { parseList } from '@restwell/core/internal'
 
 /** One language range, lowercased, with its weight. */
 export interface LanguageRange {

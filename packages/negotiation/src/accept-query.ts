@@ -2,7 +2,8 @@
  * `Accept-Query` (RFC 10008 §3): the media types a resource takes as QUERY content, an RFC 9651
  * List of media ranges as Tokens. Sent on the 400/415 of a QUERY, its route's OPTIONS and 405.
  */
-import { routeLookup, type RouteEntry, type SendStep, servedMethods } from '@restwell/core'
+import type { RouteEntry, SendStep } from '@restwell/core'
+import { routeLookup, servedMethods } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import { serializeList, Token } from 'structured-headers'
 

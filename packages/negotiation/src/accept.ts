@@ -1,5 +1,11 @@
 /** `Accept` (RFC 9110 §12.5.1): media ranges with weights, and choosing a representation. */
-import { ACCEPT_CACHE_SIZE, isToken, type ListElement, parseList, remembered } from '@restwell/core'
+import {
+  ACCEPT_CACHE_SIZE,
+  isToken,
+  type ListElement,
+  parseList,
+  remembered,
+} from '@restwell/core/internal'
 
 /** Each distinct `Accept` (per route, and for error bodies) and `Content-Type` is read once. */
 export { ACCEPT_CACHE_SIZE, remembered }

@@ -8,7 +8,12 @@ import { isUtf8 } from 'node:buffer'
 import { createRequire } from 'node:module'
 import type { FastifyFormbodyOptions } from '@fastify/formbody'
 import { ErrorCode, httpErrors, invalidUtf8, OptionsError, validationError } from '@restwell/errors'
-import { BODY_BYTES, isPlainSchema, type JsonBodyCheck, type SchemaAccess } from '@restwell/core'
+import {
+  BODY_BYTES,
+  isPlainSchema,
+  type JsonBodyCheck,
+  type SchemaAccess,
+} from '@restwell/core/internal'
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { FORM_URLENCODED, MULTIPART } from './options.js'
 

@@ -1,5 +1,5 @@
 /** The 300 Multiple Choices answer: the route's representations, each with its `?format=` URL. */
-import { pathOf, publicUrl } from '@restwell/core'
+import { pathOf, publicUrl } from '@restwell/core/internal'
 import type { HttpError } from '@restwell/errors'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { MediaOffer } from './accept.js'

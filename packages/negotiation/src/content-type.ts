@@ -1,6 +1,6 @@
 /** `Content-Type` (RFC 9110 §8.3): one media type with parameters. */
 import { splitMediaType } from './accept.js'
-import { parseList } from '@restwell/core'
+import { parseList } from '@restwell/core/internal'
 
 /** A parsed `Content-Type`. */
 export interface ContentType {

@@ -1,5 +1,6 @@
 /** What the HAL, JSON:API and Siren forms of a response take from the request and the reply. */
-import { apiVersionsOf, type PageInfo, safePath } from '@restwell/core'
+import { apiVersionsOf, type PageInfo } from '@restwell/core'
+import { safePath } from '@restwell/core/internal'
 
 /**
  * A page with the items as the JSON envelope (`{ data, meta, links }`) carries them once read

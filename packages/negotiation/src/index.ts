@@ -10,7 +10,8 @@ export {
   parseAcceptLanguage,
   pickLanguage,
 } from './accept-language.js'
-export { API_VERSIONS, apiVersionsOf } from '@restwell/core'
+export { apiVersionsOf } from '@restwell/core'
+export { API_VERSIONS } from '@restwell/core/internal'
 export {
   isVersionedJson,
   type MediaOffer,
@@ -31,7 +32,12 @@ export {
   jsonApiErrors,
   PROBLEM_XML_CONTENT_TYPE,
 } from './error-body.js'
-export { type ListElement, MAX_LIST_ELEMENTS, type ParsedList, parseList } from '@restwell/core'
+export {
+  type ListElement,
+  MAX_LIST_ELEMENTS,
+  type ParsedList,
+  parseList,
+} from '@restwell/core/internal'
 export {
   DEFAULT_FORMATS,
   MEDIA_TYPES,

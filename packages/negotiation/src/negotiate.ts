@@ -2,7 +2,8 @@
  * The request step of negotiation, before the body is read: the representation and language
  * chosen (`request.negotiated`), or the 300, 400, 406 or 415 to answer instead.
  */
-import { type JsonBodyCheck, MEDIA_TYPE, REPRESENTATION, type RequestStep } from '@restwell/core'
+import type { RequestStep } from '@restwell/core'
+import { type JsonBodyCheck, MEDIA_TYPE, REPRESENTATION } from '@restwell/core/internal'
 import type { HttpError } from '@restwell/errors'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { acceptsUtf8 } from './accept-charset.js'

@@ -1,5 +1,6 @@
 /** What negotiation does on one route, decided when the route is added. */
-import { addRouteHook, type RouteContext, type RouteSteps, schemaAccess } from '@restwell/core'
+import type { RouteContext, RouteSteps } from '@restwell/core'
+import { addRouteHook, schemaAccess } from '@restwell/core/internal'
 import { checkFormParsers, describeFormBodies } from './bodies.js'
 import { sendStep } from './headers.js'
 import { negotiationMultipart } from './multipart.js'

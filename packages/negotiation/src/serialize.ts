@@ -2,7 +2,8 @@
  * Serializes a payload in a negotiated representation (JSON itself stays with Fastify): the
  * bodies, and the route's serialize step that makes them.
  */
-import { MEDIA_TYPE, pageOf, pathOf, publicUrl, type SerializeStep } from '@restwell/core'
+import { pageOf, type SerializeStep } from '@restwell/core'
+import { MEDIA_TYPE, pathOf, publicUrl } from '@restwell/core/internal'
 import type { FastifyReply } from 'fastify'
 import { itemQuery, shownPage } from './forms.js'
 import { jsonValue } from './json-value.js'

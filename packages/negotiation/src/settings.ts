@@ -2,7 +2,8 @@
  * What the steps of negotiation read: the plugin's settings, made once at registration, and a
  * route's, decided once when the route is added (its offers, languages, `Vary`, body types).
  */
-import type { JsonBodyCheck, JsonTypes, RouteEntry } from '@restwell/core'
+import type { RouteEntry } from '@restwell/core'
+import type { JsonBodyCheck, JsonTypes } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import type { MediaOffer } from './accept.js'
 import { toOffer } from './accept.js'

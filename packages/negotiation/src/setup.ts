@@ -2,14 +2,14 @@
  * Negotiation's setup, once per registration: its request decorators, its body parsers
  * (UTF-8 JSON and forms, multipart when asked), and its error renderer for `@restwell/errors`.
  */
+import { routeName } from '@restwell/core'
 import {
   BODY_BYTES,
   declareState,
   JsonTypes,
   MEDIA_TYPE,
   REPRESENTATION,
-  routeName,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import {

@@ -6,7 +6,7 @@
 import { httpErrors } from '@restwell/errors'
 import { createRequire } from 'node:module'
 import type { XMLParser } from 'fast-xml-parser'
-import { isModuleNotFound } from '@restwell/core'
+import { isModuleNotFound } from '@restwell/core/internal'
 
 /** Element name of each array entry. */
 export const XML_ITEM = 'item'

@@ -1,5 +1,5 @@
 import restwellErrors, { type ErrorsOptions, httpErrors } from '@restwell/errors'
-import { MEDIA_TYPE } from '@restwell/core'
+import { MEDIA_TYPE } from '@restwell/core/internal'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { ACCEPT_CACHE_SIZE } from '../src/accept.js'

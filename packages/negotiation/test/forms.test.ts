@@ -3,7 +3,8 @@
  * schema, `toJSON`), page items included; item links that keep the API version; deep XML.
  */
 import restwellErrors, { isHttpError } from '@restwell/errors'
-import { API_VERSIONS, PAGE, type PageInfo } from '@restwell/core'
+import type { PageInfo } from '@restwell/core'
+import { API_VERSIONS, PAGE } from '@restwell/core/internal'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import {

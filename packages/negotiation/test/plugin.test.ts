@@ -1,5 +1,6 @@
 import restwellErrors, { OptionsError } from '@restwell/errors'
-import { MEDIA_TYPE, PAGE, type PageInfo, REPRESENTATION } from '@restwell/core'
+import type { PageInfo } from '@restwell/core'
+import { MEDIA_TYPE, PAGE, REPRESENTATION } from '@restwell/core/internal'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
 import {

@@ -1,10 +1,6 @@
 /** Sets up overload protection: `@fastify/under-pressure` in a scope of its own, asked per request. */
-import {
-  RegistrationError,
-  type RequestStep,
-  refuseBeside,
-  type SetupContext,
-} from '@restwell/core'
+import { RegistrationError, type RequestStep, type SetupContext } from '@restwell/core'
+import { refuseBeside } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import type { ResolvedOverloadOptions } from './options.js'
 import {

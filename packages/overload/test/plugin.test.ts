@@ -1,5 +1,5 @@
 import fastifyUnderPressure from '@fastify/under-pressure'
-import { installPipeline } from '@restwell/core'
+import { installPipeline } from '@restwell/core/internal'
 import { restwellErrors } from '@restwell/errors'
 import Fastify from 'fastify'
 import { test } from 'tap'

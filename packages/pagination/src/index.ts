@@ -33,4 +33,5 @@ export type { CursorPosition, CursorValue, PaginateOptions, Pagination, SortKey 
 export { restwellPagination }
 export default restwellPagination
 // `safePath` lives in @restwell/errors (versioning uses it too); re-exported as before.
-export { PAGE, type PageInfo, type PageLinks, safePath } from '@restwell/core'
+export type { PageInfo, PageLinks } from '@restwell/core'
+export { PAGE, safePath } from '@restwell/core/internal'

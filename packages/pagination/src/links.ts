@@ -1,5 +1,6 @@
 /** RFC 8288 `Link` header and the page URLs it carries. */
-import { type PageLinks, safePath } from '@restwell/core'
+import type { PageLinks } from '@restwell/core'
+import { safePath } from '@restwell/core/internal'
 
 /** The relations sent in `Link`, in this order. */
 export const LINK_RELATIONS = ['first', 'prev', 'next', 'last'] as const

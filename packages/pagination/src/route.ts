@@ -1,5 +1,6 @@
 /** A paginated route, decided once when it is added: its plan, its schema, its steps. */
-import { type RouteContext, type RouteEntry, schemaAccess } from '@restwell/core'
+import type { RouteContext, RouteEntry } from '@restwell/core'
+import { schemaAccess } from '@restwell/core/internal'
 import { filterSpecOf, type FilterSpec } from './filters.js'
 import type { ResolvedPaginationOptions, RoutePaginationConfig } from './options.js'
 import { OWN_PARAMS, type RoutePlan } from './query.js'

@@ -2,7 +2,7 @@
  * JSON schemas: the pagination parameters and headers added to a paginated route's schema (so
  * `@fastify/swagger` or any OpenAPI generator describes them), and TypeBox helpers for users.
  */
-import { isPlainSchema, type SchemaAccess } from '@restwell/core'
+import { isPlainSchema, type SchemaAccess } from '@restwell/core/internal'
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { CURSOR_PARAM, LIMIT_PARAM, PAGE_PARAM, SORT_PARAM } from './query.js'

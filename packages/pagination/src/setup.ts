@@ -1,5 +1,5 @@
 /** What pagination sets up once per registration: `request.pagination` and `reply.paginate()`. */
-import { declareState, PAGE } from '@restwell/core'
+import { declareState, PAGE } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import type { ResolvedPaginationOptions } from './options.js'
 import { paginate, ROUTE } from './steps.js'

@@ -2,7 +2,8 @@
  * The steps of pagination on one route: the query read before the body, a plain array refused
  * before serialization; and `reply.paginate()`, which sends one page of it.
  */
-import { appendLink, PAGE, publicUrl, type RequestStep, type SendStep } from '@restwell/core'
+import { appendLink, type RequestStep, type SendStep } from '@restwell/core'
+import { PAGE, publicUrl } from '@restwell/core/internal'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { cursorExpiry } from './cursor.js'
 import { formatLinkHeader } from './links.js'

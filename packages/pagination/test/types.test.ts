@@ -1,4 +1,5 @@
-import { PAGE, type PageInfo } from '@restwell/core'
+import type { PageInfo } from '@restwell/core'
+import { PAGE } from '@restwell/core/internal'
 import { expectTypeOf } from 'expect-type'
 import Fastify, { type FastifyPluginAsync, type FastifyReply } from 'fastify'
 import { test } from 'tap'

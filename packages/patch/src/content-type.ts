@@ -1,5 +1,5 @@
 /** The two patch media types (RFC 6902 §6, RFC 7396 §4), read from Content-Type. */
-import { isOws } from '@restwell/core'
+import { isOws } from '@restwell/core/internal'
 
 /** A patch document format. */
 export type PatchFormat = 'json-patch' | 'merge-patch'

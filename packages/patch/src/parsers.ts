@@ -1,6 +1,6 @@
 /** The body parsers of the patch media types: UTF-8 JSON, read as the request's route's patch. */
 import { isUtf8 } from 'node:buffer'
-import { BODY_BYTES } from '@restwell/core'
+import { BODY_BYTES } from '@restwell/core/internal'
 import { ErrorCode, httpErrors, invalidUtf8, validationError } from '@restwell/errors'
 import type { FastifyBodyParser, FastifyInstance } from 'fastify'
 import { PATCH_FORMATS, PATCH_MEDIA_TYPES, type PatchFormat } from './content-type.js'

@@ -1,5 +1,6 @@
 /** What patch does on one route, decided when the route is added. */
-import { type RouteContext, type RouteSteps, schemaAccess } from '@restwell/core'
+import type { RouteContext, RouteSteps } from '@restwell/core'
+import { schemaAccess } from '@restwell/core/internal'
 import { formatMask } from './content-type.js'
 import type { PatchRouteConfig } from './options.js'
 import { checkBodyAdmitsJsonPatch, describeBody } from './schema.js'

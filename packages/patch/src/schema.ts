@@ -2,7 +2,7 @@
  * What patch makes of a route's body schema when the route is added: the patch media types
  * described for OpenAPI where it has none, and the refusal of one that admits no JSON Patch.
  */
-import { isPlainSchema, type SchemaAccess } from '@restwell/core'
+import { isPlainSchema, type SchemaAccess } from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { PATCH_MEDIA_TYPES, type PatchFormat } from './content-type.js'

@@ -2,14 +2,14 @@
  * What the steps of patch read: the plugin's settings, made once at registration, and a patch
  * route's, decided once when the route is added (its formats, read-only fields, checks).
  */
+import type { RouteEntry } from '@restwell/core'
 import {
   type JsonBodyCheck,
   type JsonTypes,
-  type RouteEntry,
   type RouteLookup,
   type StrictAjv,
   schemaAccess,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { acceptPatchValue, PATCH_MEDIA_TYPES, type PatchFormat } from './content-type.js'

@@ -1,13 +1,13 @@
 /** Patch's setup, once per registration: its decorators, its body parsers, its route lookup. */
+import type { RouteEntry } from '@restwell/core'
 import {
   BODY_BYTES,
   declareState,
   JsonTypes,
-  type RouteEntry,
   routeLookup,
   StrictAjv,
   servedMethods,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import type { RestwellPatchApi } from './augment.js'

@@ -1,5 +1,5 @@
 /** Under the umbrella's pipeline: the 415 check, Accept-Patch and the 204 are steps handed over. */
-import { installPipeline, pipelineRouteSteps } from '@restwell/core'
+import { installPipeline, pipelineRouteSteps } from '@restwell/core/internal'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { patch, restwellPatch } from '../src/index.js'

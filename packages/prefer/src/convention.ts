@@ -1,12 +1,11 @@
 /** The prefer convention: `Prefer` read and honoured, `Preference-Applied` sent (RFC 7240). */
 import {
-  addRouteHook,
   defineConvention,
   type RouteContext,
   type RouteDescription,
   type SetupContext,
-  whenPlanned,
 } from '@restwell/core'
+import { addRouteHook, whenPlanned } from '@restwell/core/internal'
 import { OptionsError, validateOptions } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { respondAsync } from './async.js'

@@ -3,7 +3,8 @@
  * declares: a query parameter or a top-level body member the route's schema does not name is a
  * 400 under strict and dropped under lenient; without the preference the route's default stays.
  */
-import { isPlainSchema, type RouteEntry } from '@restwell/core'
+import type { RouteEntry } from '@restwell/core'
+import { isPlainSchema } from '@restwell/core/internal'
 import { ErrorCode, type ErrorDetail, type HttpError, httpErrors } from '@restwell/errors'
 import type { FastifyRequest } from 'fastify'
 

@@ -3,7 +3,7 @@
  * RFC's own (not RFC 9651): `token [BWS "=" BWS word] *(OWS ";" [OWS parameter])`, a word being
  * a token or a quoted-string. One pass, no backtracking; never throws; bounded.
  */
-import { fieldText, isOws, isTchar } from '@restwell/core'
+import { fieldText, isOws, isTchar } from '@restwell/core/internal'
 
 /** Preferences read from one request; later ones are ignored. */
 export const MAX_PREFERENCES = 32

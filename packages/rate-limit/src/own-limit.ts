@@ -4,15 +4,8 @@
  * as a step of the route, before auth's guard or where its `hook` says. A route's twins (its
  * HEAD, a method override's, a version's) share its counter (RFC 9110 §9.3.2).
  */
-import {
-  addRouteHook,
-  parsingHook,
-  type RequestStep,
-  type RouteEntry,
-  requestHook,
-  routeName,
-  twinSourceOf,
-} from '@restwell/core'
+import { type RequestStep, type RouteEntry, routeName } from '@restwell/core'
+import { addRouteHook, parsingHook, requestHook, twinSourceOf } from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { onRouteHookHandler } from 'fastify'
 import { rateLimited } from './answers.js'

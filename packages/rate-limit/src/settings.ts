@@ -4,14 +4,12 @@
  */
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import {
-  adoptionBatch,
   optionNaming,
   RegistrationError,
   type RequestStep,
-  refuseBeside,
-  routeConfigReader,
   type SetupContext,
 } from '@restwell/core'
+import { adoptionBatch, refuseBeside, routeConfigReader } from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { rateLimited } from './answers.js'

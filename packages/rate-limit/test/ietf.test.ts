@@ -3,7 +3,7 @@
  * for the root limit and a route's own, in memory and on a real Redis; the 429's `Retry-After`
  * and its `quota-exceeded` problem; what CORS is told to expose.
  */
-import { mergeContributions } from '@restwell/core'
+import { mergeContributions } from '@restwell/core/internal'
 import { restwellErrors } from '@restwell/errors'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'

@@ -1,12 +1,11 @@
 import fastifyRateLimit from '@fastify/rate-limit'
+import type { RouteEntry, SetupContext } from '@restwell/core'
 import {
   installConvention,
   installPipeline,
   mergeContributions,
-  type RouteEntry,
-  type SetupContext,
   VERSION_PAIR,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { httpErrors, restwellErrors } from '@restwell/errors'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'

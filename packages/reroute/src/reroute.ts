@@ -2,7 +2,7 @@
  * The rewrite installed by the code that needs it (method override alone), without a plugin of
  * its own: `installReroute` puts its step where the convention's plugin would.
  */
-import { pipelineOf, requestHook } from '@restwell/core'
+import { pipelineOf, requestHook } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import { reroute } from './convention.js'
 import { claimReroute, type RerouteState, type RewriterEntry, rewriteStep } from './rewriters.js'

@@ -1,4 +1,4 @@
-import { installPipeline } from '@restwell/core'
+import { installPipeline } from '@restwell/core/internal'
 import { ErrorCode, httpErrors, restwellErrors } from '@restwell/errors'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { test } from 'tap'

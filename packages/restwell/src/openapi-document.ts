@@ -5,7 +5,8 @@
  * which also receives the document being built, so route schemas (and so validation and
  * serialization) stay as they are and the app needs no swagger option of restwell's.
  */
-import { type RouteDescription, STANDARD_METHODS } from '@restwell/core'
+import type { RouteDescription } from '@restwell/core'
+import { STANDARD_METHODS } from '@restwell/core/internal'
 import { sortMethods } from '@restwell/methods'
 import type { RouteOptions } from 'fastify'
 

@@ -4,18 +4,17 @@
  * `config.swaggerTransform` shows the rest in the document. Without swagger nothing is touched.
  */
 import type { ErrorFormat } from '@restwell/errors'
+import type { RouteDescription, RouteEntry } from '@restwell/core'
 import {
   CONTENT_METHODS,
   isPlainSchema,
   overrideTwinOf,
-  type RouteDescription,
-  type RouteEntry,
   versionPairOf,
   type SchemaAccess,
   schemaAccess,
   servedMethods,
   VALIDATED_METHODS,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { type NegotiationOptions, SUPPORTED_MEDIA_TYPES } from '@restwell/negotiation'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { DocumentPlan, describeInDocument } from './openapi-document.js'

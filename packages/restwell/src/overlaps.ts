@@ -4,7 +4,8 @@
  * fails, naming the plugin, the option and the fix; with the option off, the two compose.
  */
 import { OptionsError } from '@restwell/errors'
-import { pipelineOf, RegistrationError, refuseBeside, registeredTwice } from '@restwell/core'
+import { RegistrationError } from '@restwell/core'
+import { pipelineOf, refuseBeside, registeredTwice } from '@restwell/core/internal'
 import type { FastifyInstance } from 'fastify'
 import type { RestwellOptions } from './options.js'
 

@@ -22,26 +22,28 @@ import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import { versioning } from '@restwell/versioning'
 import {
-  addRouteHook,
   type BodyStep,
-  bodilessHead,
-  notModifiedHeaders,
   type Phase,
-  type Pipeline,
-  parsingHook,
-  pipelineRouteSteps,
   RegistrationError,
   type RequestStep,
   type RouteEntry,
   type RoutePhase,
-  requestHook,
   routeName,
-  type StepKey,
   type SendStep,
+} from '@restwell/core'
+import {
+  addRouteHook,
+  bodilessHead,
+  notModifiedHeaders,
+  type Pipeline,
+  parsingHook,
+  pipelineRouteSteps,
+  requestHook,
+  type StepKey,
   sendHook,
   serializeHook,
   type WithPhase,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type { FastifyInstance, onSendHookHandler } from 'fastify'
 
 /**

@@ -6,17 +6,16 @@ import {
   RoutesOutOfReachError,
   validateOptions,
 } from '@restwell/errors'
+import { type RouteEntry, routeName } from '@restwell/core'
 import {
   adoptionBatch,
   asksForAuthentication,
   checkEveryRoute,
   onEveryRoute,
-  type RouteEntry,
   routesOutOfReach,
   runWhenPlanned,
   snapshotRoutes,
-  routeName,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import { auth } from '@restwell/auth'
 import { cacheControl } from '@restwell/cache-control'
 import { compress } from '@restwell/compress'
@@ -41,9 +40,9 @@ import { rateLimit } from '@restwell/rate-limit'
 import { reroute } from '@restwell/reroute'
 import { softDelete } from '@restwell/soft-delete'
 import { versioning } from '@restwell/versioning'
+import type { Contributions, SetupContext } from '@restwell/core'
 import {
   type AnyConvention,
-  type Contributions,
   type InstalledConvention,
   installConvention,
   installedConventions,
@@ -52,8 +51,7 @@ import {
   type Pipeline,
   routeDescriptionOf,
   routeResponseHeadersOf,
-  type SetupContext,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { installOpenapi, type OpenapiPlan, representationsOf } from './openapi.js'

@@ -3,7 +3,7 @@
  * whose step the pipeline runs; `false` registers nothing. The protection itself is tested in
  * packages/overload.
  */
-import { pipelineOf } from '@restwell/core'
+import { pipelineOf } from '@restwell/core/internal'
 import { overload } from '@restwell/overload'
 import Fastify from 'fastify'
 import { test } from 'tap'

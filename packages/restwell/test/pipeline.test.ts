@@ -1,11 +1,6 @@
 /** The pipeline runs every step it is handed, or registration fails: a step is never dropped. */
-import {
-  defineConvention,
-  installConvention,
-  installPipeline,
-  mergeContributions,
-  type RoutePhase,
-} from '@restwell/core'
+import { defineConvention, type RoutePhase } from '@restwell/core'
+import { installConvention, installPipeline, mergeContributions } from '@restwell/core/internal'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { test } from 'tap'
 import { planNotFound, planRequest, planRoute } from '../src/pipeline.js'

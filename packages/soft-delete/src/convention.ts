@@ -1,5 +1,6 @@
 /** The soft-delete convention: `deleted` + `deletedAt`, soft and hard DELETE, 410, restore. */
-import { defineConvention, schemaAccess, VALIDATED_METHODS } from '@restwell/core'
+import { defineConvention } from '@restwell/core'
+import { schemaAccess, VALIDATED_METHODS } from '@restwell/core/internal'
 import { validateOptions } from '@restwell/errors'
 import {
   RouteConfigSchema,

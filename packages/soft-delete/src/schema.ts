@@ -1,5 +1,5 @@
 /** The `?deleted=` parameter added to a soft-delete GET route's schema, for OpenAPI generators. */
-import { isPlainSchema } from '@restwell/core'
+import { isPlainSchema } from '@restwell/core/internal'
 import type { FastifySchema } from 'fastify'
 import { INCLUSION_VALUES } from './inclusion.js'
 

@@ -2,14 +2,8 @@
  * The steps of soft delete on one route: the inclusion read before the body, a restore told apart
  * before the handler, the body shaped before serialization, a hard DELETE's 200 made a 204.
  */
-import {
-  PAGE,
-  type PageInfo,
-  pageOf,
-  type RequestStep,
-  type SendStep,
-  VALIDATED_METHODS,
-} from '@restwell/core'
+import { type PageInfo, pageOf, type RequestStep, type SendStep } from '@restwell/core'
+import { PAGE, VALIDATED_METHODS } from '@restwell/core/internal'
 import { ErrorCode, httpErrors } from '@restwell/errors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readInclusion } from './inclusion.js'

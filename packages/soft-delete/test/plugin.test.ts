@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import { ErrorCode } from '@restwell/errors'
-import { onEveryRoute, PAGE, type PageInfo, pageOf } from '@restwell/core'
+import { type PageInfo, pageOf } from '@restwell/core'
+import { onEveryRoute, PAGE } from '@restwell/core/internal'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { test } from 'tap'

@@ -3,7 +3,8 @@
  * media type when `Accept` chose the version, and a retired version's `Deprecation` (RFC 9745),
  * `Sunset` (RFC 8594) and `Link`s.
  */
-import { appendLink, appendVary, type SendStep, safePath } from '@restwell/core'
+import { appendLink, appendVary, type SendStep } from '@restwell/core'
+import { safePath } from '@restwell/core/internal'
 import { splitUrl } from '@restwell/reroute'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { versionMediaType } from './accept.js'

@@ -15,7 +15,7 @@ export { deprecationValue, linkValue, sunsetValue, toDate } from './lifecycle.js
 export { compileMoved, type MovedPath, movedLocation } from './moved.js'
 export { RetiredVersionSchema, type VersioningOptions, VersioningOptionsSchema } from './options.js'
 export { MAX_VERSION_DIGITS, parseVersionNumber, prefixVersion } from './version.js'
-export { API_VERSIONS } from '@restwell/core'
+export { API_VERSIONS } from '@restwell/core/internal'
 export { VERSION_CONSTRAINT, versioned } from './pair.js'
 export { versioning } from './convention.js'
 export { restwellVersioning }

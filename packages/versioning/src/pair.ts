@@ -3,13 +3,13 @@
  * under the version constraint when `Accept` or `?version=` names the version, or when it is the
  * default one. `versioned()` declares a plugin's routes as a version's.
  */
+import type { RouteEntry } from '@restwell/core'
 import {
-  type RouteEntry,
   setScopeRouteDefaults,
   VERSION_PAIR,
   type VersionPair,
   versionPairOf,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -2,7 +2,8 @@
  * The redirect of a moved path (option `moved`): 301 for GET and HEAD, 308 otherwise, to the new
  * path with the client's query, for a request no route matched.
  */
-import { appendVary, safePath } from '@restwell/core'
+import { appendVary } from '@restwell/core'
+import { safePath } from '@restwell/core/internal'
 import { joinUrl, splitUrl } from '@restwell/reroute'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Carried } from './carriers.js'

@@ -2,7 +2,8 @@
  * The versions an app serves: those `versions` lists, or else every `N` its `/v<N>` routes name,
  * learnt as routes are added and fixed once the app is ready (the sorted list, the default).
  */
-import { type RouteEntry, routeName, versionPairOf } from '@restwell/core'
+import { type RouteEntry, routeName } from '@restwell/core'
+import { versionPairOf } from '@restwell/core/internal'
 import { PLUGIN } from './options.js'
 import { prefixVersion } from './version.js'
 

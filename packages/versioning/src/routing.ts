@@ -4,12 +4,8 @@
  * through the version constraint of the twins.
  */
 import type { IncomingMessage } from 'node:http'
-import {
-  keyedConstraintStore,
-  type RouteEntry,
-  shareLookupConstraint,
-  versionPairOf,
-} from '@restwell/core'
+import type { RouteEntry } from '@restwell/core'
+import { keyedConstraintStore, shareLookupConstraint, versionPairOf } from '@restwell/core/internal'
 import { splitUrl } from '@restwell/reroute'
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
 import { type CarryingRequest, carriedBy } from './carriers.js'

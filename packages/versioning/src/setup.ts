@@ -3,7 +3,8 @@
  * `API_VERSIONS`, what each route tells (its version, its twin, or a path of the app's own), and
  * the checks once every route is known.
  */
-import { API_VERSIONS, onEveryRoute, type RouteEntry, snapshotRoutes } from '@restwell/core'
+import type { RouteEntry } from '@restwell/core'
+import { API_VERSIONS, onEveryRoute, snapshotRoutes } from '@restwell/core/internal'
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
 import { checkServedVersions, PLUGIN, type ResolvedVersioningOptions } from './options.js'
 import { answerableIn, sealRegistry, serveVersion, versionOfRoute } from './registry.js'

@@ -5,16 +5,15 @@
  * Fastify makes a GET's HEAD route, so that every plugin's `onRoute` hook sets it up as the route
  * it stands for.
  */
+import { type RouteEntry, routeName } from '@restwell/core'
 import {
   initialOptions,
   overrideTwinOf,
-  type RouteEntry,
-  routeName,
   servedMethods,
   VERSION_PAIR,
   type VersionPair,
   whenPlanned,
-} from '@restwell/core'
+} from '@restwell/core/internal'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { ResolvedVersioningOptions } from './options.js'
 import { PLUGIN } from './options.js'
