@@ -18,6 +18,7 @@ import {
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
+  isNotModified,
   queryContentKey,
   remembered,
 } from '@restwell/core/internal'
@@ -367,6 +368,8 @@ export function earlyLookupStep(route: RouteCompression): SerializeStep {
     const digest = (reply as Pending)[IDENTITY_DIGEST]
     if (
       !digest?.startsWith(ITEMS_DIGEST_PREFIX) ||
+      // A 304 decided before serialization has no body to find.
+      isNotModified(reply) ||
       (request.method !== 'GET' && request.method !== 'QUERY') ||
       request.headers.range !== undefined
     ) {

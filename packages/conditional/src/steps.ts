@@ -26,6 +26,7 @@ import {
   IDENTITY_DIGEST,
   identityDigest,
   ITEMS_DIGEST_PREFIX,
+  markNotModified,
 } from '@restwell/core/internal'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type {
@@ -318,42 +319,53 @@ function discard(reply: FastifyReply, payload: unknown): void {
   }
 }
 
-/** Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. */
+/** A read's stored validators applied: its early 304 or 412, or undefined to run the handler. */
+function readOutcome(
+  settings: RouteSettings,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  validators: ResourceValidators | null | undefined,
+): true | HttpError | undefined {
+  if (validators === null || validators === undefined) return undefined
+  applyValidators(request, reply, validators)
+  // Without a stored ETag the one hashed from the body decides If-Match and If-None-Match
+  // and goes on a 304 (RFC 9110 §15.4.5): the handler must run first.
+  if (validators.etag === undefined && settings.etag) return undefined
+  const outcome = evaluate(request, stateOf(reply))
+  if (outcome === undefined) return undefined
+  if (outcome.result === 'failed') {
+    dropValidators(reply)
+    return preconditionFailed(outcome.field)
+  }
+  if (outcome.result === 'not-modified') {
+    stateOf(reply).notModified = outcome.etag ?? null
+    reply.send()
+    return true
+  }
+  return undefined
+}
+
+/**
+ * Reads the stored validators before the handler: early 304 for reads, 412/428 for writes. A
+ * read's preconditions are read once, when its validators are known (`evaluate`).
+ */
 function storedStateCheck(
   settings: RouteSettings,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<true | HttpError | undefined> {
+  const getValidator = settings.getValidator as GetValidator
   return async function checkStoredState(request, reply) {
-    const read = isSafeReadMethod(request.method)
+    if (isSafeReadMethod(request.method)) {
+      return readOutcome(settings, request, reply, await getValidator(request))
+    }
+    if (!UNSAFE_METHODS.has(request.method)) return undefined
     const preconditions = readPreconditions(request.method, request.headers)
-    if (!read) {
-      if (!UNSAFE_METHODS.has(request.method)) return undefined
-      // A write that may create its target needs no lookup without a precondition (the handler
-      // decides), or needs one whether it exists or not; for the others, a missing target is
-      // 404, with or without a precondition: look it up first.
-      if (!isConditional(preconditions) && settings.creating.has(request.method)) {
-        return settings.requirePrecondition ? preconditionRequired() : undefined
-      }
+    // A write that may create its target needs no lookup without a precondition (the handler
+    // decides), or needs one whether it exists or not; for the others, a missing target is
+    // 404, with or without a precondition: look it up first.
+    if (!isConditional(preconditions) && settings.creating.has(request.method)) {
+      return settings.requirePrecondition ? preconditionRequired() : undefined
     }
-    const validators = await (settings.getValidator as GetValidator)(request)
-    if (read) {
-      if (validators === null || validators === undefined) return undefined
-      applyValidators(request, reply, validators)
-      // Without a stored ETag the one hashed from the body decides If-Match and If-None-Match
-      // and goes on a 304 (RFC 9110 §15.4.5): the handler must run first.
-      if (validators.etag === undefined && settings.etag) return undefined
-      const outcome = evaluate(request, stateOf(reply))
-      if (outcome === undefined) return undefined
-      if (outcome.result === 'failed') {
-        dropValidators(reply)
-        return preconditionFailed(outcome.field)
-      }
-      if (outcome.result === 'not-modified') {
-        stateOf(reply).notModified = outcome.etag ?? null
-        reply.send()
-        return true
-      }
-      return undefined
-    }
+    const validators = await getValidator(request)
     const absent = validators === null || validators === undefined
     // A write that cannot create its missing target would be the handler's 404 without its
     // preconditions, so they are ignored (RFC 9110 §13.2.1) and the 404 is answered here,
@@ -426,6 +438,7 @@ function serializationCheck(settings: RouteSettings): SendStep {
     }
     if (outcome.result === 'not-modified') {
       state.notModified = outcome.etag ?? null
+      markNotModified(reply)
       // Nothing to serialize for the 304. Fastify passes even a string body through a
       // reply's serializer, so an error a later hook raises instead keeps its body.
       reply.serializer((value: unknown) =>

@@ -18,9 +18,13 @@ export const REMOVED_ON_304: readonly string[] = [
   'transfer-encoding',
 ]
 
-/** The one 304 rule: drops the representation metadata, whatever step added it. */
+/**
+ * The one 304 rule: drops the representation metadata, whatever step added it. Only a header
+ * present is removed: `removeHeader` deletes from two header maps, a cost paid for each name.
+ */
 export const notModifiedHeaders: SendStep = (_request, reply) => {
-  if (reply.statusCode === 304) for (const name of REMOVED_ON_304) reply.removeHeader(name)
+  if (reply.statusCode !== 304) return undefined
+  for (const name of REMOVED_ON_304) if (reply.hasHeader(name)) reply.removeHeader(name)
   return undefined
 }
 

@@ -136,6 +136,36 @@ export function fullRepresentationOf(reply: object): string | Buffer | undefined
 }
 
 /**
+ * Set on the reply by `@restwell/conditional` once it knows, before serialization, that the
+ * answer is a 304 (a version the handler's value carries matched `If-None-Match`): a step after
+ * it builds nothing for the body that will not be sent. Set on such replies only.
+ */
+const NOT_MODIFIED: unique symbol = Symbol.for('restwell.not-modified')
+
+/**
+ * Marks the answer as decided to be a 304 (`isNotModified`).
+ *
+ * @param reply the reply a precondition check turned into a 304 before its body was serialized
+ * @example
+ * if (outcome.result === 'not-modified') markNotModified(reply)
+ */
+export function markNotModified(reply: object): void {
+  ;(reply as { [NOT_MODIFIED]?: true })[NOT_MODIFIED] = true
+}
+
+/**
+ * Whether the answer was decided to be a 304 before serialization (`markNotModified`); in the
+ * send phase, `reply.statusCode === 304` says so.
+ *
+ * @param reply the reply a serialization step shapes
+ * @example
+ * if (isNotModified(reply)) return undefined // nothing to compress
+ */
+export function isNotModified(reply: object): boolean {
+  return (reply as { [NOT_MODIFIED]?: true })[NOT_MODIFIED] === true
+}
+
+/**
  * Set on the request by `@restwell/versioning` (a getter): the API versions whose versioned JSON
  * (`application/vnd.<name>.v<N>+json`, spec 9) the request may be answered in: `{N}` on a
  * `/v<N>` route, every supported version on an unversioned one. The same set object is handed

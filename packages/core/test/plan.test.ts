@@ -89,6 +89,19 @@ test('notModifiedHeaders: a 304 loses its representation metadata, and keeps the
   t.equal(ok.headers['content-language'], 'x', 'a 200 keeps them')
 })
 
+test('notModifiedHeaders: a header set on the raw response goes too; an absent one is no error', async (t) => {
+  const fastify = app()
+  fastify.get('/x', { onSend: sendHook('s', [notModifiedHeaders]) }, async (_request, reply) => {
+    reply.raw.setHeader('content-disposition', 'inline')
+    return reply.code(304).header('etag', '"a"').send()
+  })
+  const res = await fastify.inject('/x')
+  t.equal(res.statusCode, 304)
+  t.equal(res.headers['content-disposition'], undefined)
+  t.equal(res.headers['content-language'], undefined)
+  t.equal(res.headers.etag, '"a"')
+})
+
 test('bodilessHead: HEAD of a 204 or 304 has no Content-Length; other answers keep theirs', async (t) => {
   const fastify = app()
   fastify.get('/x', { onSend: sendHook('s', [bodilessHead]) }, async (request, reply) =>

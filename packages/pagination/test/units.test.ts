@@ -502,3 +502,32 @@ test('sortPattern documents what parseSort takes, maxPageOf the page bound', asy
   t.equal(maxPageOf(100), 90_071_992_547_409)
   t.ok(Number.isSafeInteger(maxPageOf(7) * 7))
 })
+
+test('PageUrls.with encodes each name and value as encodeURIComponent does, for any input', (t) => {
+  const urls = new PageUrls('/p', [])
+  const value = fc.oneof(
+    fc.string({ unit: 'binary' }),
+    fc.stringMatching(/^[\w.!~*'()-]*$/),
+    fc.integer(),
+    fc.double(),
+  )
+  const outcome = (fn: () => string): string => {
+    try {
+      return fn()
+    } catch (error) {
+      // A lone surrogate cannot be encoded: it must be refused the same way.
+      return `throws ${(error as Error).name}`
+    }
+  }
+  fc.assert(
+    fc.property(
+      fc.string({ unit: 'binary' }),
+      value,
+      (name, given) =>
+        outcome(() => urls.with([[name, given]])) ===
+        outcome(() => `/p?${encodeURIComponent(name)}=${encodeURIComponent(given)}`),
+    ),
+    { numRuns: 2000 },
+  )
+  t.end()
+})
