@@ -604,6 +604,11 @@ test('the document being built: what swagger leaves out, OPTIONS of the app, ids
   const custom: Json = { openapi: '3.0.3', paths: {}, components: defined }
   describeInDocument(custom, mine, route('GET', '/x'), '/x', off, false, [bearer()])
   t.same(custom.components, defined, "the app's own bearerAuth")
+  const other: Json = { openapi: '3.0.3', paths: {} }
+  const keyed = { security: [{ apiKey: [] }, 'odd'] }
+  describeInDocument(other, keyed, route('GET', '/k'), '/k', off, false, [bearer()])
+  describeInDocument(other, { security: 'odd' }, route('GET', '/o'), '/o', off, false, [bearer()])
+  t.notOk(other.components, 'a requirement of the app naming no scheme a convention describes')
   const params = { type: 'object', properties: { id: { $ref: 'Id#' } } }
   describeInDocument(custom, { params }, route('GET', '/x/:id'), '/x/:id', plan, true)
   t.same(((custom.paths as Json)['/x/{id}'] as Record<string, Json>).head!.parameters, [
