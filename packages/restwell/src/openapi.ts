@@ -106,7 +106,8 @@ export interface OpenapiPlan {
   autoOptions?: boolean
   /**
    * What the declared conventions say of one route (their `describe`), given the instance the
-   * route is added in. [nothing]
+   * route is added in: asked when the route is added (its schema) and when the document is
+   * built (a convention installed after the route says it there too). [nothing]
    */
   conventions?(instance: FastifyInstance, route: RouteEntry): readonly RouteDescription[]
   /**
@@ -158,8 +159,8 @@ export function routeResponses(
     )
   }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
-  // A status another convention answers too keeps both meanings.
-  // A status whose body a convention describes is the document's alone (`documentSchema`).
+  // A status another convention answers too keeps both meanings; one whose body a convention
+  // describes is the document's alone (`documentSchema`).
   for (const [status, description, answer] of described.flatMap((one) => one.responses ?? [])) {
     if (answer?.content !== undefined) continue
     const before = out.get(status)
