@@ -222,6 +222,15 @@ test("jobs' status routes, added by the umbrella itself, are described like the 
     | { description: string }
     | undefined
   t.match(result?.description, /^Conflict: the job failed/)
+  const reading = await build({
+    jobs: {},
+    auth: { verify: () => ({ sub: 'x' }), requirement: { scopes: ['read'] } },
+  })
+  t.equal(
+    reading.doc.paths['/jobs/{id}']?.get?.description,
+    "Requires the Bearer token's scope `read`.",
+    'a route without config.auth: the scopes of the default requirement',
+  )
   const moved = await build({ jobs: { basePath: '/tasks' } })
   t.ok(moved.doc.paths['/tasks/{id}']?.get?.responses['303'], 'at its basePath')
 })
