@@ -47,10 +47,14 @@ export const auth = defineConvention({
     requestHeaders: ['authorization'],
     responseHeaders: ['www-authenticate'],
   }),
-  describe: ({ config, name }, settings) =>
-    routeRequirement(settings, config as true | AuthRequirement<unknown> | undefined, name) === null
-      ? undefined
-      : describeAuth(),
+  describe: ({ config, name }, settings) => {
+    const requirement = routeRequirement(
+      settings,
+      config as true | AuthRequirement<unknown> | undefined,
+      name,
+    )
+    return requirement === null ? undefined : describeAuth(requirement.scopes)
+  },
   // Alone, before the route's own onRequest hooks: they see an authenticated request.
   alone: { guard: 'first' },
 })

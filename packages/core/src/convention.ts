@@ -157,6 +157,12 @@ export interface RouteDescription {
       description: string,
       answer?: {
         readonly headers?: ReadonlyArray<DescribedHeader>
+        /**
+         * The JSON Schema of its body, for the document only (on a 2xx, in each representation
+         * the route produces): the schema Fastify serializes with gains neither this status nor
+         * its body, so the answer is sent as the route makes it.
+         */
+        readonly content?: Readonly<Record<string, unknown>>
         readonly problem?: {
           readonly type: string
           readonly members: Readonly<Record<string, Readonly<Record<string, unknown>>>>
@@ -197,6 +203,20 @@ export interface RouteDescription {
   readonly statusHeaders?: ReadonlyArray<
     readonly [status: number | 'success', headers: ReadonlyArray<DescribedHeader>]
   >
+  /**
+   * What protects the route: the security scheme (an OpenAPI Security Scheme Object) the
+   * document defines under `name` in `components.securitySchemes` (unless the app defines
+   * one), and the scopes the route requires. On a scheme other than OAuth2 and OpenID Connect,
+   * where OpenAPI 3.0 takes no scopes, the scopes are named in the operation's description.
+   *
+   * @example
+   * security: { name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer' }, scopes: ['read'] }
+   */
+  readonly security?: {
+    readonly name: string
+    readonly scheme: Readonly<Record<string, unknown>>
+    readonly scopes: readonly string[]
+  }
 }
 
 /**

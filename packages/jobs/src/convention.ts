@@ -1,6 +1,7 @@
 /** The jobs convention: 202 + Location, a status resource, 303 to the result. */
 import { defineConvention } from '@restwell/core'
 import { PLUGIN } from './api.js'
+import { describeJobs } from './describe.js'
 import { type JobsOptions, resolveJobsOptions, validateJobsOptions } from './options.js'
 import { setupJobs } from './setup.js'
 
@@ -18,4 +19,6 @@ export const jobs = defineConvention({
   setup: setupJobs,
   // Read by scripts: the status resource of a 202 and the result of a 303, the wait of a 503.
   contributes: () => ({ responseHeaders: ['location', 'retry-after'] }),
+  // Its status and result routes, where the app's jobs are: the status resources' path.
+  describe: ({ route, instance }) => describeJobs(route.url, instance.jobs.statusUrl(':id')),
 })

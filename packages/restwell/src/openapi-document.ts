@@ -23,13 +23,11 @@ export interface DocumentPlan {
   negotiation: false | { produces: readonly string[]; choices: boolean; errors: boolean }
   /** `@restwell/methods` answers OPTIONS on every path. */
   autoOptions: boolean
-  /** `@restwell/jobs`' `basePath`: its status and result routes answer 303. [none] */
-  jobs?: string | undefined
   /**
-   * `@restwell/auth`: Bearer tokens, whether a route without `config.auth` needs one, and
-   * whether answers of no route (automatic OPTIONS, 404, 405) need one (`hideRoutes`).
+   * `@restwell/auth`'s `hideRoutes`: the answers of no route (restwell's OPTIONS of each path,
+   * as a 404 or 405) need a Bearer token. A route's own security its conventions say.
    */
-  auth: false | { byDefault: boolean; hideRoutes?: boolean }
+  hideRoutes: boolean
   /** `@restwell/versioning`: a `/v<N>/...` route is tagged `v<N>`. */
   versioning: boolean
   /** The error body's schema, inline, for what the document gains outside any route. [none] */
@@ -277,15 +275,6 @@ function routeTag(url: string, plan: DocumentPlan): string {
   return version === null ? tagOf(url) : `v${version[1]}`
 }
 
-/** `[{ bearerAuth: scopes }]` on a route auth protects (`config.auth`, else `byDefault`). */
-function bearerRequirement(config: Json, plan: DocumentPlan): Json[] | undefined {
-  const own = config.auth
-  if (plan.auth === false || own === false) return undefined
-  if (own === undefined && !plan.auth.byDefault) return undefined
-  const scopes = isObject(own) && Array.isArray(own.scopes) ? own.scopes : []
-  return [{ bearerAuth: scopes }]
-}
-
 function configOf(route: RouteOptions): Json {
   return (route.config ?? {}) as Json
 }
@@ -420,18 +409,42 @@ function requestBody(schema: Json, response: Json): Json | undefined {
   return { content }
 }
 
+/** What the conventions say protects a route (`RouteDescription.security`). */
+type Security = NonNullable<RouteDescription['security']>
+
+function securitiesOf(described: readonly RouteDescription[]): Security[] {
+  return described.flatMap((one) => (one.security === undefined ? [] : [one.security]))
+}
+
+/** The requirement of the schemes the conventions say protect the route, or undefined: none. */
+function requirementOf(described: readonly RouteDescription[]): Json[] | undefined {
+  const list = securitiesOf(described).map(({ name, scopes }) => ({ [name]: [...scopes] }))
+  return list.length === 0 ? undefined : list
+}
+
+/** OpenAPI 3.0 allows scopes in a requirement only on OAuth2 and OpenID Connect schemes. */
+const SCOPED = new Set(['oauth2', 'openIdConnect'])
+
 /**
- * The security requirement without scopes on the Bearer scheme: OpenAPI 3.0 allows scopes only
- * on OAuth2 and OpenID Connect schemes (3.1 allows role names, which Spectral still flags), so
- * the scopes are named in the description instead.
+ * The security requirement without scopes on a scheme a convention describes that takes none
+ * (3.1 allows role names there, which Spectral still flags): the scopes are named in the
+ * description instead.
  */
-function securityFor(security: unknown): { security: unknown; scopes: string[] } {
+function securityFor(
+  security: unknown,
+  described: readonly RouteDescription[],
+): { security: unknown; scopes: string[] } {
   if (!Array.isArray(security)) return { security, scopes: [] }
+  const unscoped = new Set(
+    securitiesOf(described)
+      .filter(({ scheme }) => !SCOPED.has(String(scheme.type)))
+      .map(({ name }) => name),
+  )
   const scopes: string[] = []
   const fixed = security.map((requirement: Json) =>
     Object.fromEntries(
       Object.entries(requirement).map(([name, list]) => {
-        if (name === 'bearerAuth' && Array.isArray(list)) {
+        if (unscoped.has(name) && Array.isArray(list)) {
           scopes.push(...(list as string[]))
           return [name, []]
         }
@@ -440,47 +453,6 @@ function securityFor(security: unknown): { security: unknown; scopes: string[] }
     ),
   )
   return { security: fixed, scopes }
-}
-
-/** The job status resource of `@restwell/jobs` (its `Job`). */
-const JOB = {
-  type: 'object',
-  required: ['jobId', 'status', 'estimatedTime', 'createdAt', 'updatedAt'],
-  properties: {
-    jobId: str,
-    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
-    estimatedTime: header('ISO 8601 duration'),
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    progress: { type: 'number', minimum: 0, maximum: 100 },
-    error: { type: 'object', description: 'Why a failed job failed' },
-  },
-}
-
-/** The answers of `@restwell/jobs`' routes: the status (200, 303 when done) and the result. */
-function jobResponses(url: string, jobs: string | undefined): Json | undefined {
-  if (jobs === undefined) return undefined
-  const location = { location: header('The result') }
-  if (url === `${jobs}/:id`) {
-    return {
-      200: { description: 'The job, not finished (or failed: `error`)', ...JOB },
-      303: { description: 'See Other: the job succeeded', headers: location, ...JOB },
-    }
-  }
-  if (url === `${jobs}/:id/result`) {
-    return {
-      303: {
-        description: 'See Other: the result is a resource of its own',
-        headers: location,
-        type: 'null',
-      },
-      409: {
-        description: 'Conflict: the job failed or is not finished (`Location`: its status)',
-        content: { 'application/json': { schema: ERROR_REF } },
-      },
-    }
-  }
-  return undefined
 }
 
 /**
@@ -499,12 +471,9 @@ export function documentSchema(
   described: readonly RouteDescription[] = [],
 ): Json {
   const schema: Json = { ...given }
-  const url = route.url
   schema.operationId ??= operationIdOf(method, path)
   schema.tags ??= [routeTag(path, plan)]
-  const { security, scopes } = securityFor(
-    schema.security ?? bearerRequirement(configOf(route), plan),
-  )
+  const { security, scopes } = securityFor(schema.security ?? requirementOf(described), described)
   if (security !== undefined) schema.security = security
   if (scopes.length > 0) {
     const line = `Requires the Bearer token's scope${scopes.length > 1 ? 's' : ''} ${scopes.map((s) => `\`${s}\``).join(', ')}.`
@@ -512,9 +481,14 @@ export function documentSchema(
       typeof schema.description === 'string' ? `${schema.description}\n\n${line}` : line
   }
   const givenResponse: Json = { ...(isObject(schema.response) ? schema.response : {}) }
-  for (const [status, value] of Object.entries(jobResponses(url, plan.jobs) ?? {})) {
+  // A body a convention describes is the document's alone; the route's own response wins.
+  for (const [status, description, answer] of described.flatMap((one) => one.responses ?? [])) {
+    if (answer?.content === undefined) continue
+    const headers =
+      answer.headers === undefined ? {} : { headers: describedHeaders(answer.headers) }
+    const value = { description, ...headers, ...answer.content }
     const own = givenResponse[status]
-    givenResponse[status] = isObject(own) ? { ...(value as Json), ...own } : value
+    givenResponse[status] = isObject(own) ? { ...value, ...own } : value
   }
   // A route that names no success has one all the same, with what every answer carries.
   const everyAnswer = described.some((one) => (one.answerHeaders ?? []).length > 0)
@@ -869,9 +843,11 @@ function addOptions(
     }
     const parameters = pathParameters(path, undefined)
     if (parameters.length > 0) operation.parameters = parameters
-    if (plan.auth !== false && plan.auth.hideRoutes === true) {
+    if (plan.hideRoutes) {
       operation.security = [{ bearerAuth: [] }]
-      defineBearer(document, operation.security)
+      defineSchemes(document, operation.security, [
+        { name: 'bearerAuth', scheme: BEARER, scopes: [] },
+      ])
     }
     entry = { operation, methods: new Set() }
     build.options.set(path, entry)
@@ -923,14 +899,19 @@ function defineTags(document: Json, tags: unknown): void {
 const BEARER_CHALLENGE = '`Bearer` challenge (RFC 6750)'
 const BEARER = { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' }
 
-/** `bearerAuth` among the security schemes, once an operation names it. */
-function defineBearer(document: Json, security: unknown): void {
-  const named =
-    Array.isArray(security) && security.some((r) => isObject(r) && r.bearerAuth !== undefined)
-  const components = isObject(document.components) ? document.components : {}
-  const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {}
-  if (!named || schemes.bearerAuth !== undefined) return
-  document.components = { ...components, securitySchemes: { ...schemes, bearerAuth: BEARER } }
+/**
+ * Each scheme a convention describes among the security schemes, once the operation's
+ * requirement names it (the app's own of that name is kept).
+ */
+function defineSchemes(document: Json, security: unknown, described: readonly Security[]): void {
+  const named = (name: string): boolean =>
+    Array.isArray(security) && security.some((r) => isObject(r) && r[name] !== undefined)
+  for (const { name, scheme } of described) {
+    const components = isObject(document.components) ? document.components : {}
+    const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {}
+    if (!named(name) || schemes[name] !== undefined) continue
+    document.components = { ...components, securitySchemes: { ...schemes, [name]: scheme } }
+  }
 }
 
 /** A schema `@fastify/swagger` leaves out of the document (its default hiding rules). */
@@ -975,7 +956,7 @@ export function describeInDocument(
     others: methods.slice(1).map((m) => [m, idFor(build, `${path} ${m}`, wanted(m))]),
   }
   defineTags(document, schema.tags)
-  defineBearer(document, schema.security)
+  defineSchemes(document, schema.security, securitiesOf(described))
   const head = headServed && methods.includes('get') && !methods.includes('head')
   if (head) {
     const found = pathsOf(document)[path]

@@ -104,11 +104,10 @@ export interface OpenapiPlan {
   }
   /** `@restwell/methods` answers OPTIONS on every path (documented per path). [false] */
   autoOptions?: boolean
-  /** `@restwell/jobs`' `basePath`, when it is registered. [none] */
-  jobs?: string
   /**
    * What the declared conventions say of one route (their `describe`), given the instance the
-   * route is added in. [nothing]
+   * route is added in: asked when the route is added (its schema) and when the document is
+   * built (a convention installed after the route says it there too). [nothing]
    */
   conventions?(instance: FastifyInstance, route: RouteEntry): readonly RouteDescription[]
   /**
@@ -160,8 +159,10 @@ export function routeResponses(
     )
   }
   out.set(500, 'Internal Server Error (the body carries `requestId`)')
-  // A status another convention answers too keeps both meanings.
-  for (const [status, description] of described.flatMap((one) => one.responses ?? [])) {
+  // A status another convention answers too keeps both meanings; one whose body a convention
+  // describes is the document's alone (`documentSchema`).
+  for (const [status, description, answer] of described.flatMap((one) => one.responses ?? [])) {
+    if (answer?.content !== undefined) continue
     const before = out.get(status)
     out.set(status, before === undefined ? description : `${before}; or: ${description}`)
   }
@@ -304,10 +305,7 @@ export function documentPlanOf(plan: OpenapiPlan): DocumentPlan {
     errors: plan.errors === false ? false : plan.errors === 'problem' ? 'problem' : 'other',
     negotiation: plan.negotiation ? representations : false,
     autoOptions: plan.autoOptions ?? false,
-    jobs: plan.jobs,
-    auth: plan.auth
-      ? { byDefault: plan.authByDefault, hideRoutes: plan.hideRoutes ?? plan.authByDefault }
-      : false,
+    hideRoutes: plan.auth && (plan.hideRoutes ?? plan.authByDefault),
     versioning: plan.versioning,
     errorSchema: plan.errors === false ? undefined : errorBodySchema(plan.errors),
   }
@@ -333,14 +331,16 @@ export type SwaggerTransform = (input: SwaggerTransformInput) => SwaggerTransfor
  * adds (where the route's own schema could not take it: a type provider's) and what
  * `describeInDocument` adds, and gains what goes with it. The route's schema is left as it is.
  * `describe` is `describeInDocument`, loaded with the document's module; `headServed`: whether
- * Fastify answers HEAD on a URL.
+ * Fastify answers HEAD on a URL; `describedBy`: what the conventions say of the route, asked
+ * when the document is built (a convention installed after the route was added, such as
+ * `@restwell/jobs` of its own routes, says it too).
  */
 export function swaggerTransformFor(
   plan: OpenapiPlan,
   own: unknown,
   describe: typeof describeInDocument,
   headServed: (url: string) => boolean = () => false,
-  described: readonly RouteDescription[] = [],
+  describedBy: () => readonly RouteDescription[] = () => [],
 ): SwaggerTransform {
   const documentPlan = documentPlanOf(plan)
   return (input) => {
@@ -350,6 +350,7 @@ export function swaggerTransformFor(
     // Swagger 2.0 (`swaggerObject`) is left as @fastify/swagger makes it.
     if (document === undefined) return before
     const { route } = input
+    const described = describedBy()
     const given = before.schema ?? input.schema
     const schema =
       describedSchema(given, route, plan, EVERY_PART, described, true) ??
@@ -403,8 +404,8 @@ export async function installOpenapi(
       heads.add(route.url)
     }
     const access = schemaAccess(this, route)
-    const described = plan.conventions?.(this, route) ?? []
-    describeRoute(route, plan, access, described)
+    const describedBy = (): readonly RouteDescription[] => plan.conventions?.(this, route) ?? []
+    describeRoute(route, plan, access, describedBy())
     const config = configOf(route)
     const own = config.swaggerTransform
     // `false`: the route shows its schema as given; ours already (a config object reused); a
@@ -422,7 +423,7 @@ export async function installOpenapi(
     // it, such a route keeps the app's.
     if (typeof own !== 'function' && plan.transform === undefined && !jsonSchemaOnly(route.schema))
       return
-    const transform = swaggerTransformFor(plan, own, describeInDocument, headServed, described)
+    const transform = swaggerTransformFor(plan, own, describeInDocument, headServed, describedBy)
     ours.add(transform)
     route.config = { ...route.config, swaggerTransform: transform } as RouteOptions['config']
   })

@@ -458,9 +458,6 @@ function openapiPlan(options: RestwellOptions, pipeline: Pipeline): OpenapiPlan 
     versioning: options.versioning !== false,
     representations: representationsOf(options.negotiation),
     autoOptions: options.methods !== false && (options.methods?.autoOptions ?? true),
-    ...(options.jobs === undefined || options.jobs === false
-      ? {}
-      : { jobs: options.jobs.basePath ?? '/jobs' }),
     ...(options.openapi?.transform === undefined ? {} : { transform: options.openapi.transform }),
     conventions: (instance, route) =>
       installedConventions(pipeline).flatMap(

@@ -16,6 +16,7 @@ import {
   tagOf,
 } from '../src/openapi-document.js'
 import {
+  describeRoute,
   documentPlanOf,
   representationsOf,
   restwellOpenapi,
@@ -64,9 +65,16 @@ const FULL: DocumentPlan = {
     errors: true,
   },
   autoOptions: true,
-  auth: false,
+  hideRoutes: false,
   versioning: false,
 }
+
+const BEARER = { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' }
+
+/** What `@restwell/auth` says of a route it protects with `scopes`. */
+const bearer = (scopes: string[] = []): RouteDescription => ({
+  security: { name: 'bearerAuth', scheme: BEARER, scopes },
+})
 
 function route(method: string, url: string, config: Json = {}): RouteOptions {
   return { method, url, config, handler: () => undefined } as unknown as RouteOptions
@@ -200,7 +208,7 @@ test('a GET: every representation, the statuses and headers of the conventions',
     FULL,
     undefined,
     undefined,
-    [limit, methods, languages, ...conditionalSays('GET')],
+    [limit, methods, languages, bearer(), ...conditionalSays('GET')],
   )
   t.equal(schema.operationId, 'getV1BooksById')
   t.same(schema.tags, ['books'])
@@ -234,8 +242,31 @@ test('a GET: every representation, the statuses and headers of the conventions',
     { description: 'One book.', security: [{ bearerAuth: ['read', 'admin'] }] },
     route('GET', '/v1/books/:id'),
     FULL,
+    undefined,
+    undefined,
+    [bearer()],
   )
   t.equal(described.description, "One book.\n\nRequires the Bearer token's scopes `read`, `admin`.")
+  const unknown = documentSchema(
+    { security: [{ bearerAuth: ['read'] }] },
+    route('GET', '/v1/books/:id'),
+    FULL,
+  )
+  t.same(unknown.security, [{ bearerAuth: ['read'] }], 'a scheme no convention describes: kept')
+  t.notOk(unknown.description)
+  const oauth: RouteDescription = {
+    security: { name: 'oauth', scheme: { type: 'oauth2', flows: {} }, scopes: ['read'] },
+  }
+  const scoped = documentSchema(
+    undefined,
+    route('GET', '/v1/books/:id'),
+    FULL,
+    'GET',
+    '/v1/books/{id}',
+    [oauth],
+  )
+  t.same(scoped.security, [{ oauth: ['read'] }], 'OAuth2 takes scopes')
+  t.notOk(scoped.description)
 
   const own = documentSchema(
     { operationId: 'readBook', tags: ['mine'], response: { 200: { $ref: 'Book#' } } },
@@ -412,13 +443,10 @@ function built(document: Json, path: string, methods: string[], operation: Json)
   paths[path] = item
 }
 
-const BEARER = { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' }
-
 test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS', async (t) => {
   const plan: DocumentPlan = {
     ...FULL,
     negotiation: false,
-    auth: { byDefault: true },
     versioning: true,
   }
   const document: Json = {
@@ -437,7 +465,8 @@ test('the document being built: ids, tags, the Bearer scheme, HEAD and OPTIONS',
       418: true,
     },
   }
-  const schema = describeInDocument(document, given, get, '/v1/books/:id', plan, true)
+  const said = [bearer(['read'])]
+  const schema = describeInDocument(document, given, get, '/v1/books/:id', plan, true, said)
   t.equal(schema.operationId, 'getV1BooksById')
   t.same(schema.tags, ['v1'])
   t.same(schema.security, [{ bearerAuth: [] }])
@@ -564,17 +593,22 @@ test('the document being built: what swagger leaves out, OPTIONS of the app, ids
   t.equal(paths['/c']!.head!.operationId, 'same-head3', "HEAD: the route's id, -head")
 
   const quiet: Json = { openapi: '3.1.0', paths: {}, components: {} }
-  const off = { ...plan, autoOptions: false, auth: { byDefault: false } }
+  const off = { ...plan, autoOptions: false }
   const mine = { security: [{ bearerAuth: ['admin'] }, { apiKey: [] }] }
-  describeInDocument(quiet, mine, route('GET', '/x', { auth: true }), '/x', off, false)
+  describeInDocument(quiet, mine, route('GET', '/x', { auth: true }), '/x', off, false, [bearer()])
   t.same(quiet.paths, {}, 'no HEAD, no OPTIONS: nothing on the path before it is built')
   t.same(quiet.components, { securitySchemes: { bearerAuth: BEARER } })
   const open = describeInDocument(quiet, undefined, route('GET', '/y'), '/y', off, false)
   t.notOk(open.security, 'no config.auth, and routes are not protected by default')
   const defined = { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } }
   const custom: Json = { openapi: '3.0.3', paths: {}, components: defined }
-  describeInDocument(custom, mine, route('GET', '/x'), '/x', off, false)
+  describeInDocument(custom, mine, route('GET', '/x'), '/x', off, false, [bearer()])
   t.same(custom.components, defined, "the app's own bearerAuth")
+  const other: Json = { openapi: '3.0.3', paths: {} }
+  const keyed = { security: [{ apiKey: [] }, 'odd'] }
+  describeInDocument(other, keyed, route('GET', '/k'), '/k', off, false, [bearer()])
+  describeInDocument(other, { security: 'odd' }, route('GET', '/o'), '/o', off, false, [bearer()])
+  t.notOk(other.components, 'a requirement of the app naming no scheme a convention describes')
   const params = { type: 'object', properties: { id: { $ref: 'Id#' } } }
   describeInDocument(custom, { params }, route('GET', '/x/:id'), '/x/:id', plan, true)
   t.same(((custom.paths as Json)['/x/{id}'] as Record<string, Json>).head!.parameters, [
@@ -620,14 +654,12 @@ test('the plan for the document, and the route transform', async (t) => {
   t.equal(plan.autoOptions, false)
   t.equal(documentPlanOf({ ...base, errors: false, negotiation: false }).negotiation, false)
   t.equal(documentPlanOf({ ...base, errors: 'structured' }).errors, 'other')
-  t.same(documentPlanOf({ ...base, auth: true, authByDefault: true }).auth, {
-    byDefault: true,
-    hideRoutes: true,
-  })
-  t.same(documentPlanOf({ ...base, auth: true, authByDefault: true, hideRoutes: false }).auth, {
-    byDefault: true,
-    hideRoutes: false,
-  })
+  t.equal(documentPlanOf(base).hideRoutes, false, 'no auth')
+  t.equal(documentPlanOf({ ...base, auth: true, authByDefault: true }).hideRoutes, true)
+  t.equal(
+    documentPlanOf({ ...base, auth: true, authByDefault: true, hideRoutes: false }).hideRoutes,
+    false,
+  )
 
   const bare = route('GET', '/books')
   delete (bare as { config?: unknown }).config
@@ -685,21 +717,42 @@ test('the plan for the document, and the route transform', async (t) => {
   t.same(restwellOpenapi().openapi, {})
 })
 
-test("the jobs' routes: the job, 303 when done, 409 from the result", async (t) => {
-  const plan = { ...FULL, jobs: '/jobs' }
+test("a body a convention describes: the document's alone, the route's own response over it", async (t) => {
+  const job = { type: 'object', properties: { jobId: { type: 'string' } } }
+  const said: RouteDescription[] = [
+    {
+      responses: [
+        [200, 'The job', { content: job }],
+        [303, 'See Other', { headers: [['Location', 'The result']], content: job }],
+        [409, 'Conflict'],
+      ],
+    },
+  ]
   const status = documentSchema(
     { response: { 200: { description: 'OK' } } },
     route('GET', '/jobs/:id'),
-    plan,
+    FULL,
+    undefined,
+    undefined,
+    said,
   )
   const ok = responses(status)['200']!
   t.equal(ok.description, 'OK', "the route's own description wins")
-  t.ok(contentOf(ok)['application/json']?.schema.properties, 'the job')
-  t.ok((responses(status)['303']!.headers as Json).location)
-  const result = documentSchema(undefined, route('GET', '/jobs/:id/result'), plan)
-  t.equal(responses(result)['303']!.type, 'null', 'no body documented')
-  t.notOk(responses(result)['303']!.content)
-  t.ok(responses(result)['409'])
-  const other = documentSchema(undefined, route('GET', '/v1/books'), plan)
-  t.notOk(other.response && responses(other)['303'])
+  t.ok(contentOf(ok)['application/json']?.schema.properties, 'the body, in each representation')
+  const seeOther = responses(status)['303']!
+  t.same((seeOther.headers as Json).location, { type: 'string', description: 'The result' })
+  t.same(seeOther.properties, job.properties, 'a 303 with a body')
+  const plain = {
+    errors: 'structured',
+    auth: false,
+    authByDefault: false,
+    negotiation: false,
+    versioning: false,
+  } as const
+  const served = route('GET', '/jobs/:id')
+  describeRoute(served, plain, undefined, said)
+  const compiled = responses(served.schema as Json)
+  t.notOk(compiled['200'], "Fastify's schema: not the body")
+  t.notOk(compiled['303'], 'nor its status')
+  t.equal(compiled['409']?.description, 'Conflict', 'a status without a body is')
 })

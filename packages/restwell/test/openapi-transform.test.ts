@@ -58,6 +58,11 @@ const SAID: RouteDescription[] = [
       ],
       [403, 'Forbidden: the token lacks a required scope'],
     ],
+    security: {
+      name: 'bearerAuth',
+      scheme: { type: 'http', scheme: 'bearer', description: 'RFC 6750 Bearer token' },
+      scopes: [],
+    },
   },
 ]
 
@@ -261,4 +266,5 @@ test('a plan without conventions: the statuses of Fastify and the error handler 
   t.ok(statuses.includes('404'), "Fastify's 404")
   t.notOk(statuses.includes('405'), 'no convention says 405')
   t.notOk(statuses.includes('304'), 'no convention says 304')
+  t.notOk(doc.paths['/v1/things']!.get!.security, 'nor what protects the route')
 })

@@ -214,6 +214,23 @@ test("jobs' status routes, added by the umbrella itself, are described like the 
     for (const status of ['401', '404', '429']) t.ok(get?.responses[status], `${path} ${status}`)
     t.ok(get?.responses['303'], `${path}: 303 when the job is done`)
   }
+  const job = doc.paths['/jobs/{id}']?.get?.responses['200'] as
+    | { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }
+    | undefined
+  t.ok(job?.content['application/json']?.schema.properties?.jobId, 'the job, in the document')
+  const result = doc.paths['/jobs/{id}/result']?.get?.responses['409'] as
+    | { description: string }
+    | undefined
+  t.match(result?.description, /^Conflict: the job failed/)
+  const reading = await build({
+    jobs: {},
+    auth: { verify: () => ({ sub: 'x' }), requirement: { scopes: ['read'] } },
+  })
+  t.equal(
+    reading.doc.paths['/jobs/{id}']?.get?.description,
+    "Requires the Bearer token's scope `read`.",
+    'a route without config.auth: the scopes of the default requirement',
+  )
   const moved = await build({ jobs: { basePath: '/tasks' } })
   t.ok(moved.doc.paths['/tasks/{id}']?.get?.responses['303'], 'at its basePath')
 })
