@@ -339,6 +339,7 @@ function readOutcome(
   }
   if (outcome.result === 'not-modified') {
     stateOf(reply).notModified = outcome.etag ?? null
+    markNotModified(reply)
     reply.send()
     return true
   }

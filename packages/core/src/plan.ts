@@ -12,6 +12,7 @@ import type {
   preParsingHookHandler,
   preSerializationHookHandler,
 } from 'fastify'
+import { isNotModified } from './contracts.js'
 import type { AnyConvention } from './convention.js'
 import type { RouteEntry } from './routes.js'
 
@@ -238,9 +239,18 @@ export function serializeHook(
 }
 
 /**
+ * Whether the answer is a 304: made one, or decided to be one before the send phase
+ * (`markNotModified`) and not turned into another answer since (an error's pass is a 4xx/5xx).
+ */
+function notModified(reply: FastifyReply): boolean {
+  const status = reply.statusCode
+  return status === 304 || (status === 200 && isNotModified(reply))
+}
+
+/**
  * One `onSend` hook that runs `steps` in order, named `name` (as `printRoutes` shows it).
  * The first step that returns or throws an error ends the run with it. The steps of
- * `skippedOn304` do not run once the answer is a 304 (they shape a body, or headers a 304
+ * `skippedOn304` do not run once the answer is (or was decided to be) a 304 (they shape a body, or headers a 304
  * drops: RFC 9110 §15.4.5).
  */
 export function sendHook(
@@ -253,7 +263,7 @@ export function sendHook(
     let out = payload
     try {
       for (let i = 0; i < steps.length; i++) {
-        if (skips[i] === true && reply.statusCode === 304) continue
+        if (skips[i] === true && notModified(reply)) continue
         const next = (steps[i] as SendStep)(request, reply, out)
         if (next === undefined) continue
         if (next instanceof Error) {

@@ -220,9 +220,12 @@ function notFoundHandlerHook(name: string, step: RequestStep): preHandlerHookHan
   return Object.defineProperty(hook, 'name', { value: name })
 }
 
-/** Runs `step` on the answers of no route only (a root `onSend` hook). */
-export function notFoundSendHook(name: string, step: SendStep): onSendHookHandler {
-  const run = sendHook(name, [step])
+/**
+ * Runs `steps`, in order, on the answers of no route only (a root `onSend` hook named `name`):
+ * 404s, 405s and automatic OPTIONS answers.
+ */
+export function notFoundSendHook(name: string, steps: readonly SendStep[]): onSendHookHandler {
+  const run = sendHook(name, steps)
   const hook: onSendHookHandler = function (request, reply, payload, done) {
     if (request.is404) run.call(this, request, reply, payload, done)
     else done(null, payload)
@@ -286,7 +289,7 @@ async function setUp(
     fastify.addHook('preHandler', notFoundHandlerHook(hookName, app.notFoundHandler as RequestStep))
   }
   if (app.notFoundSend !== undefined) {
-    fastify.addHook('onSend', notFoundSendHook(hookName, app.notFoundSend as SendStep))
+    fastify.addHook('onSend', notFoundSendHook(hookName, [app.notFoundSend as SendStep]))
   }
   if (convention.route === undefined) return installed
   type At = AlonePlacement<RoutePhase>

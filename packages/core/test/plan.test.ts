@@ -2,6 +2,7 @@ import type { RouteEntry, SendStep } from '@restwell/core'
 import {
   addRouteHook,
   bodilessHead,
+  markNotModified,
   notModifiedHeaders,
   REMOVED_ON_304,
   sendHook,
@@ -155,4 +156,31 @@ test('sendHook: the steps it is told a 304 skips run on any other answer, and no
   ran.length = 0
   await fastify.inject({ url: '/x', headers: { 'x-early': '1' } })
   t.same(ran, ['first', 'turn', 'last'], 'a 304 already: skipped from the start')
+})
+
+test('sendHook: a 200 decided to be a 304 (markNotModified) skips them too, unless it became an error', async (t) => {
+  const fastify = app()
+  const ran: string[] = []
+  const bodyOnly: SendStep = () => {
+    ran.push('body')
+    return undefined
+  }
+  const after: SendStep = () => {
+    ran.push('after')
+    return undefined
+  }
+  fastify.get(
+    '/x',
+    { onSend: sendHook('s', [bodyOnly, after], new Set([bodyOnly])) },
+    async (request, reply) => {
+      markNotModified(reply)
+      if (request.headers['x-fail'] !== undefined) reply.code(500)
+      return ''
+    },
+  )
+  await fastify.inject('/x')
+  t.same(ran, ['after'], 'marked, still a 200: skipped')
+  ran.length = 0
+  await fastify.inject({ url: '/x', headers: { 'x-fail': '1' } })
+  t.same(ran, ['body', 'after'], 'marked, then an error: every step')
 })

@@ -34,6 +34,7 @@ import {
 import {
   addRouteHook,
   bodilessHead,
+  notFoundSendHook,
   notModifiedHeaders,
   type Pipeline,
   parsingHook,
@@ -44,7 +45,7 @@ import {
   serializeHook,
   type WithPhase,
 } from '@restwell/core/internal'
-import type { FastifyInstance, onSendHookHandler } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 
 /**
  * One phase's order: the conventions that have a step in it (a convention listed in a phase it
@@ -328,10 +329,5 @@ export function planNotFound(fastify: FastifyInstance, pipeline: Pipeline): void
     'the answers of no route',
   )
   if (plan.length === 0) return
-  const run = sendHook('restwellSendNotFound', plan)
-  const hook: onSendHookHandler = function restwellSendNotFound(request, reply, payload, done) {
-    if (request.is404) run.call(this, request, reply, payload, done)
-    else done(null, payload)
-  }
-  fastify.addHook('onSend', hook)
+  fastify.addHook('onSend', notFoundSendHook('restwellSendNotFound', plan))
 }
