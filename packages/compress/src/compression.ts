@@ -117,7 +117,7 @@ type Pending = FastifyReply & {
  */
 export function declareCompressionState(fastify: FastifyInstance): void {
   fastify.decorateReply(EARLY as unknown as string, undefined)
-  declareState(fastify, 'reply', IDENTITY_DIGEST, BODY_DIGESTS)
+  declareState(fastify, 'reply', IDENTITY_DIGEST)
   declareCompression(fastify)
 }
 

@@ -632,7 +632,7 @@ export function setupConditional(
     )
   }
   fastify.decorateReply(STATE as unknown as string, null)
-  declareState(fastify, 'reply', IDENTITY_DIGEST, FULL_REPRESENTATION)
+  declareState(fastify, 'reply', IDENTITY_DIGEST)
   fastify.decorateReply(
     'etag',
     function etag(this: FastifyReply, value: Version, opts?: EtagOptions) {

@@ -268,7 +268,10 @@ export function pageOf(reply: object): PageInfo | undefined {
 
 /**
  * Declares symbol-keyed state that plugins keep on requests or replies (`undefined` until set),
- * unless the app already has it, so every request or reply keeps one object shape.
+ * unless the app already has it, so every request or reply keeps one object shape. Declare what
+ * every request of a common route sets (a declared slot costs every request about 220
+ * instructions in Fastify's constructors); state only some requests set (a PATCH's parsed body,
+ * a 206's whole, a digest) is cheaper added where it is set.
  */
 export function declareState(
   fastify: FastifyInstance,

@@ -1,12 +1,6 @@
 /** The digest convention: integrity fields on answers, and request digests checked (RFC 9530). */
 import { defineConvention, type RouteContext, type RouteDescription } from '@restwell/core'
-import {
-  addRouteHook,
-  BODY_DIGESTS,
-  declareState,
-  FULL_REPRESENTATION,
-  whenPlanned,
-} from '@restwell/core/internal'
+import { addRouteHook, whenPlanned } from '@restwell/core/internal'
 import { validateOptions } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { answerDigests } from './answer.js'
@@ -19,7 +13,7 @@ import {
   resolveDigestOptions,
   routeSettings,
 } from './options.js'
-import { checkRequestDigests, DIGEST_CHECK, hashRequestBody } from './request.js'
+import { checkRequestDigests, hashRequestBody } from './request.js'
 
 /** The plugin's name, as its messages begin. */
 export const PLUGIN = '@restwell/digest'
@@ -30,9 +24,7 @@ const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
 /** The integrity fields, request and response, each a header CORS must allow or expose. */
 const FIELDS = ['content-digest', 'repr-digest', 'want-content-digest', 'want-repr-digest']
 
-function setupDigest(fastify: FastifyInstance, options: DigestSettings): DigestSettings {
-  declareState(fastify, 'request', DIGEST_CHECK)
-  declareState(fastify, 'reply', BODY_DIGESTS, FULL_REPRESENTATION)
+function setupDigest(_fastify: FastifyInstance, options: DigestSettings): DigestSettings {
   return options
 }
 

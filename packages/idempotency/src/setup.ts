@@ -1,12 +1,11 @@
-/** What the plugin sets up once per registration: the reply's state, the store, its closing. */
-import { declareState } from '@restwell/core/internal'
+/** What the plugin sets up once per registration: the store and its closing. */
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import { defaultScope } from './fingerprint.js'
 import { memoryStore } from './memory.js'
 import type { ResolvedIdempotencyOptions } from './options.js'
 import { redisStore } from './redis.js'
-import { type IdempotencySettings, PLUGIN, type RouteSettings, STATE } from './steps.js'
+import { type IdempotencySettings, PLUGIN, type RouteSettings } from './steps.js'
 import type { IdempotencyRouteConfig } from './options.js'
 import type { RouteContext } from '@restwell/core'
 
@@ -15,7 +14,6 @@ export async function setupIdempotency(
   fastify: FastifyInstance,
   options: ResolvedIdempotencyOptions,
 ): Promise<IdempotencySettings> {
-  declareState(fastify, 'reply', STATE)
   const store =
     'redis' in options.store
       ? await redisStore({ ...options.store, timeoutMs: options.timeoutMs }, fastify.log)

@@ -3,13 +3,7 @@
  * (UTF-8 JSON and forms, multipart when asked), and its error renderer for `@restwell/errors`.
  */
 import { routeName } from '@restwell/core'
-import {
-  BODY_BYTES,
-  declareState,
-  JsonTypes,
-  MEDIA_TYPE,
-  REPRESENTATION,
-} from '@restwell/core/internal'
+import { declareState, JsonTypes, MEDIA_TYPE, REPRESENTATION } from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import {
@@ -22,7 +16,7 @@ import {
 } from './bodies.js'
 import { queryRoutes } from './accept-query.js'
 import { createErrorRenderer } from './error-body.js'
-import { FORM_ROUTE, formRoute, JSON_TYPES, jsonTypesOf } from './negotiate.js'
+import { formRoute, jsonTypesOf } from './negotiate.js'
 import {
   FORM_URLENCODED,
   MEDIA_TYPES,
@@ -96,7 +90,7 @@ export async function setupNegotiation(
 ): Promise<NegotiationSettings> {
   fastify.decorateRequest('negotiated', null)
   fastify.decorateRequest('language', undefined)
-  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION, FORM_ROUTE, JSON_TYPES, BODY_BYTES)
+  declareState(fastify, 'request', MEDIA_TYPE, REPRESENTATION)
   const jsonTypes = await setupParsers(fastify, options)
   if (options.errors) registerErrorRenderer(fastify, options)
   return {

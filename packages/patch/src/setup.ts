@@ -1,19 +1,12 @@
 /** Patch's setup, once per registration: its decorators, its body parsers, its route lookup. */
 import type { RouteEntry } from '@restwell/core'
-import {
-  BODY_BYTES,
-  declareState,
-  JsonTypes,
-  routeLookup,
-  StrictAjv,
-  servedMethods,
-} from '@restwell/core/internal'
+import { JsonTypes, routeLookup, StrictAjv, servedMethods } from '@restwell/core/internal'
 import { OptionsError } from '@restwell/errors'
 import type { FastifyInstance } from 'fastify'
 import type { RestwellPatchApi } from './augment.js'
 import type { ResolvedPatchOptions } from './options.js'
 import { addPatchParsers } from './parsers.js'
-import { applyPatch, PARSED, parsedPatch, ROUTE } from './request.js'
+import { applyPatch, parsedPatch } from './request.js'
 import { NAME } from './schema.js'
 import { type PatchSettings, readOnlyOf } from './settings.js'
 import { acceptPatchFor, formatsFor } from './steps.js'
@@ -49,7 +42,6 @@ export function setupPatch(fastify: FastifyInstance, options: ResolvedPatchOptio
     acceptPatch: (url) => acceptPatchFor(settings, url),
   }
   fastify.decorate('restwellPatch', api)
-  declareState(fastify, 'request', ROUTE, PARSED, BODY_BYTES)
   fastify.decorateRequest('patch', { getter: parsedPatch })
   fastify.decorateRequest('applyPatch', applyPatch)
   addPatchParsers(fastify)
