@@ -244,38 +244,32 @@ export interface ConventionSpec<
    */
   readonly routeConfigKey?: string | false
   /** Validates the app's options and resolves their defaults; throws `OptionsError` naming the field. */
-  readonly options: (raw: Input) => Options
+  options(raw: Input): Options
   /** Validates a route's own settings; `where` names the route for the message. */
-  readonly routeConfig?: (raw: unknown, where: string) => Config
+  routeConfig?(raw: unknown, where: string): Config
   /** Once per registration: decorators, parsers, checks at ready; returns what the steps read. */
-  readonly setup: (
+  setup(
     fastify: FastifyInstance,
     options: Options,
     context: SetupContext,
-  ) => Settings | Promise<Settings>
+  ): Settings | Promise<Settings>
   /** Its app-wide steps (`request`, `notFoundSend`, `notFoundHandler`). */
-  readonly app?: (settings: Settings) => AppSteps<P>
+  app?(settings: Settings): AppSteps<P>
   /**
    * Its steps for one route, decided once when the route is added (never per request), or
    * undefined when it does nothing there. Not called where `config.<key>` is `false`.
    */
-  readonly route?: (context: RouteContext<Config>, settings: Settings) => RouteSteps<P> | undefined
+  route?(context: RouteContext<Config>, settings: Settings): RouteSteps<P> | undefined
   /** What it contributes to the app's lists (see `Contributions`). */
-  readonly contributes?: (options: Options) => Partial<Contributions>
+  contributes?(options: Options): Partial<Contributions>
   /**
    * The response headers of those it contributes that its steps may send on the answers of one
    * route (CORS exposes only those there), decided once per route; absent: every one it
    * contributes, on every route. Not asked where `config.<key>` is `false` (then none).
    */
-  readonly routeResponseHeaders?: (
-    context: RouteContext<Config>,
-    settings: Settings,
-  ) => readonly string[]
+  routeResponseHeaders?(context: RouteContext<Config>, settings: Settings): readonly string[]
   /** How it describes one route in the OpenAPI document. */
-  readonly describe?: (
-    context: RouteContext<Config>,
-    settings: Settings,
-  ) => RouteDescription | undefined
+  describe?(context: RouteContext<Config>, settings: Settings): RouteDescription | undefined
   /**
    * Where it may be registered again: once per scope chain (`'chain'`, the default), or once
    * per instance, a child scope again with options of its own (`'instance'`).
@@ -318,9 +312,14 @@ export interface Convention<
   readonly has: { readonly [K in P]: true }
 }
 
-/** Any declared convention, whatever its options, settings and phases. */
-// biome-ignore lint/suspicious/noExplicitAny: the options, settings and phases of each convention differ
-export type AnyConvention = Convention<string, any, any, any, any, any>
+/**
+ * Any declared convention, whatever its options, settings and phases: the spec's functions are
+ * methods, whose parameters TypeScript compares both ways, so each convention's own types fit
+ * `unknown`; `has` names some of the phases.
+ */
+export type AnyConvention = Omit<Convention<string, unknown, unknown, unknown, unknown>, 'has'> & {
+  readonly has: { readonly [K in Phase]?: true }
+}
 
 /**
  * Declares a convention. The value is what the package exports: the plugin used alone is
